@@ -1,0 +1,194 @@
+#include "fakekube/api/object_meta.h"
+
+#include <nlohmann/json.hpp>
+
+namespace fakekube::meta {
+
+namespace {
+
+const Json& nullJson() {
+  static const Json kNull;
+  return kNull;
+}
+
+const Json& field(const Json& obj, const char* key) {
+  if (!obj.is_object()) return nullJson();
+  auto it = obj.find(key);
+  return it == obj.end() ? nullJson() : *it;
+}
+
+const Json& metaField(const Json& obj, const char* key) { return field(field(obj, "metadata"), key); }
+
+std::string stringOf(const Json& j) { return j.is_string() ? j.get<std::string>() : std::string(); }
+
+}  // namespace
+
+std::string apiVersion(const Json& obj) { return stringOf(field(obj, "apiVersion")); }
+std::string kind(const Json& obj) { return stringOf(field(obj, "kind")); }
+std::string name(const Json& obj) { return stringOf(metaField(obj, "name")); }
+std::string generateName(const Json& obj) { return stringOf(metaField(obj, "generateName")); }
+std::string namespace_(const Json& obj) { return stringOf(metaField(obj, "namespace")); }
+std::string uid(const Json& obj) { return stringOf(metaField(obj, "uid")); }
+std::string resourceVersion(const Json& obj) { return stringOf(metaField(obj, "resourceVersion")); }
+
+std::int64_t generation(const Json& obj) {
+  const Json& g = metaField(obj, "generation");
+  return g.is_number_integer() ? g.get<std::int64_t>() : 0;
+}
+
+std::string creationTimestamp(const Json& obj) {
+  return stringOf(metaField(obj, "creationTimestamp"));
+}
+std::string deletionTimestamp(const Json& obj) {
+  return stringOf(metaField(obj, "deletionTimestamp"));
+}
+bool isDeleting(const Json& obj) { return !deletionTimestamp(obj).empty(); }
+
+std::optional<std::int64_t> deletionGracePeriodSeconds(const Json& obj) {
+  const Json& g = metaField(obj, "deletionGracePeriodSeconds");
+  if (!g.is_number_integer()) return std::nullopt;
+  return g.get<std::int64_t>();
+}
+
+std::vector<std::string> finalizers(const Json& obj) {
+  std::vector<std::string> out;
+  const Json& f = metaField(obj, "finalizers");
+  if (!f.is_array()) return out;
+  for (const auto& e : f) {
+    if (e.is_string()) out.push_back(e.get<std::string>());
+  }
+  return out;
+}
+
+bool hasFinalizer(const Json& obj, std::string_view finalizer) {
+  const Json& f = metaField(obj, "finalizers");
+  if (!f.is_array()) return false;
+  for (const auto& e : f) {
+    if (e.is_string() && e.get_ref<const std::string&>() == finalizer) return true;
+  }
+  return false;
+}
+
+const Json& labels(const Json& obj) { return metaField(obj, "labels"); }
+const Json& annotations(const Json& obj) { return metaField(obj, "annotations"); }
+
+std::optional<std::string> labelIfPresent(const Json& obj, std::string_view key) {
+  const Json& l = labels(obj);
+  if (!l.is_object()) return std::nullopt;
+  auto it = l.find(key);
+  if (it == l.end() || !it->is_string()) return std::nullopt;
+  return it->get<std::string>();
+}
+
+std::string label(const Json& obj, std::string_view key) {
+  return labelIfPresent(obj, key).value_or("");
+}
+
+std::string annotation(const Json& obj, std::string_view key) {
+  const Json& a = annotations(obj);
+  if (!a.is_object()) return "";
+  auto it = a.find(key);
+  return (it == a.end()) ? "" : stringOf(*it);
+}
+
+std::vector<OwnerReference> ownerReferences(const Json& obj) {
+  std::vector<OwnerReference> out;
+  const Json& refs = metaField(obj, "ownerReferences");
+  if (!refs.is_array()) return out;
+  for (const auto& r : refs) {
+    if (!r.is_object()) continue;
+    OwnerReference ref;
+    ref.apiVersion = stringOf(field(r, "apiVersion"));
+    ref.kind = stringOf(field(r, "kind"));
+    ref.name = stringOf(field(r, "name"));
+    ref.uid = stringOf(field(r, "uid"));
+    const Json& c = field(r, "controller");
+    ref.controller = c.is_boolean() && c.get<bool>();
+    const Json& b = field(r, "blockOwnerDeletion");
+    ref.blockOwnerDeletion = b.is_boolean() && b.get<bool>();
+    out.push_back(std::move(ref));
+  }
+  return out;
+}
+
+std::optional<OwnerReference> controllerOf(const Json& obj) {
+  for (auto& ref : ownerReferences(obj)) {
+    if (ref.controller) return ref;
+  }
+  return std::nullopt;
+}
+
+Json toJson(const OwnerReference& ref) {
+  Json j = {{"apiVersion", ref.apiVersion}, {"kind", ref.kind}, {"name", ref.name}, {"uid", ref.uid}};
+  if (ref.controller) j["controller"] = true;
+  if (ref.blockOwnerDeletion) j["blockOwnerDeletion"] = true;
+  return j;
+}
+
+OwnerReference controllerRefTo(const Json& owner) {
+  return {apiVersion(owner), kind(owner), name(owner), uid(owner), true, true};
+}
+
+std::string namespacedName(const Json& obj) {
+  std::string ns = namespace_(obj);
+  return ns.empty() ? name(obj) : ns + "/" + name(obj);
+}
+
+Json& metadata(Json& obj) {
+  Json& m = obj["metadata"];
+  if (!m.is_object()) m = Json::object();
+  return m;
+}
+
+void setName(Json& obj, std::string_view name) { metadata(obj)["name"] = name; }
+void setNamespace(Json& obj, std::string_view ns) { metadata(obj)["namespace"] = ns; }
+
+void setLabel(Json& obj, std::string_view key, std::string_view value) {
+  Json& l = metadata(obj)["labels"];
+  if (!l.is_object()) l = Json::object();
+  l[std::string(key)] = value;
+}
+
+void setAnnotation(Json& obj, std::string_view key, std::string_view value) {
+  Json& a = metadata(obj)["annotations"];
+  if (!a.is_object()) a = Json::object();
+  a[std::string(key)] = value;
+}
+
+void addFinalizer(Json& obj, std::string_view finalizer) {
+  if (hasFinalizer(obj, finalizer)) return;
+  Json& f = metadata(obj)["finalizers"];
+  if (!f.is_array()) f = Json::array();
+  f.push_back(finalizer);
+}
+
+bool removeFinalizer(Json& obj, std::string_view finalizer) {
+  Json& m = metadata(obj);
+  auto it = m.find("finalizers");
+  if (it == m.end() || !it->is_array()) return false;
+  bool removed = false;
+  Json kept = Json::array();
+  for (auto& e : *it) {
+    if (e.is_string() && e.get_ref<const std::string&>() == finalizer) {
+      removed = true;
+    } else {
+      kept.push_back(std::move(e));
+    }
+  }
+  if (kept.empty()) {
+    m.erase(it);
+  } else {
+    *it = std::move(kept);
+  }
+  return removed;
+}
+
+void setResourceVersion(Json& obj, std::string_view rv) { metadata(obj)["resourceVersion"] = rv; }
+
+void addOwnerReference(Json& obj, const OwnerReference& ref) {
+  Json& refs = metadata(obj)["ownerReferences"];
+  if (!refs.is_array()) refs = Json::array();
+  refs.push_back(toJson(ref));
+}
+
+}  // namespace fakekube::meta

@@ -1,0 +1,99 @@
+// ResourceRegistry: what the API server serves, per group/resource.
+//
+// For each kind it records what the rules of the API server depend on: the plural and kind names,
+// scope, whether it has a status subresource, when its generation moves, which names it accepts,
+// which field selectors it supports. The built-in kinds are registered at construction; creating a
+// CustomResourceDefinition registers its kind (fromCustomResourceDefinition), deleting it
+// unregisters it. Thread-safe: entries are immutable and handed out as shared pointers.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fakekube/api/group_version.h"
+#include "fakekube/api/json.h"
+#include "fakekube/api/status.h"
+#include "fakekube/api/validation.h"
+
+namespace fakekube {
+
+// When metadata.generation moves on update.
+enum class GenerationRule {
+  None,            // the kind has no generation (ConfigMap, Secret, Namespace, ...)
+  SpecChange,      // built-ins with a spec: bumps when .spec changes (Deployment, Job, Pod, ...)
+  NonMetadataChange,  // custom resources: bumps when anything outside metadata changes
+};
+
+struct PrinterColumn {
+  std::string name;
+  std::string type;
+  std::string jsonPath;
+  std::string description;
+  int priority = 0;
+};
+
+struct ResourceInfo {
+  std::string group;
+  std::vector<std::string> versions;  // served versions; the first is the preferred one
+  std::string resource;               // plural: "pods"
+  std::string singular;               // "pod"
+  std::string kind;                   // "Pod"
+  std::string listKind;               // "PodList"
+  std::vector<std::string> shortNames;
+  std::vector<std::string> categories;
+  bool namespaced = true;
+  bool hasStatus = false;
+  GenerationRule generation = GenerationRule::None;
+  NameRule nameRule = NameRule::Dns1123Subdomain;
+  // Field selectors beyond metadata.name and metadata.namespace, which every kind supports.
+  std::vector<std::string> fieldSelectors;
+  bool custom = false;  // served from a CustomResourceDefinition
+  // PUT without a resourceVersion is unconditional for most built-ins; custom resources refuse it.
+  bool allowUnconditionalUpdate = true;
+  // PUT of a missing object creates it (Lease, Endpoints, Event).
+  bool allowCreateOnUpdate = false;
+  // DELETE answers with the object rather than a Status (Pod, ServiceAccount).
+  bool deleteReturnsObject = false;
+  std::vector<PrinterColumn> printerColumns;  // additionalPrinterColumns of a CRD
+
+  GroupResource groupResource() const { return {group, resource}; }
+  GroupVersionResource gvr() const { return {group, versions.front(), resource}; }
+  GroupVersionKind gvk() const { return {group, versions.front(), kind}; }
+  std::string apiVersion() const { return gvr().apiVersion(); }
+  bool serves(std::string_view version) const;
+  bool supportsFieldSelector(std::string_view field) const;
+};
+
+using ResourceInfoPtr = std::shared_ptr<const ResourceInfo>;
+
+class ResourceRegistry {
+ public:
+  // Registers the built-in kinds.
+  ResourceRegistry();
+
+  // nullptr when the group/resource is unknown or the version is not served.
+  ResourceInfoPtr find(const GroupVersionResource& gvr) const;
+  ResourceInfoPtr find(std::string_view group, std::string_view resource) const;
+  ResourceInfoPtr findKind(std::string_view apiVersion, std::string_view kind) const;
+  // Resolves a name as kubectl users type it: plural, singular, short name or kind
+  // (case-insensitive), optionally qualified with ".group".
+  ResourceInfoPtr resolve(std::string_view nameOrKind) const;
+  std::vector<ResourceInfoPtr> all() const;
+
+  // Adds or replaces the entry for info's group/resource.
+  void add(ResourceInfo info);
+  void remove(const GroupResource& gr);
+
+  // The ResourceInfo a CustomResourceDefinition object describes, or its validation errors as a
+  // 422 Status (name must be <plural>.<group>, names and versions present, one storage version).
+  static Result<ResourceInfo> fromCustomResourceDefinition(const Json& crd);
+
+ private:
+  mutable std::mutex mu_;
+  std::vector<ResourceInfoPtr> entries_;
+};
+
+}  // namespace fakekube

@@ -1,0 +1,632 @@
+#include "fakekube/apiserver/api_server.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "fakekube/api/json_patch.h"
+#include "fakekube/api/merge_patch.h"
+#include "fakekube/api/object_meta.h"
+#include "fakekube/api/validation.h"
+#include "fakekube/apiserver/strategy.h"
+
+namespace fakekube {
+
+namespace {
+
+constexpr int kGenerateNameAttempts = 8;
+constexpr std::size_t kMaxGeneratedPrefix = 58;  // 63 - 5 random characters
+constexpr std::string_view kNameAlphabet = "bcdfghjklmnpqrstvwxz2456789";
+
+bool isCrd(const ResourceInfo& info) {
+  return info.group == "apiextensions.k8s.io" && info.resource == "customresourcedefinitions";
+}
+
+bool isNamespaceKind(const ResourceInfo& info) {
+  return info.group.empty() && info.resource == "namespaces";
+}
+
+// Checks the object's apiVersion/kind against what the request addresses and fills them in when
+// absent (in-process callers may omit them; kubectl always sends them).
+std::optional<Status> checkTypeMeta(const ResourceInfo& info, const GroupVersionResource& gvr,
+                                    Json& object) {
+  if (!object.is_object()) {
+    return Status::badRequest("the body of the request must be a JSON object");
+  }
+  auto apiVersion = object.find("apiVersion");
+  if (apiVersion != object.end() && !apiVersion->is_string()) {
+    return Status::badRequest("apiVersion must be a string");
+  }
+  if (apiVersion != object.end()) {
+    GroupVersion gv = GroupVersion::parse(apiVersion->get<std::string>());
+    if (gv.group != info.group || !info.serves(gv.version)) {
+      return Status::badRequest(fmt::format(
+          "the API version in the data ({}) does not match the expected API version ({})",
+          apiVersion->get<std::string>(), gvr.apiVersion()));
+    }
+  }
+  auto kind = object.find("kind");
+  if (kind != object.end() && (!kind->is_string() || kind->get<std::string>() != info.kind)) {
+    return Status::badRequest(fmt::format("the kind in the data ({}) does not match the expected "
+                                          "kind ({})",
+                                          kind->is_string() ? kind->get<std::string>() : "",
+                                          info.kind));
+  }
+  object["apiVersion"] = gvr.apiVersion();
+  object["kind"] = info.kind;
+  auto metadata = object.find("metadata");
+  if (metadata != object.end() && !metadata->is_object() && !metadata->is_null()) {
+    return Status::badRequest("metadata must be a JSON object");
+  }
+  meta::metadata(object);
+  return std::nullopt;
+}
+
+// Reconciles the request namespace with the object's (EnsureObjectNamespaceMatchesRequestNamespace).
+Result<std::string> reconcileNamespace(const ResourceInfo& info, std::string_view requestNs,
+                                       Json& object) {
+  Json& metadata = meta::metadata(object);
+  if (!info.namespaced) {
+    metadata.erase("namespace");
+    return std::string();
+  }
+  auto it = metadata.find("namespace");
+  if (it != metadata.end() && !it->is_string() && !it->is_null()) {
+    return tl::unexpected(Status::badRequest("metadata.namespace must be a string"));
+  }
+  std::string objectNs = (it != metadata.end() && it->is_string()) ? it->get<std::string>() : "";
+  std::string ns = requestNs.empty() ? objectNs : std::string(requestNs);
+  if (!objectNs.empty() && objectNs != ns) {
+    return tl::unexpected(Status::badRequest(
+        "the namespace of the provided object does not match the namespace sent on the request"));
+  }
+  if (ns.empty()) {
+    return tl::unexpected(Status::badRequest(fmt::format(
+        "an empty namespace may not be set for a namespaced resource ({})", info.resource)));
+  }
+  metadata["namespace"] = ns;
+  return ns;
+}
+
+std::string quotedList(const std::vector<std::string>& items) {
+  std::vector<std::string> quoted;
+  for (const auto& i : items) quoted.push_back(goQuote(i));
+  return fmt::format("[]string{{{}}}", fmt::join(quoted, ", "));
+}
+
+}  // namespace
+
+const char* patchTypeName(PatchType type) {
+  switch (type) {
+    case PatchType::Json: return "application/json-patch+json";
+    case PatchType::Merge: return "application/merge-patch+json";
+    case PatchType::StrategicMerge: return "application/strategic-merge-patch+json";
+    case PatchType::Apply: return "application/apply-patch+yaml";
+  }
+  return "application/merge-patch+json";
+}
+
+const char* verbName(Verb verb) {
+  switch (verb) {
+    case Verb::Create: return "create";
+    case Verb::Get: return "get";
+    case Verb::List: return "list";
+    case Verb::Update: return "update";
+    case Verb::Patch: return "patch";
+    case Verb::Delete: return "delete";
+    case Verb::DeleteCollection: return "deletecollection";
+    case Verb::Watch: return "watch";
+  }
+  return "get";
+}
+
+Result<std::unique_ptr<ApiServer>> ApiServer::open(Clock& clock, ApiServerOptions options) {
+  auto store = Store::open(options.store);
+  if (!store) return tl::unexpected(store.error());
+  std::unique_ptr<ApiServer> server(new ApiServer(clock, std::move(options), std::move(*store)));
+  // Custom kinds persisted in a file-backed store are served again after a restart.
+  std::vector<ObjectPtr> crds;
+  server->store_->scan("apiextensions.k8s.io/customresourcedefinitions/", "",
+                       [&](const std::string&, const ObjectPtr& crd) {
+                         crds.push_back(crd);
+                         return true;
+                       });
+  for (const auto& crd : crds) server->onCustomResourceDefinition(*crd, false);
+  if (auto r = server->ensureSystemNamespaces(); !r) return tl::unexpected(r.error());
+  return server;
+}
+
+ApiServer::ApiServer(Clock& clock, ApiServerOptions options, std::unique_ptr<Store> store)
+    : clock_(clock), options_(std::move(options)), store_(std::move(store)) {
+  random_.seed(options_.seed ? *options_.seed : std::random_device{}());
+}
+
+ApiServer::~ApiServer() = default;
+
+Result<void> ApiServer::ensureSystemNamespaces() {
+  auto info = registry_.find("", "namespaces");
+  std::lock_guard lock(mu_);
+  for (const char* name : {"default", "kube-system", "kube-public", "kube-node-lease"}) {
+    if (store_->get(key(*info, "", name)) != nullptr) continue;
+    Json ns = {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", name}}}};
+    auto r = createLocked(*info, "", std::move(ns), false);
+    if (!r) return tl::unexpected(r.error());
+  }
+  return {};
+}
+
+std::int64_t ApiServer::revision() const {
+  std::lock_guard lock(mu_);
+  return store_->revision();
+}
+
+std::int64_t ApiServer::compactedRevision() const {
+  std::lock_guard lock(mu_);
+  return store_->compactedRevision();
+}
+
+Result<std::int64_t> ApiServer::compact(std::int64_t revision) {
+  std::lock_guard lock(mu_);
+  return store_->compact(revision);
+}
+
+void ApiServer::addInterceptor(std::shared_ptr<Interceptor> interceptor) {
+  std::lock_guard lock(interceptorsMu_);
+  interceptors_.push_back(std::move(interceptor));
+}
+
+void ApiServer::removeInterceptor(const Interceptor* interceptor) {
+  std::lock_guard lock(interceptorsMu_);
+  std::erase_if(interceptors_, [&](const auto& i) { return i.get() == interceptor; });
+}
+
+Result<GroupVersionResource> ApiServer::resourceFor(std::string_view apiVersion,
+                                                    std::string_view kind) const {
+  auto info = registry_.findKind(apiVersion, kind);
+  if (info == nullptr) {
+    return tl::unexpected(Status::generic(
+        404, "NotFound",
+        fmt::format("no matches for kind {} in version {}", goQuote(kind), goQuote(apiVersion))));
+  }
+  GroupVersion gv = GroupVersion::parse(apiVersion);
+  return GroupVersionResource{info->group, gv.version, info->resource};
+}
+
+Result<ApiServer::Target> ApiServer::target(const GroupVersionResource& gvr,
+                                            std::string_view ns) const {
+  auto info = registry_.find(gvr);
+  if (info == nullptr) return tl::unexpected(Status::resourceNotServed());
+  return Target{info, info->namespaced ? std::string(ns) : std::string()};
+}
+
+std::string ApiServer::key(const ResourceInfo& info, std::string_view ns,
+                           std::string_view name) const {
+  std::string k;
+  k.reserve(info.group.size() + info.resource.size() + ns.size() + name.size() + 3);
+  k.append(info.group).append("/").append(info.resource).append("/").append(ns).append("/").append(name);
+  return k;
+}
+
+std::string ApiServer::prefix(const ResourceInfo& info, std::string_view ns) const {
+  std::string p = info.group + "/" + info.resource + "/";
+  if (!ns.empty()) p.append(ns).append("/");
+  return p;
+}
+
+Result<Json> ApiServer::intercepted(Request request, const std::function<Result<Json>()>& action) {
+  std::vector<std::shared_ptr<Interceptor>> chain;
+  {
+    std::lock_guard lock(interceptorsMu_);
+    chain = interceptors_;
+  }
+  Result<Json> response = Json();
+  bool refused = false;
+  for (const auto& interceptor : chain) {
+    if (auto status = interceptor->before(request)) {
+      response = tl::unexpected(*status);
+      refused = true;
+      break;
+    }
+  }
+  if (!refused) response = action();
+  request.body = nullptr;  // the action may have consumed it
+  for (const auto& interceptor : chain) interceptor->after(request, response);
+  return response;
+}
+
+std::string ApiServer::newUid() {
+  std::uint64_t hi = random_();
+  std::uint64_t lo = random_();
+  hi = (hi & 0xffffffffffff0fffULL) | 0x0000000000004000ULL;  // version 4
+  lo = (lo & 0x3fffffffffffffffULL) | 0x8000000000000000ULL;  // RFC 4122 variant
+  return fmt::format("{:08x}-{:04x}-{:04x}-{:04x}-{:012x}", hi >> 32, (hi >> 16) & 0xffff,
+                     hi & 0xffff, lo >> 48, lo & 0xffffffffffffULL);
+}
+
+std::string ApiServer::generateName(std::string_view prefix) {
+  std::string name(prefix.substr(0, std::min(prefix.size(), kMaxGeneratedPrefix)));
+  for (int i = 0; i < 5; ++i) name += kNameAlphabet[random_() % kNameAlphabet.size()];
+  return name;
+}
+
+std::string ApiServer::now() const { return formatRfc3339(clock_.now()); }
+
+Result<ObjectPtr> ApiServer::put(const std::string& key, Json object, EventType type) {
+  return store_->put(key, std::move(object), type);
+}
+
+void ApiServer::onCustomResourceDefinition(const Json& crd, bool removed) {
+  auto info = ResourceRegistry::fromCustomResourceDefinition(crd);
+  if (!info) return;
+  if (removed) {
+    registry_.remove(info->groupResource());
+  } else {
+    registry_.add(std::move(*info));
+  }
+}
+
+std::optional<Status> ApiServer::checkNamespaceForCreate(const ResourceInfo& info,
+                                                         const std::string& ns,
+                                                         const std::string& name) const {
+  if (!info.namespaced) return std::nullopt;
+  ObjectPtr nsObject = store_->get("/namespaces//" + ns);
+  if (nsObject == nullptr) return Status::notFound({"", "namespaces"}, ns);
+  const Json& status = nsObject->contains("status") ? (*nsObject)["status"] : Json();
+  bool terminating = meta::isDeleting(*nsObject) ||
+                     (status.is_object() && status.value("phase", "") == "Terminating");
+  if (terminating) {
+    Status s = Status::forbidden(
+        info.groupResource(), name,
+        fmt::format("unable to create new content in namespace {} because it is being terminated",
+                    ns));
+    s.details.causes.push_back(
+        {"NamespaceTerminating",
+         fmt::format("namespace {} is being terminated", ns), "metadata.namespace"});
+    return s;
+  }
+  return std::nullopt;
+}
+
+// --- create ---
+
+Result<Json> ApiServer::create(const GroupVersionResource& gvr, std::string_view ns, Json object,
+                               const CreateOptions& options) {
+  Request request{Verb::Create, gvr, "", std::string(ns), meta::name(object), &object};
+  request.dryRun = options.dryRun;
+  return intercepted(request, [&]() -> Result<Json> {
+    auto t = target(gvr, ns);
+    if (!t) return tl::unexpected(t.error());
+    if (auto error = checkTypeMeta(*t->info, gvr, object)) return tl::unexpected(*error);
+    std::lock_guard lock(mu_);
+    return createLocked(*t->info, t->ns, std::move(object), options.dryRun);
+  });
+}
+
+Result<Json> ApiServer::createLocked(const ResourceInfo& info, std::string requestNs, Json object,
+                                     bool dryRun) {
+  if (!object.contains("apiVersion")) object["apiVersion"] = info.apiVersion();
+  if (!object.contains("kind")) object["kind"] = info.kind;
+  auto ns = reconcileNamespace(info, requestNs, object);
+  if (!ns) return tl::unexpected(ns.error());
+  Json& metadata = meta::metadata(object);
+  if (!meta::resourceVersion(object).empty()) {
+    return tl::unexpected(
+        Status::internal("resourceVersion should not be set on objects to be created"));
+  }
+  // System fields are the server's to set.
+  for (const char* field : {"uid", "creationTimestamp", "deletionTimestamp",
+                            "deletionGracePeriodSeconds", "selfLink", "resourceVersion"}) {
+    metadata.erase(field);
+  }
+
+  std::string name = meta::name(object);
+  const std::string prefix = meta::generateName(object);
+  const bool generated = name.empty() && !prefix.empty();
+  if (generated) {
+    int attempt = 0;
+    for (; attempt < kGenerateNameAttempts; ++attempt) {
+      name = generateName(prefix);
+      if (store_->get(key(info, *ns, name)) == nullptr) break;
+    }
+    if (attempt == kGenerateNameAttempts) {
+      Status s = Status::alreadyExists(info.groupResource(), name);
+      s.message += ", the server was not able to generate a unique name for the object";
+      s.details.retryAfterSeconds = 1;
+      return tl::unexpected(s);
+    }
+    metadata["name"] = name;
+  }
+
+  FieldErrors errors = validateObjectMetaOnCreate(object, info.nameRule, info.namespaced);
+  FieldErrors kindErrors = strategy::validateCreate(info, object);
+  errors.insert(errors.end(), kindErrors.begin(), kindErrors.end());
+  if (!errors.empty()) return tl::unexpected(Status::invalid(info.group, info.kind, name, errors));
+  if (isCrd(info)) {
+    auto crd = ResourceRegistry::fromCustomResourceDefinition(object);
+    if (!crd) return tl::unexpected(crd.error());
+    auto existing = registry_.find(crd->group, crd->resource);
+    if (existing != nullptr && !existing->custom) {
+      return tl::unexpected(Status::invalid(
+          info.group, info.kind, name,
+          {FieldError::invalidString("metadata.name", name, "is served by a built-in kind")}));
+    }
+  }
+
+  if (!isNamespaceKind(info)) {
+    if (auto error = checkNamespaceForCreate(info, *ns, name)) return tl::unexpected(*error);
+  }
+  const std::string objectKey = key(info, *ns, name);
+  if (store_->get(objectKey) != nullptr) {
+    return tl::unexpected(Status::alreadyExists(info.groupResource(), name));
+  }
+
+  metadata["uid"] = newUid();
+  metadata["creationTimestamp"] = now();
+  strategy::prepareForCreate(info, object);
+  if (dryRun) return object;
+
+  auto stored = put(objectKey, std::move(object), EventType::Added);
+  if (!stored) return tl::unexpected(stored.error());
+  if (isCrd(info)) onCustomResourceDefinition(**stored, false);
+  return **stored;
+}
+
+// --- get ---
+
+Result<Json> ApiServer::get(const GroupVersionResource& gvr, std::string_view ns,
+                            std::string_view name) {
+  Request request{Verb::Get, gvr, "", std::string(ns), std::string(name)};
+  return intercepted(request, [&]() -> Result<Json> {
+    auto t = target(gvr, ns);
+    if (!t) return tl::unexpected(t.error());
+    ObjectPtr object;
+    {
+      std::lock_guard lock(mu_);
+      object = store_->get(key(*t->info, t->ns, name));
+    }
+    if (object == nullptr) return tl::unexpected(Status::notFound(t->info->groupResource(), name));
+    Json copy = *object;
+    if (t->info->custom) copy["apiVersion"] = gvr.apiVersion();
+    return copy;
+  });
+}
+
+// --- update ---
+
+Result<Json> ApiServer::update(const GroupVersionResource& gvr, std::string_view ns, Json object,
+                               const UpdateOptions& options) {
+  Request request{Verb::Update, gvr, "", std::string(ns), meta::name(object), &object};
+  request.dryRun = options.dryRun;
+  return intercepted(request, [&]() -> Result<Json> {
+    auto t = target(gvr, ns);
+    if (!t) return tl::unexpected(t.error());
+    if (auto error = checkTypeMeta(*t->info, gvr, object)) return tl::unexpected(*error);
+    std::lock_guard lock(mu_);
+    return updateLocked(*t->info, t->ns, std::move(object), "", options.dryRun, false);
+  });
+}
+
+Result<Json> ApiServer::updateStatus(const GroupVersionResource& gvr, std::string_view ns,
+                                     Json object, const UpdateOptions& options) {
+  Request request{Verb::Update, gvr, "status", std::string(ns), meta::name(object), &object};
+  request.dryRun = options.dryRun;
+  return intercepted(request, [&]() -> Result<Json> {
+    auto t = target(gvr, ns);
+    if (!t) return tl::unexpected(t.error());
+    if (!t->info->hasStatus) return tl::unexpected(Status::resourceNotServed());
+    if (auto error = checkTypeMeta(*t->info, gvr, object)) return tl::unexpected(*error);
+    std::lock_guard lock(mu_);
+    return updateLocked(*t->info, t->ns, std::move(object), "status", options.dryRun, false);
+  });
+}
+
+Result<Json> ApiServer::updateLocked(const ResourceInfo& info, std::string requestNs, Json object,
+                                     std::string_view subresource, bool dryRun, bool fromPatch) {
+  const std::string name = meta::name(object);
+  if (name.empty()) return tl::unexpected(Status::badRequest("resource name may not be empty"));
+  auto ns = reconcileNamespace(info, requestNs, object);
+  if (!ns) return tl::unexpected(ns.error());
+  const std::string objectKey = key(info, *ns, name);
+  ObjectPtr oldPtr = store_->get(objectKey);
+  if (oldPtr == nullptr) {
+    if (info.allowCreateOnUpdate && subresource.empty() && !fromPatch) {
+      meta::metadata(object).erase("resourceVersion");
+      return createLocked(info, *ns, std::move(object), dryRun);
+    }
+    return tl::unexpected(Status::notFound(info.groupResource(), name));
+  }
+  const Json& old = *oldPtr;
+  const GroupResource gr = info.groupResource();
+
+  // Preconditions: resourceVersion, then uid.
+  const std::string rv = meta::resourceVersion(object);
+  if (rv.empty()) {
+    if (!info.allowUnconditionalUpdate) {
+      return tl::unexpected(Status::invalid(
+          info.group, info.kind, name,
+          {FieldError::invalid("metadata.resourceVersion", "0x0", "must be specified for an update")}));
+    }
+  } else if (rv != meta::resourceVersion(old)) {
+    if (rv.find_first_not_of("0123456789") != std::string::npos) {
+      return tl::unexpected(Status::badRequest(fmt::format("invalid resource version: {}", rv)));
+    }
+    return tl::unexpected(Status::conflictModified(gr, name));
+  }
+  const std::string uid = meta::uid(object);
+  if (!uid.empty() && uid != meta::uid(old)) {
+    return tl::unexpected(Status::conflict(
+        gr, name,
+        fmt::format("Precondition failed: UID in precondition: {}, UID in object meta: {}", uid,
+                    meta::uid(old))));
+  }
+
+  Json updated;
+  if (subresource == "status" || subresource == "finalize") {
+    // Only .status (or a namespace's spec.finalizers) comes from the request.
+    updated = old;
+    if (subresource == "status") {
+      if (object.contains("status")) {
+        updated["status"] = std::move(object["status"]);
+      } else {
+        updated.erase("status");
+      }
+    } else {
+      Json finalizers = object.contains("spec") && object["spec"].is_object() &&
+                                object["spec"].contains("finalizers")
+                            ? object["spec"]["finalizers"]
+                            : Json::array();
+      updated["spec"]["finalizers"] = std::move(finalizers);
+    }
+  } else {
+    updated = std::move(object);
+    if (info.hasStatus) {
+      if (old.contains("status")) {
+        updated["status"] = old["status"];
+      } else {
+        updated.erase("status");
+      }
+    }
+    // Fields only the server sets: copied from the stored object (rest.BeforeUpdate).
+    Json& metadata = meta::metadata(updated);
+    const Json& oldMeta = old["metadata"];
+    metadata["uid"] = oldMeta["uid"];
+    metadata["creationTimestamp"] = oldMeta["creationTimestamp"];
+    if (oldMeta.contains("generation")) {
+      metadata["generation"] = oldMeta["generation"];
+    } else {
+      metadata.erase("generation");
+    }
+    FieldErrors errors;
+    if (oldMeta.contains("deletionTimestamp")) {
+      metadata["deletionTimestamp"] = oldMeta["deletionTimestamp"];
+    } else if (metadata.contains("deletionTimestamp") && !metadata["deletionTimestamp"].is_null()) {
+      errors.push_back(FieldError::invalid("metadata.deletionTimestamp",
+                                           metadata["deletionTimestamp"].dump(),
+                                           "field is immutable"));
+    }
+    if (oldMeta.contains("deletionGracePeriodSeconds")) {
+      if (!metadata.contains("deletionGracePeriodSeconds")) {
+        metadata["deletionGracePeriodSeconds"] = oldMeta["deletionGracePeriodSeconds"];
+      } else if (metadata["deletionGracePeriodSeconds"] != oldMeta["deletionGracePeriodSeconds"]) {
+        errors.push_back(FieldError::invalid("metadata.deletionGracePeriodSeconds",
+                                             metadata["deletionGracePeriodSeconds"].dump(),
+                                             "field is immutable"));
+      }
+    } else if (metadata.contains("deletionGracePeriodSeconds")) {
+      errors.push_back(FieldError::invalid("metadata.deletionGracePeriodSeconds",
+                                           metadata["deletionGracePeriodSeconds"].dump(),
+                                           "field is immutable"));
+    }
+    metadata.erase("selfLink");
+
+    // Once deletion has started, finalizers may only be removed.
+    if (meta::isDeleting(old)) {
+      std::vector<std::string> added;
+      for (const auto& f : meta::finalizers(updated)) {
+        if (!meta::hasFinalizer(old, f)) added.push_back(f);
+      }
+      if (!added.empty()) {
+        errors.push_back(FieldError::forbidden(
+            "metadata.finalizers",
+            fmt::format("no new finalizers can be added if the object is being deleted, found new "
+                        "finalizers {}",
+                        quotedList(added))));
+      }
+    }
+    FieldErrors metaErrors = validateObjectMetaOnCreate(updated, info.nameRule, info.namespaced);
+    FieldErrors kindErrors = strategy::validateUpdate(info, updated, old);
+    errors.insert(errors.end(), metaErrors.begin(), metaErrors.end());
+    errors.insert(errors.end(), kindErrors.begin(), kindErrors.end());
+    if (isCrd(info)) {
+      auto crd = ResourceRegistry::fromCustomResourceDefinition(updated);
+      if (!crd) return tl::unexpected(crd.error());
+    }
+    if (!errors.empty()) return tl::unexpected(Status::invalid(info.group, info.kind, name, errors));
+    if (strategy::generationChanged(info, updated, old)) {
+      metadata["generation"] = meta::generation(old) + 1;
+    }
+  }
+  return commitUpdate(info, objectKey, old, std::move(updated), dryRun);
+}
+
+Result<Json> ApiServer::commitUpdate(const ResourceInfo& info, const std::string& objectKey,
+                                     const Json& old, Json updated, bool dryRun) {
+  meta::setResourceVersion(updated, meta::resourceVersion(old));
+  // A write that changes nothing is not a write: same resourceVersion, no event.
+  if (updated == old) return old;
+
+  // Removing the last finalizer of an object whose deletion has started deletes it
+  // (ShouldDeleteDuringUpdate); a namespace also waits for its spec.finalizers.
+  bool remove = meta::isDeleting(updated) && meta::finalizers(updated).empty() &&
+                meta::deletionGracePeriodSeconds(updated).value_or(-1) == 0;
+  if (remove && isNamespaceKind(info)) {
+    const Json& spec = updated.contains("spec") ? updated["spec"] : Json();
+    remove = !spec.is_object() || !spec.contains("finalizers") || spec["finalizers"].empty();
+  }
+  if (dryRun) return updated;
+  if (remove) {
+    auto removed = store_->remove(objectKey, std::move(updated));
+    if (!removed) return tl::unexpected(removed.error());
+    if (isCrd(info)) onCustomResourceDefinition(**removed, true);
+    return **removed;
+  }
+  auto stored = put(objectKey, std::move(updated), EventType::Modified);
+  if (!stored) return tl::unexpected(stored.error());
+  if (isCrd(info)) onCustomResourceDefinition(**stored, false);
+  return **stored;
+}
+
+// --- patch ---
+
+Result<Json> ApiServer::patch(const GroupVersionResource& gvr, std::string_view ns,
+                              std::string_view name, PatchType type, std::string_view patchText,
+                              const PatchOptions& options, std::string_view subresource) {
+  Request request{Verb::Patch, gvr, std::string(subresource), std::string(ns), std::string(name)};
+  request.patch = patchText;
+  request.patchType = type;
+  request.dryRun = options.dryRun;
+  return intercepted(request, [&]() -> Result<Json> {
+    auto t = target(gvr, ns);
+    if (!t) return tl::unexpected(t.error());
+    const ResourceInfo& info = *t->info;
+    if (!subresource.empty() && subresource != "status") {
+      return tl::unexpected(Status::resourceNotServed());
+    }
+    if (subresource == "status" && !info.hasStatus) {
+      return tl::unexpected(Status::resourceNotServed());
+    }
+    if (type == PatchType::StrategicMerge && info.custom) {
+      return tl::unexpected(Status::unsupportedMediaType(fmt::format(
+          "the body of the request was in an unknown format - accepted media types include: "
+          "application/json-patch+json, application/merge-patch+json, "
+          "application/apply-patch+yaml")));
+    }
+    if (type == PatchType::StrategicMerge || type == PatchType::Apply) {
+      return tl::unexpected(Status::unsupportedMediaType(
+          fmt::format("patch type {} is not supported by the in-process server yet",
+                      patchTypeName(type))));
+    }
+    std::lock_guard lock(mu_);
+    ObjectPtr current = store_->get(key(info, t->ns, name));
+    if (current == nullptr) return tl::unexpected(Status::notFound(info.groupResource(), name));
+    Result<Json> patched = type == PatchType::Json ? applyJsonPatch(*current, patchText)
+                                                   : applyMergePatch(*current, patchText);
+    if (!patched) return tl::unexpected(patched.error());
+    if (!patched->is_object()) {
+      return tl::unexpected(Status::badRequest("the patch must produce a JSON object"));
+    }
+    if (auto error = checkTypeMeta(info, gvr, *patched)) return tl::unexpected(*error);
+    if (meta::name(*patched) != name) {
+      return tl::unexpected(Status::badRequest(
+          fmt::format("the name of the object ({}) does not match the name on the URL ({})",
+                      meta::name(*patched), name)));
+    }
+    // A patch applies to the current object unless it names a resourceVersion itself.
+    if (meta::resourceVersion(*patched).empty()) {
+      meta::setResourceVersion(*patched, meta::resourceVersion(*current));
+    }
+    return updateLocked(info, t->ns, std::move(*patched), subresource, options.dryRun, true);
+  });
+}
+
+}  // namespace fakekube

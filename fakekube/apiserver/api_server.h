@@ -1,0 +1,134 @@
+// ApiServer: the Kubernetes API server's verbs and rules, in process.
+//
+// Every verb answers what a real API server would: the same object metadata rules (uid,
+// creationTimestamp, a global resourceVersion, generation per kind, generateName), the same
+// validation with 422 causes, 409 Conflict on a stale resourceVersion, the status subresource
+// split, finalizers and deletionTimestamp, graceful pod deletion, and the same Status errors.
+// Objects are JSON documents and every field a caller sent is kept.
+//
+// The server is thread-safe (one mutex; `fakekube serve` calls it from many threads) and takes its
+// time from a Clock, so a simulated run writes the same timestamps every time. Every request passes
+// through the registered Interceptors before and after it acts.
+//
+// Namespaces are addressed explicitly: `ns` is ignored for cluster-scoped kinds; for namespaced
+// kinds an empty `ns` on create/update means "the namespace in the object".
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fakekube/api/group_version.h"
+#include "fakekube/api/json.h"
+#include "fakekube/api/resource_registry.h"
+#include "fakekube/api/status.h"
+#include "fakekube/apiserver/interceptor.h"
+#include "fakekube/apiserver/options.h"
+#include "fakekube/sim/clock.h"
+#include "fakekube/store/store.h"
+
+namespace fakekube {
+
+struct ApiServerOptions {
+  StoreOptions store;
+  // Seeds the generator of uids and generateName suffixes; unset = a random seed.
+  std::optional<std::uint64_t> seed;
+};
+
+class ApiServer {
+ public:
+  // Opens (or creates) the store and makes sure the system namespaces exist. `clock` must
+  // outlive the server.
+  static Result<std::unique_ptr<ApiServer>> open(Clock& clock, ApiServerOptions options = {});
+  ~ApiServer();
+  ApiServer(const ApiServer&) = delete;
+  ApiServer& operator=(const ApiServer&) = delete;
+
+  // --- verbs ---
+  Result<Json> create(const GroupVersionResource& gvr, std::string_view ns, Json object,
+                      const CreateOptions& options = {});
+  Result<Json> get(const GroupVersionResource& gvr, std::string_view ns, std::string_view name);
+  // A <Kind>List with metadata.resourceVersion (and metadata.continue when limited).
+  Result<Json> list(const GroupVersionResource& gvr, std::string_view ns,
+                    const ListOptions& options = {});
+  // The object's name comes from the object. Replaces everything but status (when the kind has
+  // a status subresource).
+  Result<Json> update(const GroupVersionResource& gvr, std::string_view ns, Json object,
+                      const UpdateOptions& options = {});
+  // PUT …/status: replaces status only.
+  Result<Json> updateStatus(const GroupVersionResource& gvr, std::string_view ns, Json object,
+                            const UpdateOptions& options = {});
+  // subresource: "" or "status".
+  Result<Json> patch(const GroupVersionResource& gvr, std::string_view ns, std::string_view name,
+                     PatchType type, std::string_view patch, const PatchOptions& options = {},
+                     std::string_view subresource = "");
+  // Answers the object (while it waits for finalizers or a graceful pod shutdown, and always for
+  // pods and service accounts) or a Success Status once it is gone.
+  Result<Json> deleteObject(const GroupVersionResource& gvr, std::string_view ns,
+                            std::string_view name, const DeleteOptions& options = {});
+  // Deletes every object the list options select; answers the list of what it deleted.
+  Result<Json> deleteCollection(const GroupVersionResource& gvr, std::string_view ns,
+                                const ListOptions& listOptions,
+                                const DeleteOptions& deleteOptions = {});
+
+  // --- helpers ---
+  // The resource served for an object's apiVersion and kind (404 if none).
+  Result<GroupVersionResource> resourceFor(std::string_view apiVersion, std::string_view kind) const;
+  const ResourceRegistry& registry() const { return registry_; }
+  std::int64_t revision() const;
+  std::int64_t compactedRevision() const;
+  // Compacts the event log up to `revision` (as etcd compaction does).
+  Result<std::int64_t> compact(std::int64_t revision);
+  Clock& clock() const { return clock_; }
+
+  void addInterceptor(std::shared_ptr<Interceptor> interceptor);
+  void removeInterceptor(const Interceptor* interceptor);
+
+ private:
+  ApiServer(Clock& clock, ApiServerOptions options, std::unique_ptr<Store> store);
+
+  struct Target {
+    ResourceInfoPtr info;
+    std::string ns;
+  };
+  Result<Target> target(const GroupVersionResource& gvr, std::string_view ns) const;
+  std::string key(const ResourceInfo& info, std::string_view ns, std::string_view name) const;
+  std::string prefix(const ResourceInfo& info, std::string_view ns) const;
+  Result<Json> intercepted(Request request, const std::function<Result<Json>()>& action);
+
+  // Verb bodies; the caller holds mu_.
+  Result<Json> createLocked(const ResourceInfo& info, std::string ns, Json object, bool dryRun);
+  Result<Json> updateLocked(const ResourceInfo& info, std::string ns, Json object,
+                            std::string_view subresource, bool dryRun, bool fromPatch);
+  Result<Json> commitUpdate(const ResourceInfo& info, const std::string& key, const Json& old,
+                            Json updated, bool dryRun);
+  Result<Json> deleteLocked(const ResourceInfo& info, const std::string& ns,
+                            const std::string& name, const DeleteOptions& options);
+  Result<Json> listLocked(const ResourceInfo& info, const std::string& ns,
+                          const ListOptions& options);
+  std::optional<Status> checkNamespaceForCreate(const ResourceInfo& info, const std::string& ns,
+                                                const std::string& name) const;
+  Result<ObjectPtr> put(const std::string& key, Json object, EventType type);
+  void onCustomResourceDefinition(const Json& crd, bool removed);
+  Result<void> ensureSystemNamespaces();
+
+  std::string newUid();
+  std::string generateName(std::string_view prefix);
+  std::string now() const;
+
+  Clock& clock_;
+  ApiServerOptions options_;
+  mutable std::mutex mu_;
+  std::unique_ptr<Store> store_;
+  ResourceRegistry registry_;
+  std::mt19937_64 random_;
+  std::vector<std::shared_ptr<Interceptor>> interceptors_;
+  mutable std::mutex interceptorsMu_;
+};
+
+}  // namespace fakekube

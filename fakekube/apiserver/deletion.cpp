@@ -1,0 +1,204 @@
+// DELETE and DELETE-collection: preconditions, propagation finalizers, deletionTimestamp while
+// finalizers remain, graceful pod deletion, and the namespace Terminating phase.
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "fakekube/api/label_selector.h"
+#include "fakekube/api/object_meta.h"
+#include "fakekube/apiserver/api_server.h"
+
+namespace fakekube {
+
+namespace {
+
+constexpr std::string_view kOrphan = "orphan";
+constexpr std::string_view kForeground = "foregroundDeletion";
+
+bool isPod(const ResourceInfo& info) { return info.group.empty() && info.resource == "pods"; }
+bool isNamespace(const ResourceInfo& info) {
+  return info.group.empty() && info.resource == "namespaces";
+}
+bool isCrd(const ResourceInfo& info) {
+  return info.group == "apiextensions.k8s.io" && info.resource == "customresourcedefinitions";
+}
+
+std::string podPhase(const Json& pod) {
+  auto status = pod.find("status");
+  if (status == pod.end() || !status->is_object()) return "";
+  return status->value("phase", "");
+}
+
+std::string podNodeName(const Json& pod) {
+  auto spec = pod.find("spec");
+  if (spec == pod.end() || !spec->is_object()) return "";
+  return spec->value("nodeName", "");
+}
+
+// The grace period a pod deletion waits for the kubelet; 0 = remove now. Pods that never ran on a
+// node, and pods that finished, go at once (pod strategy CheckGracefulDelete).
+std::int64_t podGracePeriod(const Json& pod, const DeleteOptions& options) {
+  if (podNodeName(pod).empty()) return 0;
+  std::string phase = podPhase(pod);
+  if (phase == "Succeeded" || phase == "Failed") return 0;
+  if (options.gracePeriodSeconds) return std::max<std::int64_t>(0, *options.gracePeriodSeconds);
+  auto spec = pod.find("spec");
+  if (spec != pod.end() && spec->is_object()) {
+    auto grace = spec->find("terminationGracePeriodSeconds");
+    if (grace != spec->end() && grace->is_number_integer()) return grace->get<std::int64_t>();
+  }
+  return 30;
+}
+
+}  // namespace
+
+Result<Json> ApiServer::deleteObject(const GroupVersionResource& gvr, std::string_view ns,
+                                     std::string_view name, const DeleteOptions& options) {
+  Request request{Verb::Delete, gvr, "", std::string(ns), std::string(name)};
+  request.dryRun = options.dryRun;
+  return intercepted(request, [&]() -> Result<Json> {
+    auto t = target(gvr, ns);
+    if (!t) return tl::unexpected(t.error());
+    std::lock_guard lock(mu_);
+    return deleteLocked(*t->info, t->ns, std::string(name), options);
+  });
+}
+
+Result<Json> ApiServer::deleteLocked(const ResourceInfo& info, const std::string& ns,
+                                     const std::string& name, const DeleteOptions& options) {
+  const GroupResource gr = info.groupResource();
+  if (options.propagationPolicy) {
+    const std::string& policy = *options.propagationPolicy;
+    if (policy != "Foreground" && policy != "Background" && policy != "Orphan") {
+      return tl::unexpected(Status::invalid(
+          "meta.k8s.io", "DeleteOptions", "",
+          {FieldError::notSupported("propagationPolicy", goQuote(policy),
+                                    "supported values: \"Foreground\", \"Background\", \"Orphan\"")}));
+    }
+  }
+  const std::string objectKey = key(info, ns, name);
+  ObjectPtr oldPtr = store_->get(objectKey);
+  if (oldPtr == nullptr) return tl::unexpected(Status::notFound(gr, name));
+  const Json& old = *oldPtr;
+
+  if (options.preconditions.uid && *options.preconditions.uid != meta::uid(old)) {
+    return tl::unexpected(Status::conflict(
+        gr, name,
+        fmt::format("Precondition failed: UID in precondition: {}, UID in object meta: {}",
+                    *options.preconditions.uid, meta::uid(old))));
+  }
+  if (options.preconditions.resourceVersion &&
+      *options.preconditions.resourceVersion != meta::resourceVersion(old)) {
+    return tl::unexpected(Status::conflict(
+        gr, name,
+        fmt::format("Precondition failed: ResourceVersion in precondition: {}, ResourceVersion in "
+                    "object meta: {}",
+                    *options.preconditions.resourceVersion, meta::resourceVersion(old))));
+  }
+  if (isNamespace(info) && (name == "default" || name == "kube-system" || name == "kube-public")) {
+    return tl::unexpected(Status::forbidden(gr, name, "this namespace may not be deleted"));
+  }
+
+  auto respond = [&](const Json& finalState, bool removed) -> Json {
+    if (!removed || info.deleteReturnsObject) return finalState;
+    return Status::success(gr, name, meta::uid(finalState)).toJson();
+  };
+  auto removeNow = [&](Json finalState) -> Result<Json> {
+    if (options.dryRun) return respond(finalState, true);
+    auto removed = store_->remove(objectKey, std::move(finalState));
+    if (!removed) return tl::unexpected(removed.error());
+    if (isCrd(info)) onCustomResourceDefinition(**removed, true);
+    return respond(**removed, true);
+  };
+  auto write = [&](Json updated) -> Result<Json> {
+    if (options.dryRun) return updated;
+    auto stored = put(objectKey, std::move(updated), EventType::Modified);
+    if (!stored) return tl::unexpected(stored.error());
+    return **stored;
+  };
+
+  const TimePoint nowTime = clock_.now();
+  if (meta::isDeleting(old)) {
+    // Already deleting: a no-op, except that a pod's grace period may be shortened (the kubelet
+    // confirms a pod's shutdown by deleting it with grace 0).
+    if (!isPod(info) || !options.gracePeriodSeconds) return respond(old, false);
+    std::int64_t grace = std::max<std::int64_t>(0, *options.gracePeriodSeconds);
+    std::int64_t current = meta::deletionGracePeriodSeconds(old).value_or(0);
+    if (grace >= current) return respond(old, false);  // a grace period can only shrink
+    if (grace == 0 && meta::finalizers(old).empty()) return removeNow(old);
+    Json updated = old;
+    Json& metadata = meta::metadata(updated);
+    metadata["deletionGracePeriodSeconds"] = grace;
+    metadata["deletionTimestamp"] = formatRfc3339(nowTime + std::chrono::seconds(grace));
+    return write(std::move(updated));
+  }
+
+  Json updated = old;
+  // Propagation finalizers change only when deletion starts.
+  const std::string policy = options.propagationPolicy.value_or("Background");
+  if (policy == "Orphan") {
+    meta::removeFinalizer(updated, kForeground);
+    meta::addFinalizer(updated, kOrphan);
+  } else if (policy == "Foreground") {
+    meta::removeFinalizer(updated, kOrphan);
+    meta::addFinalizer(updated, kForeground);
+  } else {
+    meta::removeFinalizer(updated, kOrphan);
+    meta::removeFinalizer(updated, kForeground);
+  }
+
+  std::int64_t grace = isPod(info) ? podGracePeriod(old, options) : 0;
+  bool namespaceWaits = false;
+  if (isNamespace(info)) {
+    const Json& spec = old.contains("spec") ? old["spec"] : Json();
+    namespaceWaits = spec.is_object() && spec.contains("finalizers") &&
+                     spec["finalizers"].is_array() && !spec["finalizers"].empty();
+  }
+  if (meta::finalizers(updated).empty() && grace == 0 && !namespaceWaits) {
+    return removeNow(std::move(updated));
+  }
+
+  Json& metadata = meta::metadata(updated);
+  metadata["deletionTimestamp"] = formatRfc3339(nowTime + std::chrono::seconds(grace));
+  metadata["deletionGracePeriodSeconds"] = grace;
+  if (meta::generation(updated) > 0) metadata["generation"] = meta::generation(updated) + 1;
+  if (isNamespace(info)) {
+    Json& status = updated["status"];
+    if (!status.is_object()) status = Json::object();
+    status["phase"] = "Terminating";
+  }
+  return write(std::move(updated));
+}
+
+Result<Json> ApiServer::deleteCollection(const GroupVersionResource& gvr, std::string_view ns,
+                                         const ListOptions& listOptions,
+                                         const DeleteOptions& deleteOptions) {
+  Request request{Verb::DeleteCollection, gvr, "", std::string(ns), ""};
+  request.dryRun = deleteOptions.dryRun;
+  return intercepted(request, [&]() -> Result<Json> {
+    auto t = target(gvr, ns);
+    if (!t) return tl::unexpected(t.error());
+    std::lock_guard lock(mu_);
+    ListOptions all = listOptions;
+    all.limit = 0;
+    all.continueToken.clear();
+    auto selected = listLocked(*t->info, t->ns, all);
+    if (!selected) return tl::unexpected(selected.error());
+    Json items = Json::array();
+    for (const auto& item : (*selected)["items"]) {
+      auto deleted = deleteLocked(*t->info, meta::namespace_(item), meta::name(item), deleteOptions);
+      if (!deleted) {
+        if (isNotFound(deleted.error())) continue;
+        return tl::unexpected(deleted.error());
+      }
+      items.push_back(meta::kind(*deleted) == "Status" ? item : *deleted);
+    }
+    Json result = {{"apiVersion", gvr.apiVersion()},
+                   {"kind", t->info->listKind},
+                   {"metadata", {{"resourceVersion", std::to_string(store_->revision())}}},
+                   {"items", std::move(items)}};
+    return result;
+  });
+}
+
+}  // namespace fakekube

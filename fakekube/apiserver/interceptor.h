@@ -1,0 +1,43 @@
+// Interceptor: the one point that sees every request before and after the server acts.
+//
+// Fault injection, request counting and tracing hang here. `before` may fail a request without
+// touching the store; `after` sees the outcome of a request whose write already committed and may
+// replace what the caller receives — which is how a test loses the response of a successful write.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "fakekube/api/group_version.h"
+#include "fakekube/api/json.h"
+#include "fakekube/api/status.h"
+#include "fakekube/apiserver/options.h"
+
+namespace fakekube {
+
+enum class Verb { Create, Get, List, Update, Patch, Delete, DeleteCollection, Watch };
+const char* verbName(Verb verb);  // "create", "get", ... as in Kubernetes audit logs
+
+struct Request {
+  Verb verb = Verb::Get;
+  GroupVersionResource resource;
+  std::string subresource;  // "", "status", "finalize"
+  std::string ns;
+  std::string name;
+  const Json* body = nullptr;      // create / update
+  std::string_view patch;          // patch
+  PatchType patchType = PatchType::Merge;
+  bool dryRun = false;
+};
+
+class Interceptor {
+ public:
+  virtual ~Interceptor() = default;
+  // Returning a Status fails the request with it; nothing is written.
+  virtual std::optional<Status> before(const Request& request) { return std::nullopt; }
+  // Runs after the server acted; `response` may be replaced.
+  virtual void after(const Request& request, Result<Json>& response) {}
+};
+
+}  // namespace fakekube

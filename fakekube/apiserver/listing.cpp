@@ -1,0 +1,175 @@
+// LIST: label and field selectors, resourceVersion semantics, limit/continue.
+//
+// Pages are served from the current state in key order; the continue token pins the list's
+// resourceVersion (and expires with it once compacted), as the real token does. Unlike etcd, a
+// later page reflects writes made since the first one (see DESIGN notes in the README).
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "fakekube/api/base64.h"
+#include "fakekube/api/field_selector.h"
+#include "fakekube/api/label_selector.h"
+#include "fakekube/api/object_meta.h"
+#include "fakekube/apiserver/api_server.h"
+
+namespace fakekube {
+
+namespace {
+
+struct ContinueToken {
+  std::int64_t revision = 0;
+  std::string start;  // the last key returned, relative to the resource prefix
+};
+
+std::string encodeContinue(const ContinueToken& token) {
+  Json j = {{"v", "meta.k8s.io/v1"}, {"rv", token.revision}, {"start", token.start}};
+  return base64Encode(j.dump());
+}
+
+Result<ContinueToken> decodeContinue(std::string_view text) {
+  auto bad = [](std::string_view why) {
+    return tl::unexpected(Status::badRequest(fmt::format("continue key is not valid: {}", why)));
+  };
+  auto raw = base64Decode(text);
+  if (!raw) return bad("illegal base64 data");
+  Json j = Json::parse(*raw, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return bad("not a continue token");
+  if (j.value("v", "") != "meta.k8s.io/v1") return bad("incorrect encoded start resourceVersion (version meta.k8s.io/v1)");
+  auto rv = j.find("rv");
+  auto start = j.find("start");
+  if (rv == j.end() || !rv->is_number_integer() || start == j.end() || !start->is_string()) {
+    return bad("not a continue token");
+  }
+  return ContinueToken{rv->get<std::int64_t>(), start->get<std::string>()};
+}
+
+Result<std::int64_t> parseResourceVersion(const std::string& rv) {
+  if (rv.empty() || rv.size() > 18 || rv.find_first_not_of("0123456789") != std::string::npos) {
+    return tl::unexpected(Status::badRequest(fmt::format("invalid resource version: {}", rv)));
+  }
+  return std::stoll(rv);
+}
+
+Status listOptionsInvalid(FieldError error) {
+  return Status::invalid("meta.k8s.io", "ListOptions", "", {std::move(error)});
+}
+
+}  // namespace
+
+Result<Json> ApiServer::list(const GroupVersionResource& gvr, std::string_view ns,
+                             const ListOptions& options) {
+  Request request{Verb::List, gvr, "", std::string(ns), ""};
+  return intercepted(request, [&]() -> Result<Json> {
+    auto t = target(gvr, ns);
+    if (!t) return tl::unexpected(t.error());
+    std::lock_guard lock(mu_);
+    auto result = listLocked(*t->info, t->ns, options);
+    if (result && t->info->custom) {
+      for (auto& item : (*result)["items"]) item["apiVersion"] = gvr.apiVersion();
+      (*result)["apiVersion"] = gvr.apiVersion();
+    }
+    return result;
+  });
+}
+
+Result<Json> ApiServer::listLocked(const ResourceInfo& info, const std::string& ns,
+                                   const ListOptions& options) {
+  auto labels = LabelSelector::parse(options.labelSelector);
+  if (!labels) return tl::unexpected(labels.error());
+  auto fields = FieldSelector::parse(options.fieldSelector);
+  if (!fields) return tl::unexpected(fields.error());
+  for (const auto& field : fields->fields()) {
+    if (!info.supportsFieldSelector(field)) {
+      return tl::unexpected(Status::badRequest(fmt::format("field label not supported: {}", field)));
+    }
+  }
+
+  // resourceVersion and resourceVersionMatch (metainternalversion validation).
+  const std::string& match = options.resourceVersionMatch;
+  if (!match.empty() && match != "NotOlderThan" && match != "Exact") {
+    return tl::unexpected(listOptionsInvalid(FieldError::notSupported(
+        "resourceVersionMatch", goQuote(match), "supported values: \"Exact\", \"NotOlderThan\", \"\"")));
+  }
+  if (!match.empty() && options.resourceVersion.empty()) {
+    return tl::unexpected(listOptionsInvalid(FieldError::forbidden(
+        "resourceVersionMatch", "resourceVersionMatch is forbidden unless resourceVersion is provided")));
+  }
+  if (!options.continueToken.empty() && !options.resourceVersion.empty() &&
+      options.resourceVersion != "0") {
+    return tl::unexpected(listOptionsInvalid(FieldError::forbidden(
+        "resourceVersion", "specifying resource version is not allowed when using continue")));
+  }
+  if (match == "Exact" && options.resourceVersion == "0") {
+    return tl::unexpected(listOptionsInvalid(FieldError::forbidden(
+        "resourceVersionMatch", "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"")));
+  }
+
+  const std::int64_t current = store_->revision();
+  std::int64_t listRevision = current;
+  bool anyRevision = options.resourceVersion == "0";
+  if (!options.resourceVersion.empty() && !anyRevision) {
+    auto requested = parseResourceVersion(options.resourceVersion);
+    if (!requested) return tl::unexpected(requested.error());
+    if (*requested > current) {
+      Status s = Status::timeout(
+          fmt::format("Too large resource version: {}, current: {}", *requested, current), 1);
+      s.details.causes.push_back({"ResourceVersionTooLarge", "Too large resource version", ""});
+      return tl::unexpected(s);
+    }
+    if (match == "Exact" && *requested != current) {
+      // Only the newest revision is kept as a whole state; older ones answer as compacted.
+      return tl::unexpected(Status::expired(
+          fmt::format("too old resource version: {} ({})", *requested, current)));
+    }
+  }
+
+  const std::string resourcePrefix = prefix(info, "");
+  const std::string listPrefix = prefix(info, ns);
+  std::string startAfter;
+  if (!options.continueToken.empty()) {
+    auto token = decodeContinue(options.continueToken);
+    if (!token) return tl::unexpected(token.error());
+    if (token->revision < store_->compactedRevision()) {
+      return tl::unexpected(Status::expired(
+          "The provided continue parameter is too old to display a consistent list result. You "
+          "can start a new list without the continue parameter, or use the continue token in "
+          "this response to retrieve the remainder of the results. Continuing with the provided "
+          "token results in an inconsistent list - objects that were created, modified, or "
+          "deleted between the time the first chunk was returned and now may show up in the "
+          "list."));
+    }
+    listRevision = token->revision;
+    startAfter = resourcePrefix + token->start;
+  }
+
+  // resourceVersion=0 is served from the watch cache, which ignores limit.
+  const std::int64_t limit = anyRevision ? 0 : options.limit;
+  Json items = Json::array();
+  std::string lastKey;
+  bool more = false;
+  store_->scan(listPrefix, startAfter, [&](const std::string& k, const ObjectPtr& object) {
+    if (!labels->matches(meta::labels(*object))) return true;
+    if (!fields->empty() && !fields->matchesObject(*object)) return true;
+    if (limit > 0 && static_cast<std::int64_t>(items.size()) >= limit) {
+      more = true;
+      return false;
+    }
+    items.push_back(*object);
+    lastKey = k;
+    return true;
+  });
+
+  Json metadata = {{"resourceVersion", std::to_string(listRevision)}};
+  if (more) {
+    metadata["continue"] =
+        encodeContinue({listRevision, lastKey.substr(resourcePrefix.size())});
+  }
+  Json result = {{"apiVersion", info.apiVersion()},
+                 {"kind", info.listKind},
+                 {"metadata", std::move(metadata)},
+                 {"items", std::move(items)}};
+  return result;
+}
+
+}  // namespace fakekube

@@ -1,0 +1,291 @@
+#include "fakekube/apiserver/strategy.h"
+
+#include <nlohmann/json.hpp>
+
+#include "fakekube/api/object_meta.h"
+
+namespace fakekube::strategy {
+
+namespace {
+
+bool is(const ResourceInfo& info, std::string_view group, std::string_view resource) {
+  return info.group == group && info.resource == resource;
+}
+
+Json& child(Json& parent, const char* key) {
+  Json& c = parent[key];
+  if (!c.is_object()) c = Json::object();
+  return c;
+}
+
+void setDefault(Json& object, const char* key, Json value) {
+  if (!object.contains(key) || object[key].is_null()) object[key] = std::move(value);
+}
+
+// The defaults the real API server fills into a PodSpec (pkg/apis/core/v1/defaults.go), limited
+// to the fields controllers and kubectl read.
+void defaultPodSpec(Json& spec) {
+  if (!spec.is_object()) return;
+  setDefault(spec, "restartPolicy", "Always");
+  setDefault(spec, "schedulerName", "default-scheduler");
+  setDefault(spec, "terminationGracePeriodSeconds", 30);
+  setDefault(spec, "dnsPolicy", "ClusterFirst");
+  setDefault(spec, "securityContext", Json::object());
+  for (const char* list : {"containers", "initContainers"}) {
+    auto it = spec.find(list);
+    if (it == spec.end() || !it->is_array()) continue;
+    for (auto& c : *it) {
+      if (!c.is_object()) continue;
+      setDefault(c, "terminationMessagePath", "/dev/termination-log");
+      setDefault(c, "terminationMessagePolicy", "File");
+      std::string image = c.value("image", "");
+      auto lastSlash = image.rfind('/');
+      std::string tail = lastSlash == std::string::npos ? image : image.substr(lastSlash + 1);
+      bool latest = tail.find(':') == std::string::npos || tail.ends_with(":latest");
+      if (image.find('@') != std::string::npos) latest = false;
+      setDefault(c, "imagePullPolicy", latest ? "Always" : "IfNotPresent");
+      if (auto ports = c.find("ports"); ports != c.end() && ports->is_array()) {
+        for (auto& p : *ports) {
+          if (p.is_object()) setDefault(p, "protocol", "TCP");
+        }
+      }
+    }
+  }
+}
+
+void defaultTemplate(Json& spec) {
+  if (!spec.is_object()) return;
+  auto t = spec.find("template");
+  if (t == spec.end() || !t->is_object()) return;
+  auto podSpec = t->find("spec");
+  if (podSpec != t->end()) defaultPodSpec(*podSpec);
+}
+
+// QoS class of a pod (pkg/apis/core/helper/qos): Guaranteed when every container sets equal
+// cpu and memory requests and limits, BestEffort when none sets any, Burstable otherwise.
+std::string qosClass(const Json& spec) {
+  bool any = false;
+  bool guaranteed = true;
+  auto it = spec.find("containers");
+  if (it == spec.end() || !it->is_array()) return "BestEffort";
+  for (const auto& c : *it) {
+    const Json* resources = c.is_object() && c.contains("resources") ? &c["resources"] : nullptr;
+    const Json* requests = resources && resources->contains("requests") ? &(*resources)["requests"] : nullptr;
+    const Json* limits = resources && resources->contains("limits") ? &(*resources)["limits"] : nullptr;
+    if ((requests && requests->is_object() && !requests->empty()) ||
+        (limits && limits->is_object() && !limits->empty())) {
+      any = true;
+    }
+    for (const char* r : {"cpu", "memory"}) {
+      bool hasLimit = limits && limits->is_object() && limits->contains(r);
+      if (!hasLimit) {
+        guaranteed = false;
+        continue;
+      }
+      if (requests && requests->is_object() && requests->contains(r) &&
+          (*requests)[r] != (*limits)[r]) {
+        guaranteed = false;
+      }
+    }
+  }
+  if (!any) return "BestEffort";
+  return guaranteed ? "Guaranteed" : "Burstable";
+}
+
+void prepareCustomResourceDefinition(Json& crd) {
+  Json status = Json::object();
+  const Json& spec = crd.contains("spec") ? crd["spec"] : Json();
+  if (spec.is_object() && spec.contains("names")) status["acceptedNames"] = spec["names"];
+  Json stored = Json::array();
+  if (spec.is_object() && spec.contains("versions") && spec["versions"].is_array()) {
+    for (const auto& v : spec["versions"]) {
+      if (v.is_object() && v.value("storage", false)) stored.push_back(v.value("name", ""));
+    }
+  }
+  status["storedVersions"] = stored;
+  const std::string now = meta::creationTimestamp(crd);
+  status["conditions"] = Json::array({
+      {{"type", "NamesAccepted"}, {"status", "True"}, {"reason", "NoConflicts"},
+       {"message", "no conflicts found"}, {"lastTransitionTime", now}},
+      {{"type", "Established"}, {"status", "True"}, {"reason", "InitialNamesAccepted"},
+       {"message", "the initial names have been accepted"}, {"lastTransitionTime", now}},
+  });
+  crd["status"] = std::move(status);
+}
+
+// A Job's generated selector: the controller-uid label on selector and template.
+void defaultJob(Json& job) {
+  Json& spec = child(job, "spec");
+  setDefault(spec, "backoffLimit", 6);
+  setDefault(spec, "completionMode", "NonIndexed");
+  setDefault(spec, "suspend", false);
+  if (!spec.contains("parallelism") || spec["parallelism"].is_null()) spec["parallelism"] = 1;
+  if ((!spec.contains("completions") || spec["completions"].is_null()) &&
+      (!spec.contains("parallelism") || spec["parallelism"] == 1)) {
+    spec["completions"] = 1;
+  }
+  bool manual = spec.value("manualSelector", false);
+  if (!manual) {
+    const std::string uid = meta::uid(job);
+    const std::string name = meta::name(job);
+    Json labels = {{"batch.kubernetes.io/controller-uid", uid},
+                   {"batch.kubernetes.io/job-name", name},
+                   {"controller-uid", uid},
+                   {"job-name", name}};
+    Json& selector = child(spec, "selector");
+    Json& matchLabels = child(selector, "matchLabels");
+    matchLabels["batch.kubernetes.io/controller-uid"] = uid;
+    Json& tmpl = child(spec, "template");
+    Json& tmplMeta = child(tmpl, "metadata");
+    Json& tmplLabels = child(tmplMeta, "labels");
+    for (auto& [k, v] : labels.items()) tmplLabels[k] = v;
+  }
+  defaultTemplate(spec);
+}
+
+const Json& at(const Json& j, std::initializer_list<const char*> path) {
+  static const Json kNull;
+  const Json* cur = &j;
+  for (const char* p : path) {
+    if (!cur->is_object()) return kNull;
+    auto it = cur->find(p);
+    if (it == cur->end()) return kNull;
+    cur = &*it;
+  }
+  return *cur;
+}
+
+void immutable(FieldErrors& errors, const Json& updated, const Json& old,
+               std::initializer_list<const char*> path, const char* field) {
+  const Json& a = at(updated, path);
+  const Json& b = at(old, path);
+  if (a != b) errors.push_back(FieldError::invalid(field, a.dump(), "field is immutable"));
+}
+
+void validatePodSpec(FieldErrors& errors, const Json& spec, const std::string& field) {
+  auto containers = spec.is_object() ? spec.find("containers") : spec.end();
+  if (!spec.is_object() || containers == spec.end() || !containers->is_array() ||
+      containers->empty()) {
+    errors.push_back(FieldError::required(field + ".containers"));
+    return;
+  }
+  for (std::size_t i = 0; i < containers->size(); ++i) {
+    const Json& c = (*containers)[i];
+    std::string path = field + ".containers[" + std::to_string(i) + "]";
+    if (!c.is_object() || c.value("name", "").empty()) errors.push_back(FieldError::required(path + ".name"));
+    if (!c.is_object() || c.value("image", "").empty()) errors.push_back(FieldError::required(path + ".image"));
+  }
+}
+
+void validateReplicas(FieldErrors& errors, const Json& object) {
+  const Json& replicas = at(object, {"spec", "replicas"});
+  if (replicas.is_number_integer() && replicas.get<std::int64_t>() < 0) {
+    errors.push_back(FieldError::invalid("spec.replicas", replicas.dump(),
+                                         "must be greater than or equal to 0"));
+  }
+}
+
+}  // namespace
+
+void prepareForCreate(const ResourceInfo& info, Json& object) {
+  Json& metadata = meta::metadata(object);
+  if (info.generation == GenerationRule::None) {
+    metadata.erase("generation");
+  } else {
+    metadata["generation"] = 1;
+  }
+  // Nodes are created by their kubelet with a status; every other kind with a status
+  // subresource starts with an empty one.
+  if (info.hasStatus && !is(info, "", "nodes")) object.erase("status");
+
+  if (is(info, "", "namespaces")) {
+    Json& spec = child(object, "spec");
+    spec["finalizers"] = Json::array({"kubernetes"});
+    object["status"] = {{"phase", "Active"}};
+  } else if (is(info, "", "pods")) {
+    Json& spec = child(object, "spec");
+    defaultPodSpec(spec);
+    object["status"] = {{"phase", "Pending"}, {"qosClass", qosClass(spec)}};
+  } else if (is(info, "", "services")) {
+    Json& spec = child(object, "spec");
+    setDefault(spec, "type", "ClusterIP");
+    setDefault(spec, "sessionAffinity", "None");
+    if (auto ports = spec.find("ports"); ports != spec.end() && ports->is_array()) {
+      for (auto& p : *ports) {
+        if (!p.is_object()) continue;
+        setDefault(p, "protocol", "TCP");
+        if (p.contains("port")) setDefault(p, "targetPort", p["port"]);
+      }
+    }
+    object["status"] = {{"loadBalancer", Json::object()}};
+  } else if (is(info, "", "persistentvolumeclaims")) {
+    object["status"] = {{"phase", "Pending"}};
+  } else if (is(info, "apps", "deployments")) {
+    Json& spec = child(object, "spec");
+    setDefault(spec, "replicas", 1);
+    setDefault(spec, "revisionHistoryLimit", 10);
+    setDefault(spec, "progressDeadlineSeconds", 600);
+    setDefault(spec, "strategy", {{"type", "RollingUpdate"},
+                                  {"rollingUpdate", {{"maxSurge", "25%"}, {"maxUnavailable", "25%"}}}});
+    defaultTemplate(spec);
+  } else if (is(info, "apps", "replicasets")) {
+    Json& spec = child(object, "spec");
+    setDefault(spec, "replicas", 1);
+    defaultTemplate(spec);
+  } else if (is(info, "batch", "jobs")) {
+    defaultJob(object);
+  } else if (is(info, "apiextensions.k8s.io", "customresourcedefinitions")) {
+    prepareCustomResourceDefinition(object);
+  }
+}
+
+bool generationChanged(const ResourceInfo& info, const Json& updated, const Json& old) {
+  switch (info.generation) {
+    case GenerationRule::None: return false;
+    case GenerationRule::SpecChange: return at(updated, {"spec"}) != at(old, {"spec"});
+    case GenerationRule::NonMetadataChange: {
+      for (const auto& [key, value] : updated.items()) {
+        if (key == "metadata") continue;
+        if (!old.contains(key) || old[key] != value) return true;
+      }
+      for (const auto& [key, value] : old.items()) {
+        if (key != "metadata" && !updated.contains(key)) return true;
+      }
+      return false;
+    }
+  }
+  return false;
+}
+
+FieldErrors validateCreate(const ResourceInfo& info, const Json& object) {
+  FieldErrors errors;
+  if (is(info, "", "pods")) {
+    validatePodSpec(errors, at(object, {"spec"}), "spec");
+  } else if (is(info, "apps", "deployments") || is(info, "apps", "replicasets")) {
+    if (at(object, {"spec", "selector"}).is_null()) errors.push_back(FieldError::required("spec.selector"));
+    validateReplicas(errors, object);
+    validatePodSpec(errors, at(object, {"spec", "template", "spec"}), "spec.template.spec");
+  } else if (is(info, "batch", "jobs")) {
+    validatePodSpec(errors, at(object, {"spec", "template", "spec"}), "spec.template.spec");
+    const Json& policy = at(object, {"spec", "template", "spec", "restartPolicy"});
+    if (policy != "OnFailure" && policy != "Never") {
+      errors.push_back(FieldError::notSupported("spec.template.spec.restartPolicy",
+                                                policy.is_string() ? goQuote(policy.get<std::string>()) : "\"\"",
+                                                "supported values: \"OnFailure\", \"Never\""));
+    }
+  }
+  return errors;
+}
+
+FieldErrors validateUpdate(const ResourceInfo& info, const Json& updated, const Json& old) {
+  FieldErrors errors = validateCreate(info, updated);
+  if (is(info, "apps", "deployments") || is(info, "apps", "replicasets")) {
+    immutable(errors, updated, old, {"spec", "selector"}, "spec.selector");
+  } else if (is(info, "batch", "jobs")) {
+    immutable(errors, updated, old, {"spec", "selector"}, "spec.selector");
+    immutable(errors, updated, old, {"spec", "completions"}, "spec.completions");
+  }
+  return errors;
+}
+
+}  // namespace fakekube::strategy

@@ -1,0 +1,24 @@
+// Per-kind rules of the API server (the "strategies" of k8s.io/kubernetes/pkg/registry): what a
+// create resets and defaults, what counts as a generation change, and the kind-specific checks.
+#pragma once
+
+#include "fakekube/api/json.h"
+#include "fakekube/api/resource_registry.h"
+#include "fakekube/api/status.h"
+
+namespace fakekube::strategy {
+
+// After the server set uid, name and creationTimestamp: drops status for kinds with a status
+// subresource (pods start Pending, namespaces Active, CRDs Established), sets generation, and
+// fills the defaults the real API server fills (pod restartPolicy, Deployment replicas, Job
+// selector, ...).
+void prepareForCreate(const ResourceInfo& info, Json& object);
+
+// Whether an update from `old` to `updated` bumps metadata.generation.
+bool generationChanged(const ResourceInfo& info, const Json& updated, const Json& old);
+
+// Kind-specific validation beyond object metadata.
+FieldErrors validateCreate(const ResourceInfo& info, const Json& object);
+FieldErrors validateUpdate(const ResourceInfo& info, const Json& updated, const Json& old);
+
+}  // namespace fakekube::strategy

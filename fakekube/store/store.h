@@ -1,0 +1,110 @@
+// Store: fakekube's storage, an etcd-like revisioned key/value store on SQLite.
+//
+// Three things live in the database: the current objects, an event log (one row per write, with
+// the object as written), and the compaction mark. The global revision is the revision of the
+// newest event, so a write touches exactly two rows in one transaction (objects upsert + event
+// insert) and a reopened file continues where it stopped.
+//
+// Every object is also kept parsed in memory: reads never touch SQLite and never re-parse JSON,
+// and a write serialises its document once and binds the same text to both rows. The database is
+// the durable copy; the in-memory map is rebuilt from it on open.
+//
+// A Store is not thread-safe: the API server serialises access to it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fakekube/api/json.h"
+#include "fakekube/api/status.h"
+
+namespace fakekube {
+
+using ObjectPtr = std::shared_ptr<const Json>;
+
+enum class EventType { Added = 1, Modified = 2, Deleted = 3 };
+const char* eventTypeName(EventType type);  // "ADDED", "MODIFIED", "DELETED"
+
+// One entry of the event log: the object as it was written at `revision` (for a deletion, its
+// last state stamped with the deletion's revision, as Kubernetes' DELETED events carry it).
+struct StoredEvent {
+  std::int64_t revision = 0;
+  EventType type = EventType::Added;
+  std::string key;
+  ObjectPtr object;
+};
+
+struct StoreOptions {
+  // ":memory:" (the default) or a file path; a file is opened in WAL mode.
+  std::string path = ":memory:";
+  // WAL with synchronous=NORMAL never loses a committed write when the process dies; FULL also
+  // survives power loss at the cost of an fsync per write.
+  bool synchronousFull = false;
+  // How many revisions the event log keeps. Watches and exact-RV reads older than that answer
+  // 410 Expired, as a compacted etcd does. 0 disables automatic compaction.
+  std::int64_t retainedRevisions = 10000;
+  // etcd's request limit (~1.5 MiB): a larger serialised object is refused with 413.
+  std::size_t maxObjectBytes = 1536 * 1024;
+};
+
+class Store {
+ public:
+  static Result<std::unique_ptr<Store>> open(const StoreOptions& options);
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  // The revision of the newest write (0 for an empty store).
+  std::int64_t revision() const { return revision_; }
+  // Event-log entries at or below this revision are gone.
+  std::int64_t compactedRevision() const { return compacted_; }
+  const std::string& path() const { return options_.path; }
+
+  // --- reads (memory only) ---
+  ObjectPtr get(std::string_view key) const;
+  // Visits the objects whose key starts with `prefix`, in key order, beginning after
+  // `startAfter` (empty = from the start). The visitor returns false to stop.
+  void scan(std::string_view prefix, std::string_view startAfter,
+            const std::function<bool(const std::string& key, const ObjectPtr& object)>& visit) const;
+  std::size_t size() const { return objects_.size(); }
+
+  // --- writes (one transaction each) ---
+  // Stores `object` under `key` at a new revision, which it writes into
+  // metadata.resourceVersion first. `type` is Added for a create, Modified otherwise.
+  Result<ObjectPtr> put(const std::string& key, Json object, EventType type);
+  // Removes `key`; the DELETED event carries `finalState` stamped with the new revision.
+  Result<ObjectPtr> remove(const std::string& key, Json finalState);
+
+  // --- event log ---
+  // Events with revision > `after`, oldest first, at most `limit`. 410 Expired when `after` is
+  // older than the compaction mark.
+  Result<std::vector<StoredEvent>> eventsSince(std::int64_t after, std::size_t limit) const;
+  // Drops event-log entries at or below `upTo` (clamped to the current revision).
+  Result<std::int64_t> compact(std::int64_t upTo);
+
+  // Called after every committed write, in revision order (the watch hub hangs here).
+  void setObserver(std::function<void(const StoredEvent&)> observer) {
+    observer_ = std::move(observer);
+  }
+
+ private:
+  class Database;
+  Store(StoreOptions options, std::unique_ptr<Database> db);
+  Result<ObjectPtr> write(const std::string& key, Json object, EventType type);
+  Result<void> load();
+  void maybeCompact();
+
+  StoreOptions options_;
+  std::unique_ptr<Database> db_;
+  std::map<std::string, ObjectPtr, std::less<>> objects_;
+  std::int64_t revision_ = 0;
+  std::int64_t compacted_ = 0;
+  std::function<void(const StoredEvent&)> observer_;
+};
+
+}  // namespace fakekube
