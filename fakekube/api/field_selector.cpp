@@ -69,13 +69,14 @@ tl::expected<std::string, std::string> unescapeValue(std::string_view s) {
     } else if (c == ',' || c == '=') {
       // Go formats the rune with %v, i.e. as its code point number ("61" for '='); kept so the
       // message is the API server's.
-      return tl::unexpected(fmt::format(
-          "invalid field selector: unescaped character in value: {}", static_cast<int>(c)));
+      return tl::unexpected(fmt::format("invalid field selector: unescaped character in value: {}",
+                                        static_cast<int>(c)));
     } else {
       out += c;
     }
   }
-  if (inSlash) return tl::unexpected(std::string("invalid field selector: invalid escape sequence: \\"));
+  if (inSlash)
+    return tl::unexpected(std::string("invalid field selector: invalid escape sequence: \\"));
   return out;
 }
 

@@ -28,7 +28,7 @@ class FieldSelector {
  public:
   struct Term {
     std::string field;
-    std::string value;  // unescaped
+    std::string value;     // unescaped
     bool negated = false;  // "!=" rather than "=" / "=="
     bool operator==(const Term&) const = default;
   };

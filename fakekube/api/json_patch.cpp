@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -140,8 +140,9 @@ tl::expected<void, Status> addAt(Json& doc, const Pointer& path, Json value, std
     }
     auto idx = arrayIndex(last);
     if (!idx || *idx > parent->size()) {
-      return tl::unexpected(doesNotApply(fmt::format(
-          "jsonpatch {} operation does not apply: index out of range: {}", op, goQuote(path.text))));
+      return tl::unexpected(
+          doesNotApply(fmt::format("jsonpatch {} operation does not apply: index out of range: {}",
+                                   op, goQuote(path.text))));
     }
     parent->insert(parent->begin() + static_cast<std::ptrdiff_t>(*idx), std::move(value));
     return {};
@@ -152,8 +153,7 @@ tl::expected<void, Status> addAt(Json& doc, const Pointer& path, Json value, std
 // Removes what `path` designates and returns it.
 tl::expected<Json, Status> removeAt(Json& doc, const Pointer& path,
                                     std::string_view missingMessage) {
-  Json* parent = path.tokens.empty() ? nullptr
-                                     : resolve(doc, path.tokens, path.tokens.size() - 1);
+  Json* parent = path.tokens.empty() ? nullptr : resolve(doc, path.tokens, path.tokens.size() - 1);
   if (parent != nullptr && parent->is_object()) {
     auto it = parent->find(path.tokens.back());
     if (it != parent->end()) {
@@ -174,7 +174,8 @@ tl::expected<Json, Status> removeAt(Json& doc, const Pointer& path,
 
 tl::expected<void, Status> apply(Json& doc, const Operation& op) {
   switch (op.kind) {
-    case OpKind::Add: return addAt(doc, op.path, *op.value, op.name);
+    case OpKind::Add:
+      return addAt(doc, op.path, *op.value, op.name);
     case OpKind::Remove: {
       auto removed = removeAt(doc, op.path, missingPath(op.name, op.path));
       if (!removed) return tl::unexpected(removed.error());
@@ -189,9 +190,9 @@ tl::expected<void, Status> apply(Json& doc, const Operation& op) {
     case OpKind::Move: {
       if (op.from.text == op.path.text) {
         if (resolve(doc, op.from) == nullptr) {
-          return tl::unexpected(doesNotApply(fmt::format(
-              "jsonpatch move operation does not apply: doc is missing from path: {}",
-              goQuote(op.from.text))));
+          return tl::unexpected(doesNotApply(
+              fmt::format("jsonpatch move operation does not apply: doc is missing from path: {}",
+                          goQuote(op.from.text))));
         }
         return {};
       }
@@ -232,8 +233,8 @@ tl::expected<void, Status> apply(Json& doc, const Operation& op) {
 // matter where in the array the problem is.
 tl::expected<std::vector<Operation>, Status> decode(const Json& patch) {
   if (!patch.is_array()) {
-    return tl::unexpected(malformed(fmt::format(
-        "a JSON patch must be an array of operations, not {}", patch.type_name())));
+    return tl::unexpected(malformed(
+        fmt::format("a JSON patch must be an array of operations, not {}", patch.type_name())));
   }
   if (patch.size() > kMaxJsonPatchOperations) {
     return tl::unexpected(Status::requestEntityTooLarge(

@@ -3,7 +3,8 @@
 // A patch is a JSON array of operations applied in order to a copy of the document; if any
 // operation fails, nothing is applied and the document is returned untouched:
 //
-//   {"op":"add",     "path":P, "value":V}  set a member / insert before an array index ("-" appends)
+//   {"op":"add",     "path":P, "value":V}  set a member / insert before an array index ("-"
+//   appends)
 //   {"op":"remove",  "path":P}             P must exist
 //   {"op":"replace", "path":P, "value":V}  P must exist
 //   {"op":"move",    "from":F, "path":P}   remove F then add it at P; P may not be inside F

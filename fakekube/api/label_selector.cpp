@@ -25,7 +25,8 @@ constexpr std::string_view kLabelValueErrMsg =
 constexpr std::string_view kDns1123SubdomainFmt =
     "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
 constexpr std::string_view kDns1123SubdomainErrMsg =
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
+    "'.', "
     "and must start and end with an alphanumeric character";
 constexpr size_t kQualifiedNameMaxLength = 63;
 constexpr size_t kLabelValueMaxLength = 63;
@@ -82,10 +83,10 @@ std::vector<std::string> qualifiedNameErrors(std::string_view value) {
   size_t slash = value.find('/');
   if (slash != std::string_view::npos) {
     if (value.find('/', slash + 1) != std::string_view::npos) {
-      errs.push_back("a qualified name " +
-                     regexError(kQualifiedNameErrMsg, kQualifiedNameFmt,
-                                {"MyName", "my.name", "123-abc"}) +
-                     " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')");
+      errs.push_back(
+          "a qualified name " +
+          regexError(kQualifiedNameErrMsg, kQualifiedNameFmt, {"MyName", "my.name", "123-abc"}) +
+          " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')");
       return errs;
     }
     std::string_view prefix = value.substr(0, slash);
@@ -257,20 +258,29 @@ bool isSpecialSymbol(char c) {
     case ')':
     case ',':
     case '>':
-    case '<': return true;
-    default: return false;
+    case '<':
+      return true;
+    default:
+      return false;
   }
 }
 
 Token singleSymbolToken(char c) {
   switch (c) {
-    case '=': return Token::Equals;
-    case '!': return Token::DoesNotExist;
-    case '(': return Token::OpenPar;
-    case ')': return Token::ClosedPar;
-    case ',': return Token::Comma;
-    case '>': return Token::GreaterThan;
-    default: return Token::LessThan;  // '<'
+    case '=':
+      return Token::Equals;
+    case '!':
+      return Token::DoesNotExist;
+    case '(':
+      return Token::OpenPar;
+    case ')':
+      return Token::ClosedPar;
+    case ',':
+      return Token::Comma;
+    case '>':
+      return Token::GreaterThan;
+    default:
+      return Token::LessThan;  // '<'
   }
 }
 
@@ -333,7 +343,8 @@ class Parser {
           }
           break;
         }
-        case Token::EndOfString: return requirements;
+        case Token::EndOfString:
+          return requirements;
         default:
           return tl::unexpected(
               fmt::format("found '{}', expected: !, identifier, or 'end of string'", lit));
@@ -383,13 +394,27 @@ class Parser {
     // parseOperator.
     auto [opTok, opLit] = consume(Context::KeyAndOperator);
     switch (opTok) {
-      case Token::In: op = Op::In; break;
-      case Token::NotIn: op = Op::NotIn; break;
-      case Token::Equals: op = Op::Equals; break;
-      case Token::DoubleEquals: op = Op::DoubleEquals; break;
-      case Token::NotEquals: op = Op::NotEquals; break;
-      case Token::GreaterThan: op = Op::GreaterThan; break;
-      case Token::LessThan: op = Op::LessThan; break;
+      case Token::In:
+        op = Op::In;
+        break;
+      case Token::NotIn:
+        op = Op::NotIn;
+        break;
+      case Token::Equals:
+        op = Op::Equals;
+        break;
+      case Token::DoubleEquals:
+        op = Op::DoubleEquals;
+        break;
+      case Token::NotEquals:
+        op = Op::NotEquals;
+        break;
+      case Token::GreaterThan:
+        op = Op::GreaterThan;
+        break;
+      case Token::LessThan:
+        op = Op::LessThan;
+        break;
       default:
         return tl::unexpected(
             fmt::format("found '{}', expected: in, notin, =, ==, !=, gt, lt", opLit));
@@ -453,7 +478,8 @@ class Parser {
           }
           break;
         }
-        default: return tl::unexpected(fmt::format("found '{}', expected: ',', or identifier", lit));
+        default:
+          return tl::unexpected(fmt::format("found '{}', expected: ',', or identifier", lit));
       }
     }
   }
@@ -478,15 +504,23 @@ void sortByKey(std::vector<Requirement>& rs) {
 
 const char* operatorSymbol(Op op) {
   switch (op) {
-    case Op::Equals: return "=";
-    case Op::DoubleEquals: return "==";
-    case Op::NotEquals: return "!=";
-    case Op::In: return " in ";
-    case Op::NotIn: return " notin ";
-    case Op::GreaterThan: return ">";
-    case Op::LessThan: return "<";
+    case Op::Equals:
+      return "=";
+    case Op::DoubleEquals:
+      return "==";
+    case Op::NotEquals:
+      return "!=";
+    case Op::In:
+      return " in ";
+    case Op::NotIn:
+      return " notin ";
+    case Op::GreaterThan:
+      return ">";
+    case Op::LessThan:
+      return "<";
     case Op::Exists:
-    case Op::DoesNotExist: return "";
+    case Op::DoesNotExist:
+      return "";
   }
   return "";
 }
@@ -508,11 +542,15 @@ bool LabelSelector::Requirement::matches(const Json& labels) const {
   switch (op) {
     case Operator::Equals:
     case Operator::DoubleEquals:
-    case Operator::In: return has && hasValue();
+    case Operator::In:
+      return has && hasValue();
     case Operator::NotEquals:
-    case Operator::NotIn: return !has || !hasValue();
-    case Operator::Exists: return has;
-    case Operator::DoesNotExist: return !has;
+    case Operator::NotIn:
+      return !has || !hasValue();
+    case Operator::Exists:
+      return has;
+    case Operator::DoesNotExist:
+      return !has;
     case Operator::GreaterThan:
     case Operator::LessThan: {
       if (value == nullptr) return false;

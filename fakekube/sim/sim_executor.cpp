@@ -45,27 +45,27 @@ SimExecutor::~SimExecutor() {
   }
 }
 
-void SimExecutor::post(Task fn) { enqueue(clock_.now_, std::move(fn)); }
+void SimExecutor::post(Task fn) { enqueue(clock_.now_, std::move(fn), false); }
 
 TimerId SimExecutor::postAfter(Duration delay, Task fn) {
-  return enqueue(delay <= Duration::zero() ? clock_.now_ : after(delay), std::move(fn));
+  return enqueue(delay <= Duration::zero() ? clock_.now_ : after(delay), std::move(fn), true);
 }
 
 bool SimExecutor::cancel(TimerId id) {
   auto it = tasks_.find(id);
-  if (it == tasks_.end()) return false;
+  if (it == tasks_.end() || !it->second.cancellable) return false;
   queue_.erase(it->second.key);
   tasks_.erase(it);
   return true;
 }
 
-TimerId SimExecutor::enqueue(TimePoint due, Task fn) {
+TimerId SimExecutor::enqueue(TimePoint due, Task fn, bool cancellable) {
   const std::uint64_t seq = nextSeq_++;
   // The tie-break is drawn at post time, from the raw engine output: std::mt19937_64's sequence is
   // fixed by the standard, whereas the distributions are not, so a seed replays on any toolchain.
   const Key key{due, options_.seed ? rng_() : 0, seq};
   queue_.insert(key);
-  tasks_.emplace(seq, Entry{key, std::move(fn)});
+  tasks_.emplace(seq, Entry{key, std::move(fn), cancellable});
   return seq;
 }
 

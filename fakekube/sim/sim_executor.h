@@ -107,9 +107,12 @@ class SimExecutor final : public Executor {
   struct Entry {
     Key key;
     Task fn;
+    // Only postAfter() hands out ids, so only its tasks can be cancelled. (A post()'s sequence
+    // number is visible to the trace hook, but it is not a TimerId.)
+    bool cancellable;
   };
 
-  TimerId enqueue(TimePoint due, Task fn);
+  TimerId enqueue(TimePoint due, Task fn, bool cancellable);
   // Runs the first queued task if it is due by `limit`, moving the clock to its due time.
   bool runNextDueBy(TimePoint limit);
   // The instant `d` after now, clamped to the end of representable time.

@@ -52,14 +52,15 @@ TimerId ThreadPoolExecutor::postAfter(Duration delay, Task fn) {
   const std::uint64_t id = nextId_++;
   if (stopping_) return id;
   if (delay <= Duration::zero()) {
-    tasks_.emplace(id, Pending{.fn = std::move(fn)});
+    tasks_.emplace(id, Pending{.fn = std::move(fn), .cancellable = true});
     makeReadyLocked(id);
     return id;
   }
   const auto steadyDelay = std::chrono::ceil<SteadyTime::duration>(delay);
   const SteadyTime due =
       steadyDelay > SteadyTime::max() - now ? SteadyTime::max() : now + steadyDelay;
-  tasks_.emplace(id, Pending{.fn = std::move(fn), .isTimer = true, .due = due});
+  tasks_.emplace(id,
+                 Pending{.fn = std::move(fn), .cancellable = true, .inTimers = true, .due = due});
   const bool earliest = timers_.empty() || due < timers_.begin()->first;
   timers_.emplace(due, id);
   if (earliest) timerCv_.notify_one();
@@ -70,8 +71,9 @@ bool ThreadPoolExecutor::cancel(TimerId id) {
   Task dropped;  // destroyed after the lock: what it captured may post or cancel
   std::unique_lock lock(mu_);
   auto it = tasks_.find(id);
-  if (it == tasks_.end() || !it->second.isTimer) return false;
-  timers_.erase({it->second.due, id});  // no-op if already moved to ready_
+  if (it == tasks_.end() || !it->second.cancellable) return false;
+  // A task already in ready_ stays there; the worker that pops its id finds no task and skips it.
+  if (it->second.inTimers) timers_.erase({it->second.due, id});
   dropped = std::move(it->second.fn);
   tasks_.erase(it);
   lock.unlock();
@@ -141,8 +143,10 @@ void ThreadPoolExecutor::timerLoop() {
     }
     const SteadyTime now = std::chrono::steady_clock::now();
     while (!timers_.empty() && timers_.begin()->first <= now) {
-      makeReadyLocked(timers_.begin()->second);
+      const std::uint64_t id = timers_.begin()->second;
       timers_.erase(timers_.begin());
+      tasks_.at(id).inTimers = false;
+      makeReadyLocked(id);
     }
     if (timers_.empty()) continue;
     const SteadyTime next = timers_.begin()->first;

@@ -63,8 +63,11 @@ class ThreadPoolExecutor final : public Executor {
 
   struct Pending {
     Task fn;
-    bool isTimer = false;
-    SteadyTime due{};  // meaningful only for timers
+    // Only postAfter() hands out ids, so only its tasks can be cancelled (even when delay <= 0,
+    // as on SimExecutor); a guessed id of a post() task must not cancel it.
+    bool cancellable = false;
+    bool inTimers = false;  // waiting in timers_ under `due` (else queued in ready_)
+    SteadyTime due{};
   };
 
   void workerLoop();

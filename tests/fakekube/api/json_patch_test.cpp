@@ -59,9 +59,9 @@ TEST(JsonPatchTest, A4RemovingAnArrayElement) {
 }
 
 TEST(JsonPatchTest, A5ReplacingAValue) {
-  EXPECT_EQ(patched(R"({"baz":"qux","foo":"bar"})",
-                    R"([{"op":"replace","path":"/baz","value":"boo"}])"),
-            J(R"({"baz":"boo","foo":"bar"})"));
+  EXPECT_EQ(
+      patched(R"({"baz":"qux","foo":"bar"})", R"([{"op":"replace","path":"/baz","value":"boo"}])"),
+      J(R"({"baz":"boo","foo":"bar"})"));
 }
 
 TEST(JsonPatchTest, A6MovingAValue) {
@@ -91,9 +91,9 @@ TEST(JsonPatchTest, A9TestingAValueError) {
 }
 
 TEST(JsonPatchTest, A10AddingANestedMemberObject) {
-  EXPECT_EQ(patched(R"({"foo":"bar"})",
-                    R"([{"op":"add","path":"/child","value":{"grandchild":{}}}])"),
-            J(R"({"foo":"bar","child":{"grandchild":{}}})"));
+  EXPECT_EQ(
+      patched(R"({"foo":"bar"})", R"([{"op":"add","path":"/child","value":{"grandchild":{}}}])"),
+      J(R"({"foo":"bar","child":{"grandchild":{}}})"));
 }
 
 TEST(JsonPatchTest, A11IgnoringUnrecognizedElements) {
@@ -104,7 +104,8 @@ TEST(JsonPatchTest, A11IgnoringUnrecognizedElements) {
 TEST(JsonPatchTest, A12AddingToANonexistentTarget) {
   Status s = failure(R"({"foo":"bar"})", R"([{"op":"add","path":"/baz/bat","value":"qux"}])");
   EXPECT_EQ(s.code, 422);
-  EXPECT_EQ(s.message, R"(jsonpatch add operation does not apply: doc is missing path: "/baz/bat")");
+  EXPECT_EQ(s.message,
+            R"(jsonpatch add operation does not apply: doc is missing path: "/baz/bat")");
 }
 
 TEST(JsonPatchTest, A13DuplicateMembersLastOneWinsAsInGo) {
@@ -126,8 +127,9 @@ TEST(JsonPatchTest, A15ComparingStringsAndNumbers) {
 }
 
 TEST(JsonPatchTest, A16AddingAnArrayValue) {
-  EXPECT_EQ(patched(R"({"foo":["bar"]})", R"([{"op":"add","path":"/foo/-","value":["abc","def"]}])"),
-            J(R"({"foo":["bar",["abc","def"]]})"));
+  EXPECT_EQ(
+      patched(R"({"foo":["bar"]})", R"([{"op":"add","path":"/foo/-","value":["abc","def"]}])"),
+      J(R"({"foo":["bar",["abc","def"]]})"));
 }
 
 // --- beyond the appendix ---
@@ -139,7 +141,8 @@ TEST(JsonPatchTest, Copy) {
             J(R"({"a":{"b":[1,2]},"c":{"d":[1,2,3]}})"));
   Status s = failure(R"({"a":1})", R"([{"op":"copy","from":"/x","path":"/y"}])");
   EXPECT_EQ(s.code, 422);
-  EXPECT_EQ(s.message, R"(jsonpatch copy operation does not apply: doc is missing from path: "/x")");
+  EXPECT_EQ(s.message,
+            R"(jsonpatch copy operation does not apply: doc is missing from path: "/x")");
 }
 
 TEST(JsonPatchTest, EscapedPointers) {
@@ -182,7 +185,8 @@ TEST(JsonPatchTest, MissingPathsAreUnprocessable) {
   Status s = failure(R"({"spec":{}})", R"([{"op":"remove","path":"/spec/x"}])");
   EXPECT_EQ(s.code, 422);
   EXPECT_EQ(s.reason, "Invalid");
-  EXPECT_EQ(s.message, R"(jsonpatch remove operation does not apply: doc is missing path: "/spec/x")");
+  EXPECT_EQ(s.message,
+            R"(jsonpatch remove operation does not apply: doc is missing path: "/spec/x")");
 
   s = failure(R"({"spec":{}})", R"([{"op":"replace","path":"/spec/x","value":1}])");
   EXPECT_EQ(s.message,

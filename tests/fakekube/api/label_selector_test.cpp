@@ -118,8 +118,8 @@ TEST(LabelSelectorTest, LessThan) {
 }
 
 TEST(LabelSelectorTest, IntegerComparisonsNeverMatchNonIntegerValues) {
-  for (const char* value : {"abc", "", "3.5", "1e3", "0x10", " 4", "4 ", "+", "--4",
-                            "99999999999999999999"}) {
+  for (const char* value :
+       {"abc", "", "3.5", "1e3", "0x10", " 4", "4 ", "+", "--4", "99999999999999999999"}) {
     Json labels = {{"n", value}};
     EXPECT_FALSE(mustParse("n>0").matches(labels)) << value;
     EXPECT_FALSE(mustParse("n<1000").matches(labels)) << value;
@@ -255,8 +255,8 @@ TEST(LabelSelectorTest, KeysAndValuesAreValidated) {
 }
 
 TEST(LabelSelectorTest, FromJsonEmptyAndNullSelectEverything) {
-  for (const char* text : {"{}", "null", R"({"matchLabels":{},"matchExpressions":[]})",
-                           R"({"matchLabels":null})"}) {
+  for (const char* text :
+       {"{}", "null", R"({"matchLabels":{},"matchExpressions":[]})", R"({"matchLabels":null})"}) {
     auto s = LabelSelector::fromJson(J(text));
     ASSERT_TRUE(s) << text;
     EXPECT_TRUE(s->empty()) << text;

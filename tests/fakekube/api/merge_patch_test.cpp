@@ -71,9 +71,9 @@ TEST(MergePatchTest, Rfc7386Section3Example) {
 }
 
 TEST(MergePatchTest, KubernetesObjectPatch) {
-  auto r = applyMergePatch(
-      J(R"({"metadata":{"name":"c","labels":{"a":"1","b":"2"}},"data":{"k":"v"}})"),
-      R"({"metadata":{"labels":{"a":null,"c":"3"}},"data":{"k2":"v2"}})");
+  auto r =
+      applyMergePatch(J(R"({"metadata":{"name":"c","labels":{"a":"1","b":"2"}},"data":{"k":"v"}})"),
+                      R"({"metadata":{"labels":{"a":null,"c":"3"}},"data":{"k2":"v2"}})");
   ASSERT_TRUE(r);
   EXPECT_EQ(*r, J(R"({"metadata":{"name":"c","labels":{"b":"2","c":"3"}},
                       "data":{"k":"v","k2":"v2"}})"));

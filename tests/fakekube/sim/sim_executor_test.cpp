@@ -292,6 +292,29 @@ TEST(SimExecutorTest, CancelReturnsFalseForUnknownCancelledOrRunTimers) {
   EXPECT_FALSE(exec.cancel(ran));
 }
 
+TEST(SimExecutorTest, TimerWithNonPositiveDelayCanStillBeCancelled) {
+  SimExecutor exec;
+  bool fired = false;
+  const TimerId id = exec.postAfter(seconds(0), [&] { fired = true; });
+  EXPECT_TRUE(exec.cancel(id));
+  exec.runUntilIdle();
+  EXPECT_FALSE(fired);
+}
+
+TEST(SimExecutorTest, PostedWorkCannotBeCancelledByItsSequenceNumber) {
+  SimExecutor exec;
+  std::uint64_t seq = 0;
+  exec.setTraceHook([&](std::uint64_t s, TimePoint) { seq = s; });
+  exec.post([] {});
+  exec.runUntilIdle();
+  bool ran = false;
+  exec.post([&] { ran = true; });
+  // Sequence numbers are consecutive, so seq + 1 names the post() just made; it is no TimerId.
+  EXPECT_FALSE(exec.cancel(seq + 1));
+  exec.runUntilIdle();
+  EXPECT_TRUE(ran);
+}
+
 TEST(SimExecutorTest, TaskCanCancelALaterTimer) {
   SimExecutor exec;
   bool fired = false;

@@ -93,6 +93,25 @@ TEST(ThreadPoolExecutorTest, CancelledTimerNeverRunsAndIsDestroyed) {
   EXPECT_FALSE(ran);
 }
 
+TEST(ThreadPoolExecutorTest, CancelSucceedsForADueTimerThatHasNotStarted) {
+  ThreadPoolExecutor exec(1);
+  std::promise<void> started;
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  // The only worker is busy, so the due timer waits in the queue until released.
+  exec.post([&] {
+    started.set_value();
+    released.wait();
+  });
+  started.get_future().wait();
+  bool ran = false;  // would be a data race if the task ran; TSan would report it
+  const TimerId id = exec.postAfter(milliseconds(0), [&] { ran = true; });
+  EXPECT_TRUE(exec.cancel(id));
+  release.set_value();
+  exec.shutdown();
+  EXPECT_FALSE(ran);
+}
+
 TEST(ThreadPoolExecutorTest, CancelReturnsFalseOnceTheTimerRan) {
   ThreadPoolExecutor exec;
   std::promise<void> ran;

@@ -1,0 +1,238 @@
+// `fakekube demo`: the API server's rules told as a story on the in-memory store, in virtual time.
+//
+// Every line is the outcome of a real request to the in-process API server; nothing is scripted
+// output. The timestamps are virtual: the whole story runs in microseconds.
+#include <cstdio>
+#include <string>
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "fakekube/api/object_meta.h"
+#include "fakekube/apiserver/api_server.h"
+#include "fakekube/sim/sim_executor.h"
+#include "tools/cli/commands.h"
+
+namespace fakekube::cli {
+
+namespace {
+
+const GroupVersionResource kNamespaces{"", "v1", "namespaces"};
+const GroupVersionResource kPods{"", "v1", "pods"};
+const GroupVersionResource kConfigMaps{"", "v1", "configmaps"};
+const GroupVersionResource kDeployments{"apps", "v1", "deployments"};
+const GroupVersionResource kCrds{"apiextensions.k8s.io", "v1", "customresourcedefinitions"};
+const GroupVersionResource kWidgets{"example.com", "v1", "widgets"};
+
+class Timeline {
+ public:
+  Timeline(SimExecutor& executor, ApiServer& server, bool color)
+      : executor_(executor), server_(server), color_(color) {}
+
+  void chapter(const std::string& title) {
+    std::printf("\n%s\n", color_ ? fmt::format("\033[1m{}\033[0m", title).c_str() : title.c_str());
+  }
+
+  // One line: virtual time since the start, the store revision, what happened.
+  void line(const std::string& text) {
+    auto elapsed = std::chrono::duration_cast<std::chrono::seconds>(executor_.now() - kSimulatedEpoch);
+    std::printf("  [+%3llds rv=%-3lld] %s\n", static_cast<long long>(elapsed.count()),
+                static_cast<long long>(server_.revision()), text.c_str());
+  }
+
+  void error(const std::string& what, const Status& status) {
+    line(fmt::format("{} -> {} {}", what, status.code, status.reason));
+    std::printf("  %17s %s\n", "", status.message.c_str());
+  }
+
+  void tick(int seconds = 1) { executor_.advance(std::chrono::seconds(seconds)); }
+
+ private:
+  SimExecutor& executor_;
+  ApiServer& server_;
+  bool color_;
+};
+
+Json pod(const std::string& name, const std::string& node = "") {
+  Json p = {{"apiVersion", "v1"},
+            {"kind", "Pod"},
+            {"metadata", {{"name", name}, {"labels", {{"app", "web"}}}}},
+            {"spec", {{"containers", {{{"name", "web"}, {"image", "nginx:1.27"}}}}}}};
+  if (!node.empty()) p["spec"]["nodeName"] = node;
+  return p;
+}
+
+Json deployment(const std::string& name, int replicas) {
+  Json podTemplate = {{"metadata", {{"labels", {{"app", name}}}}},
+                      {"spec", {{"containers", {{{"name", "web"}, {"image", "nginx:1.27"}}}}}}};
+  return {{"apiVersion", "apps/v1"},
+          {"kind", "Deployment"},
+          {"metadata", {{"name", name}}},
+          {"spec",
+           {{"replicas", replicas},
+            {"selector", {{"matchLabels", {{"app", name}}}}},
+            {"template", podTemplate}}}};
+}
+
+Json widgetCrd() {
+  return Json::parse(R"({
+    "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+    "metadata": {"name": "widgets.example.com"},
+    "spec": {"group": "example.com", "scope": "Namespaced",
+             "names": {"plural": "widgets", "singular": "widget", "kind": "Widget"},
+             "versions": [{"name": "v1", "served": true, "storage": true,
+                           "subresources": {"status": {}},
+                           "schema": {"openAPIV3Schema": {"type": "object",
+                                      "x-kubernetes-preserve-unknown-fields": true}}}]}})");
+}
+
+std::string describe(const Json& object) {
+  std::string text = fmt::format("{} {}", meta::kind(object), meta::namespacedName(object));
+  text += fmt::format(" (rv {}", meta::resourceVersion(object));
+  if (meta::generation(object) > 0) text += fmt::format(", generation {}", meta::generation(object));
+  return text + ")";
+}
+
+int story(SimExecutor& executor, ApiServer& server, bool color) {
+  Timeline t(executor, server, color);
+
+  t.chapter("1. Namespaces: the server starts with default, kube-system, kube-public, kube-node-lease");
+  auto namespaces = server.list(kNamespaces, "");
+  std::string names;
+  for (const auto& ns : (*namespaces)["items"]) names += " " + meta::name(ns);
+  t.line("list namespaces:" + names);
+  t.tick();
+  auto teamA = server.create(kNamespaces, "", {{"metadata", {{"name", "team-a"}}}});
+  t.line(fmt::format("create {} -> phase {}", describe(*teamA), (*teamA)["status"]["phase"].get<std::string>()));
+  auto missing = server.create(kPods, "team-b", pod("web-0"));
+  t.error("create Pod team-b/web-0 in a namespace that does not exist", missing.error());
+
+  t.chapter("2. Pods: uid, creationTimestamp and defaults come from the server");
+  t.tick();
+  auto web0 = server.create(kPods, "team-a", pod("web-0"));
+  t.line(fmt::format("create {}: uid {}, created {}, phase {}, restartPolicy {}",
+                     describe(*web0), meta::uid(*web0), meta::creationTimestamp(*web0),
+                     (*web0)["status"]["phase"].get<std::string>(),
+                     (*web0)["spec"]["restartPolicy"].get<std::string>()));
+  auto generated = server.create(kPods, "team-a",
+                                 {{"metadata", {{"generateName", "worker-"}}},
+                                  {"spec", pod("x")["spec"]}});
+  t.line(fmt::format("create with generateName worker- -> {}", meta::name(*generated)));
+  auto badName = server.create(kPods, "team-a", pod("Web_0"));
+  t.error("create Pod team-a/Web_0", badName.error());
+  t.line("(the rejected request left the revision where it was)");
+
+  t.chapter("3. Generation counts spec changes; resourceVersion counts every write");
+  t.tick();
+  auto web = server.create(kDeployments, "team-a", deployment("web", 1));
+  t.line("create " + describe(*web));
+  Json scaled = *web;
+  scaled["spec"]["replicas"] = 3;
+  web = server.update(kDeployments, "team-a", scaled);
+  t.line("scale to 3 replicas (spec change) -> " + describe(*web));
+  Json labelled = *web;
+  meta::setLabel(labelled, "tier", "frontend");
+  web = server.update(kDeployments, "team-a", labelled);
+  t.line("add label tier=frontend (metadata only) -> " + describe(*web));
+  Json same = *web;
+  web = server.update(kDeployments, "team-a", same);
+  t.line("update with no change -> " + describe(*web) + ": no write, no new revision");
+
+  t.chapter("4. Optimistic concurrency: a stale resourceVersion gets 409 Conflict");
+  t.tick();
+  auto settings = server.create(kConfigMaps, "team-a",
+                                {{"metadata", {{"name", "settings"}}}, {"data", {{"mode", "a"}}}});
+  Json readByA = *settings;
+  Json readByB = *settings;
+  t.line(fmt::format("controllers A and B both read ConfigMap team-a/settings at rv {}",
+                     meta::resourceVersion(readByA)));
+  readByA["data"]["mode"] = "b";
+  auto writtenByA = server.update(kConfigMaps, "team-a", readByA);
+  t.line("A writes mode=b -> " + describe(*writtenByA));
+  readByB["data"]["mode"] = "c";
+  auto conflict = server.update(kConfigMaps, "team-a", readByB);
+  t.error(fmt::format("B writes mode=c with rv {}", meta::resourceVersion(readByB)), conflict.error());
+  auto fresh = server.get(kConfigMaps, "team-a", "settings");
+  Json retry = *fresh;
+  retry["data"]["mode"] = "c";
+  auto writtenByB = server.update(kConfigMaps, "team-a", retry);
+  t.line("B re-reads and writes again -> " + describe(*writtenByB));
+
+  t.chapter("5. Finalizers hold a deletion until the last one is removed");
+  t.tick();
+  Json guarded = {{"metadata", {{"name", "guarded"}, {"finalizers", {"example.com/cleanup"}}}},
+                  {"data", {{"k", "v"}}}};
+  server.create(kConfigMaps, "team-a", guarded);
+  auto deleting = server.deleteObject(kConfigMaps, "team-a", "guarded");
+  t.line(fmt::format("delete ConfigMap team-a/guarded -> still there, deletionTimestamp {}",
+                     meta::deletionTimestamp(*deleting)));
+  Json more = *deleting;
+  meta::addFinalizer(more, "example.com/another");
+  auto refused = server.update(kConfigMaps, "team-a", more);
+  t.error("add another finalizer", refused.error());
+  t.tick(5);
+  Json released = *deleting;
+  meta::removeFinalizer(released, "example.com/cleanup");
+  server.update(kConfigMaps, "team-a", released);
+  auto gone = server.get(kConfigMaps, "team-a", "guarded");
+  t.line(fmt::format("remove the finalizer -> the object is gone ({})", gone.error().message));
+
+  t.chapter("6. Pods: graceful deletion on a node, immediate without one");
+  t.tick();
+  server.deleteObject(kPods, "team-a", "web-0");
+  t.line(fmt::format("delete Pod team-a/web-0 (never scheduled) -> gone: {}",
+                     server.get(kPods, "team-a", "web-0").error().message));
+  server.create(kPods, "team-a", pod("web-1", "node-1"));
+  auto terminating = server.deleteObject(kPods, "team-a", "web-1");
+  t.line(fmt::format("delete Pod team-a/web-1 (on node-1) -> terminating until {} (grace {}s)",
+                     meta::deletionTimestamp(*terminating),
+                     meta::deletionGracePeriodSeconds(*terminating).value_or(0)));
+  t.tick(3);
+  DeleteOptions now;
+  now.gracePeriodSeconds = 0;
+  server.deleteObject(kPods, "team-a", "web-1", now);
+  t.line("the kubelet confirms with gracePeriodSeconds=0 -> gone");
+
+  t.chapter("7. Custom resources: a CRD makes a kind servable; status does not bump generation");
+  t.tick();
+  server.create(kCrds, "", widgetCrd());
+  t.line("create CustomResourceDefinition widgets.example.com");
+  auto widget = server.create(kWidgets, "team-a",
+                              {{"apiVersion", "example.com/v1"}, {"kind", "Widget"},
+                               {"metadata", {{"name", "w1"}}}, {"spec", {{"size", 1}}}});
+  t.line("create " + describe(*widget));
+  Json status = *widget;
+  status["status"] = {{"ready", true}};
+  widget = server.updateStatus(kWidgets, "team-a", status);
+  t.line("write status.ready=true via /status -> " + describe(*widget));
+  Json resized = *widget;
+  resized["spec"]["size"] = 2;
+  widget = server.update(kWidgets, "team-a", resized);
+  t.line("change spec.size -> " + describe(*widget));
+  Json unversioned = *widget;
+  meta::metadata(unversioned).erase("resourceVersion");
+  t.error("update without a resourceVersion", server.update(kWidgets, "team-a", unversioned).error());
+
+  std::printf("\n%lld writes in %.0f virtual seconds; every line above is a real API request.\n",
+              static_cast<long long>(server.revision()),
+              std::chrono::duration<double>(executor.now() - kSimulatedEpoch).count());
+  return 0;
+}
+
+}  // namespace
+
+int runDemo(const DemoOptions& options) {
+  SimExecutor executor(SimExecutor::Options{.seed = 1});
+  ApiServerOptions serverOptions;
+  serverOptions.seed = 1;
+  auto server = ApiServer::open(executor.clock(), serverOptions);
+  if (!server) {
+    std::fprintf(stderr, "fakekube: %s\n", server.error().message.c_str());
+    return 1;
+  }
+  std::printf("fakekube demo: the API server's rules on the embedded in-memory store\n");
+  return story(executor, **server, options.color);
+}
+
+}  // namespace fakekube::cli
