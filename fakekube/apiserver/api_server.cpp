@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "fakekube/api/json_patch.h"
@@ -86,6 +87,23 @@ Result<std::string> reconcileNamespace(const ResourceInfo& info, std::string_vie
   }
   metadata["namespace"] = ns;
   return ns;
+}
+
+// A metav1.Time as a field error shows it: Go's time.Time.String() in the server's zone (UTC),
+// "2024-01-01 00:00:00 +0000 UTC". Anything that is not a timestamp is shown as JSON.
+std::string goTimeString(const Json& value) {
+  TimePoint t;
+  if (!value.is_string() || !parseRfc3339(value.get<std::string>(), &t)) return value.dump();
+  std::string s = formatRfc3339(t);  // "2024-01-01T00:00:00Z"
+  s[10] = ' ';
+  s.pop_back();
+  const auto subNanos = (t.time_since_epoch() % std::chrono::seconds(1)).count();
+  if (subNanos > 0) {
+    std::string fraction = fmt::format(".{:09d}", subNanos);
+    while (fraction.back() == '0') fraction.pop_back();
+    s += fraction;
+  }
+  return s + " +0000 UTC";
 }
 
 std::string quotedList(const std::vector<std::string>& items) {
@@ -309,10 +327,9 @@ Result<Json> ApiServer::createLocked(const ResourceInfo& info, std::string reque
   auto ns = reconcileNamespace(info, requestNs, object);
   if (!ns) return tl::unexpected(ns.error());
   Json& metadata = meta::metadata(object);
-  if (!meta::resourceVersion(object).empty()) {
-    return tl::unexpected(
-        Status::internal("resourceVersion should not be set on objects to be created"));
-  }
+  // etcd3's store.Create refuses it after validation and admission, with a plain error that the
+  // API server answers as an untyped 500 (no reason, no "Internal error occurred: " prefix).
+  const bool resourceVersionSet = !meta::resourceVersion(object).empty();
   // System fields are the server's to set.
   for (const char* field : {"uid", "creationTimestamp", "deletionTimestamp",
                             "deletionGracePeriodSeconds", "selfLink", "resourceVersion"}) {
@@ -354,6 +371,10 @@ Result<Json> ApiServer::createLocked(const ResourceInfo& info, std::string reque
 
   if (!isNamespaceKind(info)) {
     if (auto error = checkNamespaceForCreate(info, *ns, name)) return tl::unexpected(*error);
+  }
+  if (resourceVersionSet) {
+    return tl::unexpected(
+        Status::generic(500, "", "resourceVersion should not be set on objects to be created"));
   }
   const std::string objectKey = key(info, *ns, name);
   if (store_->get(objectKey) != nullptr) {
@@ -438,7 +459,15 @@ Result<Json> ApiServer::updateLocked(const ResourceInfo& info, std::string reque
   const Json& old = *oldPtr;
   const GroupResource gr = info.groupResource();
 
-  // Preconditions: resourceVersion, then uid.
+  // Preconditions: the uid first (storage preconditions are checked before the update function,
+  // which compares resourceVersions), then the resourceVersion.
+  const std::string uid = meta::uid(object);
+  if (!uid.empty() && uid != meta::uid(old)) {
+    return tl::unexpected(Status::conflict(
+        gr, name,
+        fmt::format("Precondition failed: UID in precondition: {}, UID in object meta: {}", uid,
+                    meta::uid(old))));
+  }
   const std::string rv = meta::resourceVersion(object);
   if (rv.empty()) {
     if (!info.allowUnconditionalUpdate) {
@@ -451,13 +480,6 @@ Result<Json> ApiServer::updateLocked(const ResourceInfo& info, std::string reque
       return tl::unexpected(Status::badRequest(fmt::format("invalid resource version: {}", rv)));
     }
     return tl::unexpected(Status::conflictModified(gr, name));
-  }
-  const std::string uid = meta::uid(object);
-  if (!uid.empty() && uid != meta::uid(old)) {
-    return tl::unexpected(Status::conflict(
-        gr, name,
-        fmt::format("Precondition failed: UID in precondition: {}, UID in object meta: {}", uid,
-                    meta::uid(old))));
   }
 
   Json updated;
@@ -501,7 +523,7 @@ Result<Json> ApiServer::updateLocked(const ResourceInfo& info, std::string reque
       metadata["deletionTimestamp"] = oldMeta["deletionTimestamp"];
     } else if (metadata.contains("deletionTimestamp") && !metadata["deletionTimestamp"].is_null()) {
       errors.push_back(FieldError::invalid("metadata.deletionTimestamp",
-                                           metadata["deletionTimestamp"].dump(),
+                                           goTimeString(metadata["deletionTimestamp"]),
                                            "field is immutable"));
     }
     if (oldMeta.contains("deletionGracePeriodSeconds")) {
@@ -525,6 +547,9 @@ Result<Json> ApiServer::updateLocked(const ResourceInfo& info, std::string reque
       for (const auto& f : meta::finalizers(updated)) {
         if (!meta::hasFinalizer(old, f)) added.push_back(f);
       }
+      // Kubernetes lists them as a sorted set.
+      std::sort(added.begin(), added.end());
+      added.erase(std::unique(added.begin(), added.end()), added.end());
       if (!added.empty()) {
         errors.push_back(FieldError::forbidden(
             "metadata.finalizers",

@@ -41,7 +41,8 @@ std::int64_t podGracePeriod(const Json& pod, const DeleteOptions& options) {
   if (podNodeName(pod).empty()) return 0;
   std::string phase = podPhase(pod);
   if (phase == "Succeeded" || phase == "Failed") return 0;
-  if (options.gracePeriodSeconds) return std::max<std::int64_t>(0, *options.gracePeriodSeconds);
+  // A negative grace period counts as 1 s (rest.BeforeDelete).
+  if (options.gracePeriodSeconds) return *options.gracePeriodSeconds < 0 ? 1 : *options.gracePeriodSeconds;
   auto spec = pod.find("spec");
   if (spec != pod.end() && spec->is_object()) {
     auto grace = spec->find("terminationGracePeriodSeconds");
@@ -72,8 +73,9 @@ Result<Json> ApiServer::deleteLocked(const ResourceInfo& info, const std::string
     if (policy != "Foreground" && policy != "Background" && policy != "Orphan") {
       return tl::unexpected(Status::invalid(
           "meta.k8s.io", "DeleteOptions", "",
-          {FieldError::notSupported("propagationPolicy", goQuote(policy),
-                                    "supported values: \"Foreground\", \"Background\", \"Orphan\"")}));
+          {FieldError::notSupported(
+              "propagationPolicy", goQuote(policy),
+              "supported values: \"Foreground\", \"Background\", \"Orphan\", \"nil\"")}));
     }
   }
   const std::string objectKey = key(info, ns, name);
@@ -81,18 +83,21 @@ Result<Json> ApiServer::deleteLocked(const ResourceInfo& info, const std::string
   if (oldPtr == nullptr) return tl::unexpected(Status::notFound(gr, name));
   const Json& old = *oldPtr;
 
+  // rest.BeforeDelete checks the preconditions first, naming the Kind (not the resource).
+  const GroupResource kindGr{info.group, info.kind};
   if (options.preconditions.uid && *options.preconditions.uid != meta::uid(old)) {
     return tl::unexpected(Status::conflict(
-        gr, name,
-        fmt::format("Precondition failed: UID in precondition: {}, UID in object meta: {}",
+        kindGr, name,
+        fmt::format("the UID in the precondition ({}) does not match the UID in record ({}). The "
+                    "object might have been deleted and then recreated",
                     *options.preconditions.uid, meta::uid(old))));
   }
   if (options.preconditions.resourceVersion &&
       *options.preconditions.resourceVersion != meta::resourceVersion(old)) {
     return tl::unexpected(Status::conflict(
-        gr, name,
-        fmt::format("Precondition failed: ResourceVersion in precondition: {}, ResourceVersion in "
-                    "object meta: {}",
+        kindGr, name,
+        fmt::format("the ResourceVersion in the precondition ({}) does not match the "
+                    "ResourceVersion in record ({}). The object might have been modified",
                     *options.preconditions.resourceVersion, meta::resourceVersion(old))));
   }
   if (isNamespace(info) && (name == "default" || name == "kube-system" || name == "kube-public")) {
@@ -122,14 +127,26 @@ Result<Json> ApiServer::deleteLocked(const ResourceInfo& info, const std::string
     // Already deleting: a no-op, except that a pod's grace period may be shortened (the kubelet
     // confirms a pod's shutdown by deleting it with grace 0).
     if (!isPod(info) || !options.gracePeriodSeconds) return respond(old, false);
-    std::int64_t grace = std::max<std::int64_t>(0, *options.gracePeriodSeconds);
+    std::int64_t grace = *options.gracePeriodSeconds < 0 ? 1 : *options.gracePeriodSeconds;
     std::int64_t current = meta::deletionGracePeriodSeconds(old).value_or(0);
     if (grace >= current) return respond(old, false);  // a grace period can only shrink
     if (grace == 0 && meta::finalizers(old).empty()) return removeNow(old);
+    // The deadline moves back to when deletion was requested plus the new grace period
+    // (rest.BeforeDelete), but never into the past: then it is now, and a graceful delete keeps
+    // a minimal 1 s so that the kubelet still confirms it.
+    TimePoint requested;
+    if (!parseRfc3339(meta::deletionTimestamp(old), &requested)) {
+      requested = nowTime + std::chrono::seconds(current);
+    }
+    TimePoint deadline = requested - std::chrono::seconds(current) + std::chrono::seconds(grace);
+    if (deadline < nowTime) {
+      deadline = nowTime;
+      if (grace != 0) grace = 1;
+    }
     Json updated = old;
     Json& metadata = meta::metadata(updated);
     metadata["deletionGracePeriodSeconds"] = grace;
-    metadata["deletionTimestamp"] = formatRfc3339(nowTime + std::chrono::seconds(grace));
+    metadata["deletionTimestamp"] = formatRfc3339(deadline);
     return write(std::move(updated));
   }
 

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fakekube/api/json_writer.h"
 #include "fakekube/store/sqlite.h"
 
 namespace fakekube {
@@ -22,25 +23,39 @@ class Store::Database {
  public:
   sqlite::Connection connection;
   sqlite::Statement begin, commit, rollback;
-  sqlite::Statement upsertObject, deleteObject, insertEvent;
-  sqlite::Statement selectEventsSince, deleteEventsUpTo, saveCompacted;
+  sqlite::Statement insertRevision, selectEventsSince, compactKeys, saveCompacted, selectAt;
 };
 
 namespace {
 
 constexpr std::string_view kSchema = R"sql(
-CREATE TABLE IF NOT EXISTS objects(
-  key TEXT PRIMARY KEY,
-  rv INTEGER NOT NULL,
-  data TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS events(
+CREATE TABLE IF NOT EXISTS revisions(
   rv INTEGER PRIMARY KEY,
   type INTEGER NOT NULL,
   key TEXT NOT NULL,
   data TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS revisions_by_key ON revisions(key, rv);
 CREATE TABLE IF NOT EXISTS meta(
   name TEXT PRIMARY KEY,
   value INTEGER NOT NULL);
+)sql";
+
+// Rows at or below the mark ?2 that a newer row of the same key at or below it supersedes, and
+// tombstones at or below it. Only keys written since the previous mark ?1 can have such rows.
+constexpr std::string_view kCompact = R"sql(
+DELETE FROM revisions
+WHERE rv <= ?2
+  AND key IN (SELECT key FROM revisions WHERE rv > ?1 AND rv <= ?2)
+  AND (type = 3 OR rv < (SELECT MAX(r.rv) FROM revisions AS r
+                         WHERE r.key = revisions.key AND r.rv <= ?2))
+)sql";
+
+// The newest row of every key under a prefix at a revision.
+constexpr std::string_view kSelectAt = R"sql(
+SELECT key, type, data FROM revisions AS r
+WHERE key >= ?1 AND key < ?2
+  AND rv = (SELECT MAX(v.rv) FROM revisions AS v WHERE v.key = r.key AND v.rv <= ?3)
+ORDER BY key
 )sql";
 
 Result<std::int64_t> queryInt(sqlite::Connection& c, std::string_view sql) {
@@ -57,6 +72,15 @@ Result<ObjectPtr> parseStored(std::string_view key, std::string_view text) {
     return tl::unexpected(Status::internal(fmt::format("storage: corrupt object at {}", key)));
   }
   return std::make_shared<const Json>(std::move(doc));
+}
+
+// The smallest string greater than every string that starts with `prefix`.
+std::string prefixEnd(std::string_view prefix) {
+  std::string end(prefix);
+  while (!end.empty() && static_cast<unsigned char>(end.back()) == 0xff) end.pop_back();
+  if (end.empty()) return std::string(1, '\xff');
+  end.back() = static_cast<char>(static_cast<unsigned char>(end.back()) + 1);
+  return end;
 }
 
 }  // namespace
@@ -84,17 +108,14 @@ Result<std::unique_ptr<Store>> Store::open(const StoreOptions& options) {
       {&db->begin, "BEGIN IMMEDIATE"},
       {&db->commit, "COMMIT"},
       {&db->rollback, "ROLLBACK"},
-      {&db->upsertObject,
-       "INSERT INTO objects(key, rv, data) VALUES(?1, ?2, ?3) "
-       "ON CONFLICT(key) DO UPDATE SET rv = excluded.rv, data = excluded.data"},
-      {&db->deleteObject, "DELETE FROM objects WHERE key = ?1"},
-      {&db->insertEvent, "INSERT INTO events(rv, type, key, data) VALUES(?1, ?2, ?3, ?4)"},
+      {&db->insertRevision, "INSERT INTO revisions(rv, type, key, data) VALUES(?1, ?2, ?3, ?4)"},
       {&db->selectEventsSince,
-       "SELECT rv, type, key, data FROM events WHERE rv > ?1 ORDER BY rv LIMIT ?2"},
-      {&db->deleteEventsUpTo, "DELETE FROM events WHERE rv <= ?1"},
+       "SELECT rv, type, key, data FROM revisions WHERE rv > ?1 ORDER BY rv LIMIT ?2"},
+      {&db->compactKeys, kCompact},
       {&db->saveCompacted,
        "INSERT INTO meta(name, value) VALUES('compacted', ?1) "
        "ON CONFLICT(name) DO UPDATE SET value = excluded.value"},
+      {&db->selectAt, kSelectAt},
   };
   for (auto& p : statements) {
     auto stmt = c.prepare(p.sql);
@@ -116,14 +137,14 @@ Result<void> Store::load() {
   auto& c = db_->connection;
   auto compacted = queryInt(c, "SELECT value FROM meta WHERE name = 'compacted'");
   if (!compacted) return tl::unexpected(compacted.error());
-  auto newestEvent = queryInt(c, "SELECT COALESCE(MAX(rv), 0) FROM events");
-  if (!newestEvent) return tl::unexpected(newestEvent.error());
-  auto newestObject = queryInt(c, "SELECT COALESCE(MAX(rv), 0) FROM objects");
-  if (!newestObject) return tl::unexpected(newestObject.error());
+  auto newest = queryInt(c, "SELECT COALESCE(MAX(rv), 0) FROM revisions");
+  if (!newest) return tl::unexpected(newest.error());
   compacted_ = *compacted;
-  revision_ = std::max({*compacted, *newestEvent, *newestObject});
+  revision_ = std::max(*compacted, *newest);
 
-  auto select = c.prepare("SELECT key, data FROM objects");
+  auto select = c.prepare(
+      "SELECT key, data FROM revisions AS r WHERE type != 3 AND "
+      "rv = (SELECT MAX(v.rv) FROM revisions AS v WHERE v.key = r.key)");
   if (!select) return tl::unexpected(select.error());
   while (true) {
     auto row = select->step();
@@ -163,37 +184,27 @@ Result<ObjectPtr> Store::remove(const std::string& key, Json finalState) {
 Result<ObjectPtr> Store::write(const std::string& key, Json object, EventType type) {
   const std::int64_t rv = revision_ + 1;
   object["metadata"]["resourceVersion"] = std::to_string(rv);
-  // Serialise once; the same text goes to the object row and the event row.
-  const std::string text = object.dump();
+  // Serialise once, into a buffer reused across writes; the same text goes to the object row
+  // and the event row.
+  std::string& text = scratch_;
+  text.clear();
+  appendJson(text, object);
   if (text.size() > options_.maxObjectBytes) {
     return tl::unexpected(Status::requestEntityTooLarge(
         fmt::format("limit is {}: etcdserver: request is too large", options_.maxObjectBytes)));
   }
 
-  auto& db = *db_;
-  if (auto r = db.begin.run(); !r) return tl::unexpected(r.error());
-  auto fail = [&](const Status& s) -> Result<ObjectPtr> {
-    (void)db.rollback.run();
-    return tl::unexpected(s);
-  };
-  if (type == EventType::Deleted) {
-    db.deleteObject.bind(1, key);
-    if (auto r = db.deleteObject.run(); !r) return fail(r.error());
-  } else {
-    db.upsertObject.bind(1, key);
-    db.upsertObject.bind(2, rv);
-    db.upsertObject.bind(3, text);
-    if (auto r = db.upsertObject.run(); !r) return fail(r.error());
-  }
-  db.insertEvent.bind(1, rv);
-  db.insertEvent.bind(2, static_cast<std::int64_t>(type));
-  db.insertEvent.bind(3, key);
-  db.insertEvent.bind(4, text);
-  if (auto r = db.insertEvent.run(); !r) return fail(r.error());
-  if (auto r = db.commit.run(); !r) return fail(r.error());
+  // One INSERT is one transaction: the write is durable (or refused) as a whole.
+  auto& insert = db_->insertRevision;
+  insert.bind(1, rv);
+  insert.bind(2, static_cast<std::int64_t>(type));
+  insert.bind(3, key);
+  insert.bind(4, text);
+  if (auto r = insert.run(); !r) return tl::unexpected(r.error());
 
   // Committed: only now does memory change.
   revision_ = rv;
+  if (type != EventType::Added) supersededSinceMark_ = true;
   auto stored = std::make_shared<const Json>(std::move(object));
   if (type == EventType::Deleted) {
     objects_.erase(key);
@@ -239,22 +250,52 @@ Result<std::int64_t> Store::compact(std::int64_t upTo) {
   if (upTo <= compacted_) return compacted_;
   auto& db = *db_;
   if (auto r = db.begin.run(); !r) return tl::unexpected(r.error());
-  db.deleteEventsUpTo.bind(1, upTo);
-  if (auto r = db.deleteEventsUpTo.run(); !r) {
+  auto fail = [&](const Status& s) -> Result<std::int64_t> {
     (void)db.rollback.run();
-    return tl::unexpected(r.error());
+    return tl::unexpected(s);
+  };
+  // Rows are superseded only by modifications and deletions: after creates alone there is
+  // nothing to remove, and only the mark moves.
+  if (supersededSinceMark_) {
+    db.compactKeys.bind(1, compacted_);
+    db.compactKeys.bind(2, upTo);
+    if (auto r = db.compactKeys.run(); !r) return fail(r.error());
   }
   db.saveCompacted.bind(1, upTo);
-  if (auto r = db.saveCompacted.run(); !r) {
-    (void)db.rollback.run();
-    return tl::unexpected(r.error());
-  }
-  if (auto r = db.commit.run(); !r) {
-    (void)db.rollback.run();
-    return tl::unexpected(r.error());
-  }
+  if (auto r = db.saveCompacted.run(); !r) return fail(r.error());
+  if (auto r = db.commit.run(); !r) return fail(r.error());
   compacted_ = upTo;
+  supersededSinceMark_ = false;
   return compacted_;
+}
+
+Result<void> Store::scanAt(
+    std::string_view prefix, std::int64_t revision,
+    const std::function<bool(const std::string&, const ObjectPtr&)>& visit) const {
+  if (revision < compacted_) {
+    return tl::unexpected(
+        Status::expired(fmt::format("too old resource version: {} ({})", revision, compacted_)));
+  }
+  auto& select = db_->selectAt;
+  const std::string end = prefixEnd(prefix);
+  select.bind(1, prefix);
+  select.bind(2, end);
+  select.bind(3, revision);
+  while (true) {
+    auto row = select.step();
+    if (!row) return tl::unexpected(row.error());
+    if (!*row) break;
+    if (static_cast<EventType>(select.columnInt(1)) == EventType::Deleted) continue;
+    std::string key(select.columnText(0));
+    auto object = parseStored(key, select.columnText(2));
+    if (!object) {
+      select.reset();
+      return tl::unexpected(object.error());
+    }
+    if (!visit(key, *object)) break;
+  }
+  select.reset();
+  return {};
 }
 
 void Store::maybeCompact() {

@@ -1,13 +1,16 @@
-// Store: fakekube's storage, an etcd-like revisioned key/value store on SQLite.
+// Store: fakekube's storage, an etcd-like multi-version key/value store on SQLite.
 //
-// Three things live in the database: the current objects, an event log (one row per write, with
-// the object as written), and the compaction mark. The global revision is the revision of the
-// newest event, so a write touches exactly two rows in one transaction (objects upsert + event
-// insert) and a reopened file continues where it stopped.
+// Like etcd, the database holds revisions, not objects: every write appends one row (revision,
+// type, key, the object as written) to a single table, and a key's current object is its newest
+// row. The global revision is the newest row's. So a write is exactly one INSERT (one implicit
+// transaction), the row log doubles as the watch event log, and the state at any revision back to
+// the compaction mark can be read (List with resourceVersionMatch=Exact). Compaction removes rows
+// that a later row of the same key supersedes at or below the mark, and deletion tombstones, as
+// etcd's compaction does.
 //
-// Every object is also kept parsed in memory: reads never touch SQLite and never re-parse JSON,
-// and a write serialises its document once and binds the same text to both rows. The database is
-// the durable copy; the in-memory map is rebuilt from it on open.
+// Every live object is also kept parsed in memory: reads never touch SQLite and never re-parse
+// JSON, and a write serialises its document once. The database is the durable copy; the map is
+// rebuilt from it on open.
 //
 // A Store is not thread-safe: the API server serialises access to it.
 #pragma once
@@ -81,6 +84,12 @@ class Store {
   Result<ObjectPtr> remove(const std::string& key, Json finalState);
 
   // --- event log ---
+  // Visits the objects under `prefix` as they were at `revision` (compactedRevision() <=
+  // revision <= revision()), in key order. Reads SQLite and parses: for the rare exact-revision
+  // list, not for the hot path. 410 Expired below the compaction mark.
+  Result<void> scanAt(std::string_view prefix, std::int64_t revision,
+                      const std::function<bool(const std::string& key, const ObjectPtr& object)>& visit) const;
+
   // Events with revision > `after`, oldest first, at most `limit`. 410 Expired when `after` is
   // older than the compaction mark.
   Result<std::vector<StoredEvent>> eventsSince(std::int64_t after, std::size_t limit) const;
@@ -105,6 +114,10 @@ class Store {
   std::int64_t revision_ = 0;
   std::int64_t compacted_ = 0;
   std::function<void(const StoredEvent&)> observer_;
+  std::string scratch_;  // serialisation buffer, reused so a write makes no large allocation
+  // Whether a row may have been superseded since the compaction mark (true after open, when the
+  // history is unknown).
+  bool supersededSinceMark_ = true;
 };
 
 }  // namespace fakekube

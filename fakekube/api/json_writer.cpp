@@ -1,0 +1,146 @@
+#include "fakekube/api/json_writer.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+
+#include <nlohmann/json.hpp>
+
+namespace fakekube {
+
+namespace {
+
+constexpr char kHex[] = "0123456789abcdef";
+
+// Length of the valid UTF-8 sequence starting at s[i], or 0 if it is not valid.
+std::size_t utf8Length(const unsigned char* s, std::size_t i, std::size_t n) {
+  unsigned char c = s[i];
+  auto cont = [&](std::size_t k) { return i + k < n && (s[i + k] & 0xC0) == 0x80; };
+  if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
+  if (c >= 0xE0 && c <= 0xEF) {
+    if (!cont(1) || !cont(2)) return 0;
+    if (c == 0xE0 && s[i + 1] < 0xA0) return 0;  // overlong
+    if (c == 0xED && s[i + 1] > 0x9F) return 0;  // surrogates
+    return 3;
+  }
+  if (c >= 0xF0 && c <= 0xF4) {
+    if (!cont(1) || !cont(2) || !cont(3)) return 0;
+    if (c == 0xF0 && s[i + 1] < 0x90) return 0;  // overlong
+    if (c == 0xF4 && s[i + 1] > 0x8F) return 0;  // above U+10FFFF
+    return 4;
+  }
+  return 0;
+}
+
+void appendString(std::string& out, const std::string& text) {
+  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
+  const std::size_t n = text.size();
+  out += '"';
+  std::size_t run = 0;  // start of the pending run of characters copied verbatim
+  std::size_t i = 0;
+  while (i < n) {
+    unsigned char c = s[i];
+    if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
+      ++i;
+      continue;
+    }
+    if (c >= 0x80) {
+      std::size_t len = utf8Length(s, i, n);
+      if (len > 0) {
+        i += len;
+        continue;
+      }
+    }
+    out.append(text, run, i - run);
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      default:
+        if (c < 0x20) {
+          out += "\\u00";
+          out += kHex[c >> 4];
+          out += kHex[c & 0xF];
+        } else {
+          out += "\xEF\xBF\xBD";  // U+FFFD for a byte that is not valid UTF-8
+        }
+    }
+    ++i;
+    run = i;
+  }
+  out.append(text, run, n - run);
+  out += '"';
+}
+
+template <class Int>
+void appendInteger(std::string& out, Int value) {
+  char buffer[24];
+  auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
+  out.append(buffer, end);
+}
+
+void appendDouble(std::string& out, double value) {
+  if (!std::isfinite(value)) {
+    out += "null";
+    return;
+  }
+  char buffer[32];
+  auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
+  std::string_view text(buffer, static_cast<std::size_t>(end - buffer));
+  out += text;
+  // Keep a double a double when it is read back, as dump() does.
+  if (text.find_first_of(".eE") == std::string_view::npos) out += ".0";
+}
+
+void append(std::string& out, const Json& value) {
+  switch (value.type()) {
+    case Json::value_t::object: {
+      out += '{';
+      bool first = true;
+      for (const auto& [key, item] : value.items()) {
+        if (!first) out += ',';
+        first = false;
+        appendString(out, key);
+        out += ':';
+        append(out, item);
+      }
+      out += '}';
+      return;
+    }
+    case Json::value_t::array: {
+      out += '[';
+      bool first = true;
+      for (const auto& item : value) {
+        if (!first) out += ',';
+        first = false;
+        append(out, item);
+      }
+      out += ']';
+      return;
+    }
+    case Json::value_t::string: appendString(out, value.get_ref<const std::string&>()); return;
+    case Json::value_t::boolean: out += value.get<bool>() ? "true" : "false"; return;
+    case Json::value_t::number_integer: appendInteger(out, value.get<std::int64_t>()); return;
+    case Json::value_t::number_unsigned: appendInteger(out, value.get<std::uint64_t>()); return;
+    case Json::value_t::number_float: appendDouble(out, value.get<double>()); return;
+    case Json::value_t::null:
+    case Json::value_t::binary:
+    case Json::value_t::discarded: out += "null"; return;
+  }
+}
+
+}  // namespace
+
+void appendJson(std::string& out, const Json& value) { append(out, value); }
+
+std::string toJsonText(const Json& value) {
+  std::string out;
+  append(out, value);
+  return out;
+}
+
+}  // namespace fakekube

@@ -1,0 +1,176 @@
+// Shared fixture of the API server tests: an ApiServer over an in-memory store whose clock is a
+// SimExecutor's virtual clock (2024-01-01T00:00:00Z at start, moved only by ex.advance()), object
+// builders, and a `Widget` custom resource (widgets.example.com, namespaced, v1).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "fakekube/api/object_meta.h"
+#include "fakekube/api/status.h"
+#include "fakekube/apiserver/api_server.h"
+#include "fakekube/sim/sim_executor.h"
+
+namespace fakekube::testing {
+
+inline const GroupVersionResource kConfigMaps{"", "v1", "configmaps"};
+inline const GroupVersionResource kPods{"", "v1", "pods"};
+inline const GroupVersionResource kNamespaces{"", "v1", "namespaces"};
+inline const GroupVersionResource kSecrets{"", "v1", "secrets"};
+inline const GroupVersionResource kDeployments{"apps", "v1", "deployments"};
+inline const GroupVersionResource kCrds{"apiextensions.k8s.io", "v1", "customresourcedefinitions"};
+inline const GroupVersionResource kWidgets{"example.com", "v1", "widgets"};
+
+inline Json configMap(const std::string& name, const std::string& ns = "default") {
+  Json cm = {{"apiVersion", "v1"},
+             {"kind", "ConfigMap"},
+             {"metadata", {{"namespace", ns}}},
+             {"data", {{"key", "value"}}}};
+  if (!name.empty()) cm["metadata"]["name"] = name;
+  return cm;
+}
+
+inline Json pod(const std::string& name, const std::string& ns = "default") {
+  return {{"apiVersion", "v1"},
+          {"kind", "Pod"},
+          {"metadata", {{"name", name}, {"namespace", ns}}},
+          {"spec", {{"containers", Json::array({{{"name", "main"}, {"image", "nginx:1.27"}}})}}}};
+}
+
+inline Json namespaceObject(const std::string& name) {
+  return {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", name}}}};
+}
+
+inline Json deployment(const std::string& name, const std::string& ns = "default") {
+  Json labels = {{"app", name}};
+  return {{"apiVersion", "apps/v1"},
+          {"kind", "Deployment"},
+          {"metadata", {{"name", name}, {"namespace", ns}}},
+          {"spec",
+           {{"replicas", 1},
+            {"selector", {{"matchLabels", labels}}},
+            {"template",
+             {{"metadata", {{"labels", labels}}},
+              {"spec",
+               {{"containers",
+                 Json::array({{{"name", "main"}, {"image", "nginx:1.27"}}})}}}}}}}};
+}
+
+// The CustomResourceDefinition of widgets.example.com/v1, kind Widget, with or without the status
+// subresource.
+inline Json widgetCrd(bool statusSubresource = true) {
+  Json version = {{"name", "v1"},
+                  {"served", true},
+                  {"storage", true},
+                  {"schema",
+                   {{"openAPIV3Schema",
+                     {{"type", "object"}, {"x-kubernetes-preserve-unknown-fields", true}}}}}};
+  if (statusSubresource) version["subresources"] = {{"status", Json::object()}};
+  return {{"apiVersion", "apiextensions.k8s.io/v1"},
+          {"kind", "CustomResourceDefinition"},
+          {"metadata", {{"name", "widgets.example.com"}}},
+          {"spec",
+           {{"group", "example.com"},
+            {"names",
+             {{"plural", "widgets"},
+              {"singular", "widget"},
+              {"kind", "Widget"},
+              {"listKind", "WidgetList"}}},
+            {"scope", "Namespaced"},
+            {"versions", Json::array({version})}}}};
+}
+
+inline Json widget(const std::string& name, const std::string& ns = "default") {
+  return {{"apiVersion", "example.com/v1"},
+          {"kind", "Widget"},
+          {"metadata", {{"name", name}, {"namespace", ns}}},
+          {"spec", {{"size", 1}}}};
+}
+
+// The value of a Result, or a test failure (thrown: GoogleTest reports it with the Status).
+template <class T>
+T must(Result<T> result, std::string_view what = "request") {
+  if (!result) {
+    ADD_FAILURE() << what << " failed: " << result.error().str();
+    throw std::runtime_error(std::string(what) + " failed: " + result.error().str());
+  }
+  return std::move(*result);
+}
+
+// Whether `result` is the error with exactly this code, reason and message.
+inline ::testing::AssertionResult failsWith(const Result<Json>& result, int code,
+                                            std::string_view reason, std::string_view message) {
+  if (result) {
+    return ::testing::AssertionFailure() << "expected " << code << " " << reason
+                                         << ", but the request succeeded with " << result->dump();
+  }
+  const Status& s = result.error();
+  if (s.code != code || s.reason != reason || s.message != message || s.status != "Failure") {
+    return ::testing::AssertionFailure()
+           << "expected\n  " << code << " " << reason << ": " << message << "\nbut got\n  "
+           << s.code << " " << s.reason << ": " << s.message << " (status " << s.status << ")";
+  }
+  return ::testing::AssertionSuccess();
+}
+
+inline StatusCause cause(std::string reason, std::string message, std::string field) {
+  return {std::move(reason), std::move(message), std::move(field)};
+}
+
+class ApiServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override { server = openServer(); }
+
+  std::unique_ptr<ApiServer> openServer(std::optional<std::uint64_t> seed = 42) {
+    ApiServerOptions options;
+    options.seed = seed;
+    auto opened = ApiServer::open(ex.clock(), options);
+    if (!opened) {
+      ADD_FAILURE() << "ApiServer::open: " << opened.error().str();
+      throw std::runtime_error("ApiServer::open failed");
+    }
+    return std::move(*opened);
+  }
+
+  Json create(const GroupVersionResource& gvr, Json object, std::string_view ns = "") {
+    return must(server->create(gvr, ns, std::move(object)), "create");
+  }
+  Json get(const GroupVersionResource& gvr, std::string_view ns, std::string_view name) {
+    return must(server->get(gvr, ns, name), "get");
+  }
+  Json update(const GroupVersionResource& gvr, Json object) {
+    return must(server->update(gvr, "", std::move(object)), "update");
+  }
+  Json updateStatus(const GroupVersionResource& gvr, Json object) {
+    return must(server->updateStatus(gvr, "", std::move(object)), "updateStatus");
+  }
+  Json mergePatch(const GroupVersionResource& gvr, std::string_view ns, std::string_view name,
+                  const Json& patch) {
+    return must(server->patch(gvr, ns, name, PatchType::Merge, patch.dump()), "patch");
+  }
+  Json remove(const GroupVersionResource& gvr, std::string_view ns, std::string_view name,
+              const DeleteOptions& options = {}) {
+    return must(server->deleteObject(gvr, ns, name, options), "delete");
+  }
+
+  // Registers the Widget kind.
+  Json installWidgetCrd(bool statusSubresource = true) {
+    return create(kCrds, widgetCrd(statusSubresource));
+  }
+
+  SimExecutor ex;
+  std::unique_ptr<ApiServer> server;
+};
+
+inline std::string rv(const Json& object) { return meta::resourceVersion(object); }
+inline std::int64_t rvNumber(const Json& object) { return std::stoll(meta::resourceVersion(object)); }
+
+}  // namespace fakekube::testing

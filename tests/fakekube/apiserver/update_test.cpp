@@ -1,0 +1,409 @@
+// PUT (and PUT …/status): optimistic concurrency on resourceVersion, the uid precondition,
+// generation, the status subresource split, no-op updates, and finalizers on deleting objects.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "fixture.h"
+
+namespace fakekube::testing {
+namespace {
+
+using UpdateTest = ApiServerTest;
+
+const std::string kModified =
+    "the object has been modified; please apply your changes to the latest version and try again";
+
+TEST_F(UpdateTest, UpdateWithTheCurrentResourceVersionWritesANewOne) {
+  Json cm = create(kConfigMaps, configMap("c1"));
+  cm["data"]["key"] = "changed";
+  Json updated = update(kConfigMaps, cm);
+  EXPECT_EQ(rvNumber(updated), rvNumber(cm) + 1);
+  EXPECT_EQ(rvNumber(updated), server->revision());
+  EXPECT_EQ(updated["data"]["key"], "changed");
+  EXPECT_EQ(meta::uid(updated), meta::uid(cm));
+  EXPECT_EQ(get(kConfigMaps, "default", "c1"), updated);
+}
+
+TEST_F(UpdateTest, StaleResourceVersionIs409Conflict) {
+  Json original = create(kConfigMaps, configMap("c1"));
+  Json first = original;
+  first["data"]["key"] = "first";
+  update(kConfigMaps, first);
+
+  const std::int64_t before = server->revision();
+  Json stale = original;
+  stale["data"]["key"] = "second";
+  auto r = server->update(kConfigMaps, "", stale);
+  EXPECT_TRUE(failsWith(r, 409, "Conflict",
+                        "Operation cannot be fulfilled on configmaps \"c1\": " + kModified));
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().details.name, "c1");
+  EXPECT_EQ(r.error().details.kind, "configmaps");
+  EXPECT_EQ(r.error().details.group, "");
+  EXPECT_TRUE(r.error().details.causes.empty());
+  // The wire form is exactly the one in the spec.
+  Json wire = r.error().toJson();
+  EXPECT_EQ(wire, Json::parse(R"({"kind":"Status","apiVersion":"v1","metadata":{},
+    "status":"Failure","message":"Operation cannot be fulfilled on configmaps \"c1\": the object has been modified; please apply your changes to the latest version and try again",
+    "reason":"Conflict","details":{"name":"c1","kind":"configmaps"},"code":409})"));
+  EXPECT_EQ(server->revision(), before);
+  EXPECT_EQ(get(kConfigMaps, "default", "c1")["data"]["key"], "first");
+}
+
+TEST_F(UpdateTest, StaleResourceVersionOnACustomResourceNamesTheGroup) {
+  installWidgetCrd();
+  Json original = create(kWidgets, widget("w1"));
+  Json first = original;
+  first["spec"]["size"] = 2;
+  update(kWidgets, first);
+
+  const std::int64_t before = server->revision();
+  Json stale = original;
+  stale["spec"]["size"] = 3;
+  auto r = server->update(kWidgets, "", stale);
+  EXPECT_TRUE(failsWith(r, 409, "Conflict",
+                        "Operation cannot be fulfilled on widgets.example.com \"w1\": " + kModified));
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().details.name, "w1");
+  EXPECT_EQ(r.error().details.group, "example.com");
+  EXPECT_EQ(r.error().details.kind, "widgets");
+  EXPECT_EQ(server->revision(), before);
+}
+
+TEST_F(UpdateTest, ConfigMapUpdateWithoutResourceVersionIsUnconditional) {
+  create(kConfigMaps, configMap("c1"));
+  Json blind = configMap("c1");
+  blind["data"]["key"] = "blind";
+  Json updated = update(kConfigMaps, blind);
+  EXPECT_EQ(updated["data"]["key"], "blind");
+  EXPECT_EQ(rvNumber(updated), server->revision());
+}
+
+TEST_F(UpdateTest, CustomResourceUpdateWithoutResourceVersionIs422) {
+  installWidgetCrd();
+  create(kWidgets, widget("w1"));
+  const std::int64_t before = server->revision();
+  Json blind = widget("w1");
+  blind["spec"]["size"] = 5;
+  auto r = server->update(kWidgets, "", blind);
+  EXPECT_TRUE(failsWith(r, 422, "Invalid",
+                        "Widget.example.com \"w1\" is invalid: metadata.resourceVersion: Invalid "
+                        "value: 0x0: must be specified for an update"));
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().details.name, "w1");
+  EXPECT_EQ(r.error().details.group, "example.com");
+  EXPECT_EQ(r.error().details.kind, "Widget");
+  EXPECT_EQ(r.error().details.causes,
+            (std::vector<StatusCause>{cause("FieldValueInvalid",
+                                            "Invalid value: 0x0: must be specified for an update",
+                                            "metadata.resourceVersion")}));
+  EXPECT_EQ(server->revision(), before);
+}
+
+TEST_F(UpdateTest, UidInTheBodyIsAPrecondition) {
+  Json cm = create(kConfigMaps, configMap("c1"));
+  const std::int64_t before = server->revision();
+  Json other = cm;
+  other["metadata"]["uid"] = "00000000-0000-4000-8000-000000000000";
+  other["data"]["key"] = "x";
+  auto r = server->update(kConfigMaps, "", other);
+  EXPECT_TRUE(failsWith(r, 409, "Conflict",
+                        "Operation cannot be fulfilled on configmaps \"c1\": Precondition failed: "
+                        "UID in precondition: 00000000-0000-4000-8000-000000000000, UID in object "
+                        "meta: " +
+                            meta::uid(cm)));
+  EXPECT_EQ(server->revision(), before);
+
+  // The uid is checked before the resourceVersion, as etcd3's GuaranteedUpdate does.
+  other["metadata"]["resourceVersion"] = "1";
+  auto both = server->update(kConfigMaps, "", other);
+  ASSERT_FALSE(both);
+  EXPECT_NE(both.error().message.find("Precondition failed: UID in precondition"),
+            std::string::npos)
+      << both.error().message;
+  EXPECT_EQ(server->revision(), before);
+
+  // Without a uid the stored one is kept.
+  Json noUid = cm;
+  noUid["metadata"].erase("uid");
+  noUid["data"]["key"] = "y";
+  EXPECT_EQ(meta::uid(update(kConfigMaps, noUid)), meta::uid(cm));
+}
+
+TEST_F(UpdateTest, UpdateOfAMissingObjectIs404) {
+  const std::int64_t before = server->revision();
+  auto r = server->update(kConfigMaps, "", configMap("nope"));
+  EXPECT_TRUE(failsWith(r, 404, "NotFound", "configmaps \"nope\" not found"));
+  EXPECT_EQ(server->revision(), before);
+
+  installWidgetCrd();
+  const std::int64_t afterCrd = server->revision();
+  EXPECT_TRUE(failsWith(server->update(kWidgets, "", widget("nope")), 404, "NotFound",
+                        "widgets.example.com \"nope\" not found"));
+  EXPECT_EQ(server->revision(), afterCrd);
+}
+
+TEST_F(UpdateTest, NoOpUpdateKeepsTheResourceVersion) {
+  Json cm = create(kConfigMaps, configMap("c1"));
+  const std::int64_t before = server->revision();
+  Json same = update(kConfigMaps, cm);
+  EXPECT_EQ(rv(same), rv(cm));
+  EXPECT_EQ(same, cm);
+  EXPECT_EQ(server->revision(), before);
+
+  // Also without a resourceVersion in the body, and with server fields left out.
+  Json bare = configMap("c1");
+  EXPECT_EQ(rv(update(kConfigMaps, bare)), rv(cm));
+  EXPECT_EQ(server->revision(), before);
+}
+
+TEST_F(UpdateTest, ServerFieldsAreCopiedFromTheStoredObject) {
+  Json cm = create(kConfigMaps, configMap("c1"));
+  ex.advance(std::chrono::seconds(10));
+  Json changed = cm;
+  changed["metadata"]["creationTimestamp"] = "2030-01-01T00:00:00Z";
+  changed["metadata"]["generation"] = 4;
+  changed["data"]["key"] = "x";
+  Json updated = update(kConfigMaps, changed);
+  EXPECT_EQ(meta::creationTimestamp(updated), "2024-01-01T00:00:00Z");
+  EXPECT_FALSE(updated["metadata"].contains("generation"));
+}
+
+TEST_F(UpdateTest, DeploymentGenerationFollowsSpecChangesOnly) {
+  Json d = create(kDeployments, deployment("d1"));
+  ASSERT_EQ(d["metadata"]["generation"], 1);
+
+  d["spec"]["replicas"] = 3;
+  d = update(kDeployments, d);
+  EXPECT_EQ(d["metadata"]["generation"], 2);
+
+  d["metadata"]["labels"] = {{"team", "a"}};
+  d["metadata"]["annotations"] = {{"note", "x"}};
+  d = update(kDeployments, d);
+  EXPECT_EQ(d["metadata"]["generation"], 2);
+
+  // Clients cannot move it.
+  d["metadata"]["generation"] = 42;
+  d["metadata"]["labels"]["team"] = "b";
+  d = update(kDeployments, d);
+  EXPECT_EQ(d["metadata"]["generation"], 2);
+}
+
+TEST_F(UpdateTest, CustomResourceGenerationBumpsOnSpecButNotOnStatusOrMetadata) {
+  installWidgetCrd(/*statusSubresource=*/true);
+  Json w = create(kWidgets, widget("w1"));
+  ASSERT_EQ(w["metadata"]["generation"], 1);
+
+  w["spec"]["size"] = 2;
+  w = update(kWidgets, w);
+  EXPECT_EQ(w["metadata"]["generation"], 2);
+
+  w["status"] = {{"ready", true}};
+  w = updateStatus(kWidgets, w);
+  EXPECT_EQ(w["status"]["ready"], true);
+  EXPECT_EQ(w["metadata"]["generation"], 2);
+
+  w["metadata"]["labels"] = {{"tier", "gold"}};
+  w["metadata"]["finalizers"] = Json::array({"example.com/keep"});
+  w = update(kWidgets, w);
+  EXPECT_EQ(w["metadata"]["labels"]["tier"], "gold");
+  EXPECT_EQ(w["metadata"]["generation"], 2);
+
+  // Anything outside metadata counts, not only spec.
+  w["extra"] = "field";
+  w = update(kWidgets, w);
+  EXPECT_EQ(w["metadata"]["generation"], 3);
+}
+
+TEST_F(UpdateTest, WithAStatusSubresourceEachEndpointOnlyChangesItsPart) {
+  installWidgetCrd(/*statusSubresource=*/true);
+  Json w = widget("w1");
+  w["status"] = {{"phase", "Ready"}};
+  Json created = create(kWidgets, w);
+  EXPECT_FALSE(created.contains("status")) << "create drops status";
+
+  Json withStatus = created;
+  withStatus["status"] = {{"phase", "Ready"}};
+  Json s = updateStatus(kWidgets, withStatus);
+  EXPECT_EQ(s["status"]["phase"], "Ready");
+
+  // Main resource: the status change is ignored, the spec change kept.
+  Json main = s;
+  main["status"]["phase"] = "Broken";
+  main["spec"]["size"] = 9;
+  Json afterMain = update(kWidgets, main);
+  EXPECT_EQ(afterMain["status"]["phase"], "Ready");
+  EXPECT_EQ(afterMain["spec"]["size"], 9);
+  EXPECT_EQ(afterMain["metadata"]["generation"], 2);
+
+  // A main-resource PUT that only changes status changes nothing at all.
+  Json onlyStatus = afterMain;
+  onlyStatus["status"]["phase"] = "Broken";
+  EXPECT_EQ(rv(update(kWidgets, onlyStatus)), rv(afterMain));
+
+  // Status: the spec and metadata changes are ignored, the status change kept.
+  Json status = afterMain;
+  status["status"]["phase"] = "Degraded";
+  status["spec"]["size"] = 1;
+  status["metadata"]["labels"] = {{"sneaky", "yes"}};
+  Json afterStatus = updateStatus(kWidgets, status);
+  EXPECT_EQ(afterStatus["status"]["phase"], "Degraded");
+  EXPECT_EQ(afterStatus["spec"]["size"], 9);
+  EXPECT_FALSE(afterStatus["metadata"].contains("labels"));
+  EXPECT_EQ(afterStatus["metadata"]["generation"], 2);
+  EXPECT_EQ(get(kWidgets, "default", "w1"), afterStatus);
+}
+
+TEST_F(UpdateTest, StatusUpdateChecksTheResourceVersionToo) {
+  installWidgetCrd(/*statusSubresource=*/true);
+  Json w = create(kWidgets, widget("w1"));
+  Json fresh = w;
+  fresh["status"] = {{"phase", "A"}};
+  updateStatus(kWidgets, fresh);
+  const std::int64_t before = server->revision();
+  Json stale = w;
+  stale["status"] = {{"phase", "B"}};
+  EXPECT_TRUE(failsWith(server->updateStatus(kWidgets, "", stale), 409, "Conflict",
+                        "Operation cannot be fulfilled on widgets.example.com \"w1\": " + kModified));
+  EXPECT_EQ(server->revision(), before);
+}
+
+TEST_F(UpdateTest, WithoutAStatusSubresourceStatusIsPartOfTheObject) {
+  installWidgetCrd(/*statusSubresource=*/false);
+  Json w = widget("w1");
+  w["status"] = {{"phase", "Ready"}};
+  Json created = create(kWidgets, w);
+  EXPECT_EQ(created["status"]["phase"], "Ready") << "create keeps status";
+  EXPECT_EQ(created["metadata"]["generation"], 1);
+
+  created["status"]["phase"] = "Degraded";
+  Json updated = update(kWidgets, created);
+  EXPECT_EQ(updated["status"]["phase"], "Degraded");
+  EXPECT_EQ(updated["metadata"]["generation"], 2);
+
+  // There is no …/status endpoint.
+  const std::int64_t before = server->revision();
+  EXPECT_TRUE(failsWith(server->updateStatus(kWidgets, "", updated), 404, "NotFound",
+                        "the server could not find the requested resource"));
+  EXPECT_EQ(server->revision(), before);
+}
+
+TEST_F(UpdateTest, UpdateCannotSetADeletionTimestamp) {
+  Json cm = create(kConfigMaps, configMap("c1"));
+  const std::int64_t before = server->revision();
+  cm["metadata"]["deletionTimestamp"] = "2024-01-01T00:00:00Z";
+  auto r = server->update(kConfigMaps, "", cm);
+  EXPECT_TRUE(failsWith(r, 422, "Invalid",
+                        "ConfigMap \"c1\" is invalid: metadata.deletionTimestamp: Invalid value: "
+                        "2024-01-01 00:00:00 +0000 UTC: field is immutable"));
+  EXPECT_EQ(server->revision(), before);
+}
+
+TEST_F(UpdateTest, UpdateValidatesMetadataLikeCreate) {
+  Json cm = create(kConfigMaps, configMap("c1"));
+  const std::int64_t before = server->revision();
+  cm["metadata"]["labels"] = {{"app", "-bad-"}};
+  auto r = server->update(kConfigMaps, "", cm);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, 422);
+  EXPECT_EQ(r.error().reason, "Invalid");
+  EXPECT_EQ(r.error().message.rfind(
+                "ConfigMap \"c1\" is invalid: metadata.labels: Invalid value: \"-bad-\": ", 0),
+            0u)
+      << r.error().message;
+  EXPECT_EQ(server->revision(), before);
+}
+
+// --- finalizers on a deleting object ---
+
+TEST_F(UpdateTest, NoNewFinalizersOnceDeletionStarted) {
+  Json cm = configMap("c1");
+  cm["metadata"]["finalizers"] = Json::array({"a"});
+  create(kConfigMaps, cm);
+  Json deleting = remove(kConfigMaps, "default", "c1");
+  ASSERT_TRUE(meta::isDeleting(deleting));
+
+  const std::int64_t before = server->revision();
+  Json added = deleting;
+  added["metadata"]["finalizers"] = Json::array({"a", "b"});
+  auto r = server->update(kConfigMaps, "", added);
+  const std::string detail =
+      "no new finalizers can be added if the object is being deleted, found new finalizers "
+      "[]string{\"b\"}";
+  EXPECT_TRUE(failsWith(r, 422, "Invalid",
+                        "ConfigMap \"c1\" is invalid: metadata.finalizers: Forbidden: " + detail));
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().details.causes,
+            (std::vector<StatusCause>{
+                cause("FieldValueForbidden", "Forbidden: " + detail, "metadata.finalizers")}));
+  EXPECT_EQ(server->revision(), before);
+
+  // Through a patch too.
+  auto patched = server->patch(kConfigMaps, "default", "c1", PatchType::Merge,
+                               R"({"metadata":{"finalizers":["a","b"]}})");
+  EXPECT_TRUE(failsWith(patched, 422, "Invalid",
+                        "ConfigMap \"c1\" is invalid: metadata.finalizers: Forbidden: " + detail));
+  EXPECT_EQ(server->revision(), before);
+}
+
+TEST_F(UpdateTest, NewFinalizersAreListedSortedAndOnce) {
+  Json cm = configMap("c1");
+  cm["metadata"]["finalizers"] = Json::array({"a"});
+  create(kConfigMaps, cm);
+  Json deleting = remove(kConfigMaps, "default", "c1");
+  const std::int64_t before = server->revision();
+  // Kubernetes reports sets.NewString(new...).Difference(old).List(): sorted, no repeats.
+  deleting["metadata"]["finalizers"] = Json::array({"a", "z.io/f", "m.io/f", "z.io/f"});
+  auto r = server->update(kConfigMaps, "", deleting);
+  EXPECT_TRUE(failsWith(r, 422, "Invalid",
+                        "ConfigMap \"c1\" is invalid: metadata.finalizers: Forbidden: no new "
+                        "finalizers can be added if the object is being deleted, found new "
+                        "finalizers []string{\"m.io/f\", \"z.io/f\"}"));
+  EXPECT_EQ(server->revision(), before);
+}
+
+TEST_F(UpdateTest, RemovingTheLastFinalizerOfADeletingObjectDeletesIt) {
+  Json cm = configMap("c1");
+  cm["metadata"]["finalizers"] = Json::array({"example.com/a", "example.com/b"});
+  create(kConfigMaps, cm);
+  Json deleting = remove(kConfigMaps, "default", "c1");
+  ASSERT_TRUE(meta::isDeleting(deleting));
+  EXPECT_EQ(deleting["metadata"]["deletionGracePeriodSeconds"], 0);
+
+  deleting["metadata"]["finalizers"] = Json::array({"example.com/b"});
+  Json stillThere = update(kConfigMaps, deleting);
+  EXPECT_EQ(meta::finalizers(stillThere), std::vector<std::string>{"example.com/b"});
+  EXPECT_EQ(meta::deletionTimestamp(stillThere), meta::deletionTimestamp(deleting));
+  EXPECT_TRUE(server->get(kConfigMaps, "default", "c1"));
+
+  const std::int64_t before = server->revision();
+  stillThere["metadata"].erase("finalizers");
+  Json last = update(kConfigMaps, stillThere);
+  // 200 with the object as it was removed, at a new revision.
+  EXPECT_EQ(meta::name(last), "c1");
+  EXPECT_EQ(rvNumber(last), before + 1);
+  EXPECT_EQ(server->revision(), before + 1);
+  EXPECT_TRUE(failsWith(server->get(kConfigMaps, "default", "c1"), 404, "NotFound",
+                        "configmaps \"c1\" not found"));
+}
+
+TEST_F(UpdateTest, ClearingFinalizersWithAPatchDeletesTheObject) {
+  installWidgetCrd();
+  Json w = widget("w1");
+  w["metadata"]["finalizers"] = Json::array({"example.com/cleanup"});
+  create(kWidgets, w);
+  Json deleting = remove(kWidgets, "default", "w1");
+  ASSERT_TRUE(meta::isDeleting(deleting));
+  EXPECT_EQ(deleting["metadata"]["generation"], 2) << "deletion bumps a generation > 0";
+
+  Json patched = must(server->patch(kWidgets, "default", "w1", PatchType::Merge,
+                                    R"({"metadata":{"finalizers":null}})"));
+  EXPECT_EQ(meta::name(patched), "w1");
+  EXPECT_TRUE(isNotFound(server->get(kWidgets, "default", "w1")));
+}
+
+}  // namespace
+}  // namespace fakekube::testing

@@ -1,0 +1,495 @@
+// The store is etcd's role in fakekube: one global revision over every write (deletes too), an
+// event log that a watch replays, compaction with 410 Expired, etcd's request size limit, and a
+// file that survives a restart with its revision and compaction mark.
+#include "fakekube/store/store.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace fakekube {
+namespace {
+
+std::unique_ptr<Store> openStore(const StoreOptions& options = {}) {
+  auto store = Store::open(options);
+  if (!store) {
+    ADD_FAILURE() << "Store::open: " << store.error().str();
+    return nullptr;
+  }
+  return std::move(*store);
+}
+
+Json object(const std::string& name, const std::string& value = "v") {
+  return {{"apiVersion", "v1"},
+          {"kind", "ConfigMap"},
+          {"metadata", {{"name", name}, {"namespace", "default"}}},
+          {"data", {{"k", value}}}};
+}
+
+std::string keyOf(const std::string& name) { return "/configmaps/default/" + name; }
+
+std::string rvOf(const Json& j) { return j["metadata"]["resourceVersion"].get<std::string>(); }
+
+std::vector<std::int64_t> revisionsOf(const std::vector<StoredEvent>& events) {
+  std::vector<std::int64_t> out;
+  for (const auto& e : events) out.push_back(e.revision);
+  return out;
+}
+
+// A fresh directory under /tmp, removed with everything in it at the end of the test.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = "/tmp/fakekube-store-test-XXXXXX";
+    char* made = ::mkdtemp(pattern.data());
+    if (made == nullptr) {
+      ADD_FAILURE() << "mkdtemp failed";
+    } else {
+      path_ = made;
+    }
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  std::string file(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+TEST(StoreTest, EmptyStoreStartsAtRevisionZero) {
+  auto store = openStore();
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(store->revision(), 0);
+  EXPECT_EQ(store->compactedRevision(), 0);
+  EXPECT_EQ(store->size(), 0u);
+  EXPECT_EQ(store->get(keyOf("missing")), nullptr);
+}
+
+TEST(StoreTest, PutThenGetReturnsTheObjectStampedWithTheNewRevision) {
+  auto store = openStore();
+  ASSERT_NE(store, nullptr);
+  auto put = store->put(keyOf("a"), object("a", "1"), EventType::Added);
+  ASSERT_TRUE(put) << put.error().str();
+  EXPECT_EQ(rvOf(**put), "1");
+  EXPECT_EQ((**put)["data"]["k"], "1");
+
+  ObjectPtr got = store->get(keyOf("a"));
+  ASSERT_NE(got, nullptr);
+  EXPECT_EQ(*got, **put);
+  EXPECT_EQ(store->size(), 1u);
+
+  // Overwrite: same key, next revision, new content.
+  auto again = store->put(keyOf("a"), object("a", "2"), EventType::Modified);
+  ASSERT_TRUE(again);
+  EXPECT_EQ(rvOf(**again), "2");
+  EXPECT_EQ((*store->get(keyOf("a")))["data"]["k"], "2");
+  EXPECT_EQ(store->size(), 1u);
+}
+
+TEST(StoreTest, RemoveDeletesTheKey) {
+  auto store = openStore();
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store->put(keyOf("a"), object("a"), EventType::Added));
+  ASSERT_TRUE(store->put(keyOf("b"), object("b"), EventType::Added));
+  auto removed = store->remove(keyOf("a"), *store->get(keyOf("a")));
+  ASSERT_TRUE(removed) << removed.error().str();
+  EXPECT_EQ(store->get(keyOf("a")), nullptr);
+  EXPECT_NE(store->get(keyOf("b")), nullptr);
+  EXPECT_EQ(store->size(), 1u);
+}
+
+TEST(StoreTest, ScanVisitsThePrefixInKeyOrderFromStartAfter) {
+  auto store = openStore();
+  ASSERT_NE(store, nullptr);
+  for (const char* key : {"/configmaps/default/c", "/configmaps/default/a", "/configmaps/other/x",
+                          "/configmaps/default/b", "/pods/default/a", "/configmaps/defaults/z"}) {
+    ASSERT_TRUE(store->put(key, object("o"), EventType::Added));
+  }
+  auto keys = [&](std::string_view prefix, std::string_view startAfter, std::size_t stopAfter) {
+    std::vector<std::string> out;
+    store->scan(prefix, startAfter, [&](const std::string& key, const ObjectPtr& obj) {
+      EXPECT_NE(obj, nullptr);
+      out.push_back(key);
+      return out.size() < stopAfter;
+    });
+    return out;
+  };
+  using V = std::vector<std::string>;
+  EXPECT_EQ(keys("/configmaps/default/", "", 100),
+            (V{"/configmaps/default/a", "/configmaps/default/b", "/configmaps/default/c"}));
+  EXPECT_EQ(keys("/configmaps/default/", "/configmaps/default/a", 100),
+            (V{"/configmaps/default/b", "/configmaps/default/c"}));
+  EXPECT_EQ(keys("/configmaps/", "", 100),
+            (V{"/configmaps/default/a", "/configmaps/default/b", "/configmaps/default/c",
+               "/configmaps/defaults/z", "/configmaps/other/x"}));
+  // A startAfter before the prefix starts from the prefix; the visitor can stop early.
+  EXPECT_EQ(keys("/configmaps/default/", "/a", 100),
+            (V{"/configmaps/default/a", "/configmaps/default/b", "/configmaps/default/c"}));
+  EXPECT_EQ(keys("/configmaps/", "", 2), (V{"/configmaps/default/a", "/configmaps/default/b"}));
+  EXPECT_EQ(keys("/nothing/", "", 100), V{});
+}
+
+TEST(StoreTest, RevisionIncrementsByOnePerWriteIncludingDeletes) {
+  auto store = openStore();
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store->put(keyOf("a"), object("a"), EventType::Added));
+  EXPECT_EQ(store->revision(), 1);
+  ASSERT_TRUE(store->put(keyOf("b"), object("b"), EventType::Added));
+  EXPECT_EQ(store->revision(), 2);
+  ASSERT_TRUE(store->put(keyOf("a"), object("a", "x"), EventType::Modified));
+  EXPECT_EQ(store->revision(), 3);
+  ASSERT_TRUE(store->remove(keyOf("a"), *store->get(keyOf("a"))));
+  EXPECT_EQ(store->revision(), 4);
+  auto next = store->put(keyOf("c"), object("c"), EventType::Added);
+  ASSERT_TRUE(next);
+  EXPECT_EQ(rvOf(**next), "5");
+}
+
+TEST(StoreTest, DeletedEventCarriesTheFinalStateWithTheNewResourceVersion) {
+  auto store = openStore();
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store->put(keyOf("a"), object("a", "last"), EventType::Added));
+  std::vector<StoredEvent> seen;
+  store->setObserver([&](const StoredEvent& e) { seen.push_back(e); });
+
+  Json finalState = *store->get(keyOf("a"));
+  finalState["metadata"]["deletionTimestamp"] = "2024-01-01T00:00:00Z";
+  auto removed = store->remove(keyOf("a"), finalState);
+  ASSERT_TRUE(removed);
+  EXPECT_EQ(rvOf(**removed), "2");
+  EXPECT_EQ((**removed)["data"]["k"], "last");
+  EXPECT_EQ((**removed)["metadata"]["deletionTimestamp"], "2024-01-01T00:00:00Z");
+
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0].type, EventType::Deleted);
+  EXPECT_EQ(seen[0].revision, 2);
+  EXPECT_EQ(seen[0].key, keyOf("a"));
+  EXPECT_EQ(rvOf(*seen[0].object), "2");
+
+  auto events = store->eventsSince(1, 100);
+  ASSERT_TRUE(events);
+  ASSERT_EQ(events->size(), 1u);
+  EXPECT_EQ((*events)[0].type, EventType::Deleted);
+  EXPECT_EQ((*events)[0].revision, 2);
+  EXPECT_EQ(rvOf(*(*events)[0].object), "2");
+  EXPECT_EQ((*(*events)[0].object)["data"]["k"], "last");
+  EXPECT_EQ((*(*events)[0].object)["metadata"]["deletionTimestamp"], "2024-01-01T00:00:00Z");
+}
+
+TEST(StoreTest, EventsSinceReturnsExactlyTheLaterEventsInOrder) {
+  auto store = openStore();
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store->put(keyOf("a"), object("a"), EventType::Added));           // 1
+  ASSERT_TRUE(store->put(keyOf("b"), object("b"), EventType::Added));           // 2
+  ASSERT_TRUE(store->put(keyOf("a"), object("a", "2"), EventType::Modified));   // 3
+  ASSERT_TRUE(store->remove(keyOf("b"), *store->get(keyOf("b"))));              // 4
+  ASSERT_TRUE(store->put(keyOf("c"), object("c"), EventType::Added));           // 5
+
+  auto all = store->eventsSince(0, 100);
+  ASSERT_TRUE(all) << all.error().str();
+  EXPECT_EQ(revisionsOf(*all), (std::vector<std::int64_t>{1, 2, 3, 4, 5}));
+  std::vector<EventType> types;
+  std::vector<std::string> keys;
+  for (const auto& e : *all) {
+    types.push_back(e.type);
+    keys.push_back(e.key);
+    EXPECT_EQ(rvOf(*e.object), std::to_string(e.revision));
+  }
+  EXPECT_EQ(types, (std::vector<EventType>{EventType::Added, EventType::Added, EventType::Modified,
+                                           EventType::Deleted, EventType::Added}));
+  EXPECT_EQ(keys,
+            (std::vector<std::string>{keyOf("a"), keyOf("b"), keyOf("a"), keyOf("b"), keyOf("c")}));
+  EXPECT_EQ((*(*all)[2].object)["data"]["k"], "2");
+
+  auto later = store->eventsSince(3, 100);
+  ASSERT_TRUE(later);
+  EXPECT_EQ(revisionsOf(*later), (std::vector<std::int64_t>{4, 5}));
+
+  auto limited = store->eventsSince(1, 2);
+  ASSERT_TRUE(limited);
+  EXPECT_EQ(revisionsOf(*limited), (std::vector<std::int64_t>{2, 3}));
+
+  auto none = store->eventsSince(5, 100);
+  ASSERT_TRUE(none);
+  EXPECT_TRUE(none->empty());
+  EXPECT_EQ(eventTypeName(EventType::Added), std::string("ADDED"));
+  EXPECT_EQ(eventTypeName(EventType::Modified), std::string("MODIFIED"));
+  EXPECT_EQ(eventTypeName(EventType::Deleted), std::string("DELETED"));
+}
+
+TEST(StoreTest, EventsSinceOlderThanTheCompactionMarkIsExpired) {
+  StoreOptions options;
+  options.retainedRevisions = 0;
+  auto store = openStore(options);
+  ASSERT_NE(store, nullptr);
+  for (int i = 0; i < 8; ++i) {
+    ASSERT_TRUE(store->put(keyOf("o" + std::to_string(i)), object("o"), EventType::Added));
+  }
+  auto compacted = store->compact(5);
+  ASSERT_TRUE(compacted) << compacted.error().str();
+  EXPECT_EQ(*compacted, 5);
+  EXPECT_EQ(store->compactedRevision(), 5);
+
+  auto old = store->eventsSince(2, 100);
+  ASSERT_FALSE(old);
+  EXPECT_EQ(old.error().code, 410);
+  EXPECT_EQ(old.error().reason, "Expired");
+  EXPECT_EQ(old.error().message, "too old resource version: 2 (5)");
+  EXPECT_TRUE(old.error().details.empty());
+
+  auto edge = store->eventsSince(4, 100);
+  ASSERT_FALSE(edge);
+  EXPECT_EQ(edge.error().message, "too old resource version: 4 (5)");
+
+  // From the mark itself every later event is still there.
+  auto fromMark = store->eventsSince(5, 100);
+  ASSERT_TRUE(fromMark) << fromMark.error().str();
+  EXPECT_EQ(revisionsOf(*fromMark), (std::vector<std::int64_t>{6, 7, 8}));
+
+  // Objects are untouched by compaction, and writes continue from the revision.
+  EXPECT_EQ(store->size(), 8u);
+  EXPECT_EQ(store->revision(), 8);
+}
+
+TEST(StoreTest, CompactIsClampedToTheRevisionAndNeverMovesBack) {
+  StoreOptions options;
+  options.retainedRevisions = 0;
+  auto store = openStore(options);
+  ASSERT_NE(store, nullptr);
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(store->put(keyOf("o" + std::to_string(i)), object("o"), EventType::Added));
+  }
+  auto far = store->compact(100);
+  ASSERT_TRUE(far);
+  EXPECT_EQ(*far, 3);
+  auto back = store->compact(1);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(*back, 3);
+  EXPECT_EQ(store->compactedRevision(), 3);
+  auto events = store->eventsSince(3, 100);
+  ASSERT_TRUE(events);
+  EXPECT_TRUE(events->empty());
+}
+
+TEST(StoreTest, AutomaticCompactionKeepsAboutRetainedRevisions) {
+  StoreOptions options;
+  options.retainedRevisions = 5;
+  auto store = openStore(options);
+  ASSERT_NE(store, nullptr);
+  for (int i = 0; i < 40; ++i) {
+    ASSERT_TRUE(store->put(keyOf("o"), object("o", std::to_string(i)), EventType::Modified));
+    const std::int64_t window = store->revision() - store->compactedRevision();
+    // At least the retained window stays; never much more than it (a batch of a tenth, min 1).
+    EXPECT_GE(window, std::min<std::int64_t>(store->revision(), 5)) << "at " << store->revision();
+    EXPECT_LE(window, 6) << "at " << store->revision();
+  }
+  EXPECT_EQ(store->revision(), 40);
+  EXPECT_GT(store->compactedRevision(), 30);
+
+  auto tooOld = store->eventsSince(1, 100);
+  ASSERT_FALSE(tooOld);
+  EXPECT_EQ(tooOld.error().code, 410);
+  EXPECT_EQ(tooOld.error().reason, "Expired");
+  EXPECT_EQ(tooOld.error().message,
+            "too old resource version: 1 (" + std::to_string(store->compactedRevision()) + ")");
+
+  auto retained = store->eventsSince(store->compactedRevision(), 100);
+  ASSERT_TRUE(retained);
+  EXPECT_EQ(static_cast<std::int64_t>(retained->size()),
+            store->revision() - store->compactedRevision());
+  EXPECT_EQ(retained->back().revision, 40);
+}
+
+TEST(StoreTest, RetainedRevisionsZeroDisablesAutomaticCompaction) {
+  StoreOptions options;
+  options.retainedRevisions = 0;
+  auto store = openStore(options);
+  ASSERT_NE(store, nullptr);
+  for (int i = 0; i < 50; ++i) {
+    ASSERT_TRUE(store->put(keyOf("o"), object("o", std::to_string(i)), EventType::Modified));
+  }
+  EXPECT_EQ(store->compactedRevision(), 0);
+  auto events = store->eventsSince(0, 1000);
+  ASSERT_TRUE(events);
+  EXPECT_EQ(events->size(), 50u);
+}
+
+TEST(StoreTest, OversizeObjectIs413AndLeavesTheStoreUnchanged) {
+  StoreOptions options;
+  options.maxObjectBytes = 200;
+  auto store = openStore(options);
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store->put(keyOf("a"), object("a", "small"), EventType::Added));
+  std::vector<StoredEvent> seen;
+  store->setObserver([&](const StoredEvent& e) { seen.push_back(e); });
+
+  auto big = store->put(keyOf("b"), object("b", std::string(300, 'x')), EventType::Added);
+  ASSERT_FALSE(big);
+  EXPECT_EQ(big.error().code, 413);
+  EXPECT_EQ(big.error().reason, "RequestEntityTooLarge");
+  EXPECT_EQ(big.error().message,
+            "Request entity too large: limit is 200: etcdserver: request is too large");
+  EXPECT_EQ(store->get(keyOf("b")), nullptr);
+
+  // An oversize update leaves the old object in place.
+  auto bigUpdate =
+      store->put(keyOf("a"), object("a", std::string(300, 'x')), EventType::Modified);
+  ASSERT_FALSE(bigUpdate);
+  EXPECT_EQ(bigUpdate.error().code, 413);
+  EXPECT_EQ((*store->get(keyOf("a")))["data"]["k"], "small");
+  EXPECT_EQ(rvOf(*store->get(keyOf("a"))), "1");
+
+  EXPECT_EQ(store->revision(), 1);
+  EXPECT_TRUE(seen.empty());
+  auto events = store->eventsSince(0, 100);
+  ASSERT_TRUE(events);
+  EXPECT_EQ(events->size(), 1u);
+
+  // The next accepted write takes the very next revision.
+  auto next = store->put(keyOf("c"), object("c"), EventType::Added);
+  ASSERT_TRUE(next);
+  EXPECT_EQ(rvOf(**next), "2");
+}
+
+TEST(StoreTest, ObserverSeesEveryCommittedWriteInRevisionOrder) {
+  auto store = openStore();
+  ASSERT_NE(store, nullptr);
+  std::vector<StoredEvent> seen;
+  store->setObserver([&](const StoredEvent& e) {
+    // Called after the commit: the store already answers with the new state.
+    EXPECT_EQ(store->revision(), e.revision);
+    seen.push_back(e);
+  });
+  ASSERT_TRUE(store->put(keyOf("a"), object("a"), EventType::Added));
+  ASSERT_TRUE(store->put(keyOf("b"), object("b"), EventType::Added));
+  ASSERT_TRUE(store->put(keyOf("a"), object("a", "2"), EventType::Modified));
+  ASSERT_TRUE(store->remove(keyOf("b"), *store->get(keyOf("b"))));
+
+  ASSERT_EQ(seen.size(), 4u);
+  EXPECT_EQ(revisionsOf(seen), (std::vector<std::int64_t>{1, 2, 3, 4}));
+  EXPECT_EQ(seen[0].type, EventType::Added);
+  EXPECT_EQ(seen[2].type, EventType::Modified);
+  EXPECT_EQ(seen[3].type, EventType::Deleted);
+  EXPECT_EQ(seen[2].key, keyOf("a"));
+  EXPECT_EQ((*seen[2].object)["data"]["k"], "2");
+  // The observer's events are the ones the log replays.
+  auto events = store->eventsSince(0, 100);
+  ASSERT_TRUE(events);
+  ASSERT_EQ(events->size(), seen.size());
+  for (std::size_t i = 0; i < seen.size(); ++i) {
+    EXPECT_EQ((*events)[i].revision, seen[i].revision);
+    EXPECT_EQ((*events)[i].type, seen[i].type);
+    EXPECT_EQ((*events)[i].key, seen[i].key);
+    EXPECT_EQ(*(*events)[i].object, *seen[i].object);
+  }
+}
+
+TEST(StoreTest, FileStoreReopensWithObjectsRevisionAndCompactionMark) {
+  TempDir dir;
+  StoreOptions options;
+  options.path = dir.file("store.db");
+  options.retainedRevisions = 0;
+  {
+    auto store = openStore(options);
+    ASSERT_NE(store, nullptr);
+    EXPECT_EQ(store->path(), options.path);
+    ASSERT_TRUE(store->put(keyOf("a"), object("a", "1"), EventType::Added));       // 1
+    ASSERT_TRUE(store->put(keyOf("b"), object("b", "1"), EventType::Added));       // 2
+    ASSERT_TRUE(store->put(keyOf("a"), object("a", "2"), EventType::Modified));    // 3
+    ASSERT_TRUE(store->put(keyOf("c"), object("c", "1"), EventType::Added));       // 4
+    ASSERT_TRUE(store->remove(keyOf("b"), *store->get(keyOf("b"))));               // 5
+    ASSERT_TRUE(store->put(keyOf("d"), object("d", "1"), EventType::Added));       // 6
+    ASSERT_TRUE(store->compact(3));
+  }
+  {
+    auto store = openStore(options);
+    ASSERT_NE(store, nullptr);
+    EXPECT_EQ(store->revision(), 6);
+    EXPECT_EQ(store->compactedRevision(), 3);
+    EXPECT_EQ(store->size(), 3u);
+    ASSERT_NE(store->get(keyOf("a")), nullptr);
+    EXPECT_EQ((*store->get(keyOf("a")))["data"]["k"], "2");
+    EXPECT_EQ(rvOf(*store->get(keyOf("a"))), "3");
+    ASSERT_NE(store->get(keyOf("c")), nullptr);
+    EXPECT_EQ(rvOf(*store->get(keyOf("c"))), "4");
+    ASSERT_NE(store->get(keyOf("d")), nullptr);
+    EXPECT_EQ(store->get(keyOf("b")), nullptr);
+
+    auto tooOld = store->eventsSince(2, 100);
+    ASSERT_FALSE(tooOld);
+    EXPECT_EQ(tooOld.error().code, 410);
+    EXPECT_EQ(tooOld.error().message, "too old resource version: 2 (3)");
+    auto retained = store->eventsSince(3, 100);
+    ASSERT_TRUE(retained);
+    EXPECT_EQ(revisionsOf(*retained), (std::vector<std::int64_t>{4, 5, 6}));
+    EXPECT_EQ((*retained)[1].type, EventType::Deleted);
+
+    auto next = store->put(keyOf("e"), object("e"), EventType::Added);
+    ASSERT_TRUE(next);
+    EXPECT_EQ(rvOf(**next), "7");
+    EXPECT_EQ(store->revision(), 7);
+  }
+  {
+    // A third generation sees the write of the second.
+    auto store = openStore(options);
+    ASSERT_NE(store, nullptr);
+    EXPECT_EQ(store->revision(), 7);
+    EXPECT_NE(store->get(keyOf("e")), nullptr);
+  }
+}
+
+TEST(StoreTest, FileStoreContinuesTheRevisionWhenTheLastWriteWasADelete) {
+  TempDir dir;
+  StoreOptions options;
+  options.path = dir.file("store.db");
+  {
+    auto store = openStore(options);
+    ASSERT_NE(store, nullptr);
+    ASSERT_TRUE(store->put(keyOf("a"), object("a"), EventType::Added));
+    ASSERT_TRUE(store->put(keyOf("b"), object("b"), EventType::Added));
+    ASSERT_TRUE(store->remove(keyOf("b"), *store->get(keyOf("b"))));
+    ASSERT_TRUE(store->remove(keyOf("a"), *store->get(keyOf("a"))));
+    EXPECT_EQ(store->revision(), 4);
+  }
+  auto store = openStore(options);
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(store->revision(), 4);
+  EXPECT_EQ(store->size(), 0u);
+  auto next = store->put(keyOf("c"), object("c"), EventType::Added);
+  ASSERT_TRUE(next);
+  EXPECT_EQ(rvOf(**next), "5");
+}
+
+TEST(StoreTest, FileStoreContinuesTheRevisionWhenEveryEventWasCompacted) {
+  TempDir dir;
+  StoreOptions options;
+  options.path = dir.file("store.db");
+  options.retainedRevisions = 0;
+  {
+    auto store = openStore(options);
+    ASSERT_NE(store, nullptr);
+    ASSERT_TRUE(store->put(keyOf("a"), object("a"), EventType::Added));
+    ASSERT_TRUE(store->put(keyOf("b"), object("b"), EventType::Added));
+    ASSERT_TRUE(store->remove(keyOf("b"), *store->get(keyOf("b"))));
+    ASSERT_TRUE(store->compact(3));
+  }
+  auto store = openStore(options);
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(store->revision(), 3);
+  EXPECT_EQ(store->compactedRevision(), 3);
+  auto next = store->put(keyOf("c"), object("c"), EventType::Added);
+  ASSERT_TRUE(next);
+  EXPECT_EQ(rvOf(**next), "4");
+}
+
+}  // namespace
+}  // namespace fakekube
