@@ -277,6 +277,14 @@ void ApiServer::onCustomResourceDefinition(const Json& crd, bool removed) {
   auto info = ResourceRegistry::fromCustomResourceDefinition(crd);
   if (!info) return;
   if (removed) {
+    // The instances go with their definition (on a cluster the CRD's cleanup finalizer deletes
+    // them before the definition goes), so a later definition of the kind does not resurrect them.
+    std::vector<std::pair<std::string, ObjectPtr>> instances;
+    store_->scan(prefix(*info, ""), "", [&](const std::string& k, const ObjectPtr& object) {
+      instances.emplace_back(k, object);
+      return true;
+    });
+    for (const auto& [k, object] : instances) (void)store_->remove(k, *object);
     registry_.remove(info->groupResource());
   } else {
     registry_.add(std::move(*info));
@@ -636,6 +644,12 @@ Result<Json> ApiServer::patch(const GroupVersionResource& gvr, std::string_view 
     if (current == nullptr) return tl::unexpected(Status::notFound(info.groupResource(), name));
     Result<Json> patched = type == PatchType::Json ? applyJsonPatch(*current, patchText)
                                                    : applyMergePatch(*current, patchText);
+    if (!patched && type == PatchType::Json && patched.error().code == 422) {
+      // The API server answers a JSON patch that does not apply with a generic 422
+      // (NewGenericServerResponse without a resource): a fixed message, no causes.
+      return tl::unexpected(Status::generic(
+          422, "Invalid", "the server rejected our request due to an error in our request"));
+    }
     if (!patched) return tl::unexpected(patched.error());
     if (!patched->is_object()) {
       return tl::unexpected(Status::badRequest("the patch must produce a JSON object"));

@@ -42,7 +42,9 @@ std::int64_t podGracePeriod(const Json& pod, const DeleteOptions& options) {
   std::string phase = podPhase(pod);
   if (phase == "Succeeded" || phase == "Failed") return 0;
   // A negative grace period counts as 1 s (rest.BeforeDelete).
-  if (options.gracePeriodSeconds) return *options.gracePeriodSeconds < 0 ? 1 : *options.gracePeriodSeconds;
+  if (options.gracePeriodSeconds) {
+    return *options.gracePeriodSeconds < 0 ? 1 : *options.gracePeriodSeconds;
+  }
   auto spec = pod.find("spec");
   if (spec != pod.end() && spec->is_object()) {
     auto grace = spec->find("terminationGracePeriodSeconds");
@@ -134,11 +136,11 @@ Result<Json> ApiServer::deleteLocked(const ResourceInfo& info, const std::string
     // The deadline moves back to when deletion was requested plus the new grace period
     // (rest.BeforeDelete), but never into the past: then it is now, and a graceful delete keeps
     // a minimal 1 s so that the kubelet still confirms it.
-    TimePoint requested;
-    if (!parseRfc3339(meta::deletionTimestamp(old), &requested)) {
-      requested = nowTime + std::chrono::seconds(current);
+    TimePoint oldDeadline;
+    if (!parseRfc3339(meta::deletionTimestamp(old), &oldDeadline)) {
+      oldDeadline = nowTime + std::chrono::seconds(current);
     }
-    TimePoint deadline = requested - std::chrono::seconds(current) + std::chrono::seconds(grace);
+    TimePoint deadline = oldDeadline - std::chrono::seconds(current) + std::chrono::seconds(grace);
     if (deadline < nowTime) {
       deadline = nowTime;
       if (grace != 0) grace = 1;

@@ -206,12 +206,20 @@ Result<ObjectPtr> Store::write(const std::string& key, Json object, EventType ty
   revision_ = rv;
   if (type != EventType::Added) supersededSinceMark_ = true;
   auto stored = std::make_shared<const Json>(std::move(object));
+  ObjectPtr previous;
   if (type == EventType::Deleted) {
-    objects_.erase(key);
+    if (auto it = objects_.find(key); it != objects_.end()) {
+      previous = std::move(it->second);
+      objects_.erase(it);
+    }
   } else {
-    objects_.insert_or_assign(key, stored);
+    auto [it, inserted] = objects_.try_emplace(key, stored);
+    if (!inserted) {
+      previous = std::move(it->second);
+      it->second = stored;
+    }
   }
-  if (observer_) observer_(StoredEvent{rv, type, key, stored});
+  if (observer_) observer_(StoredEvent{rv, type, key, stored, std::move(previous)});
   maybeCompact();
   return stored;
 }

@@ -40,6 +40,9 @@ struct StoredEvent {
   EventType type = EventType::Added;
   std::string key;
   ObjectPtr object;
+  // The key's object before this write (null for a create, and for events read back from the
+  // database). Watches with selectors need it to turn "stopped matching" into DELETED.
+  ObjectPtr previous;
 };
 
 struct StoreOptions {

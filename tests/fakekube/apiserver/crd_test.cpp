@@ -9,7 +9,7 @@
 
 #include "fixture.h"
 
-namespace fakekube::testing {
+namespace fakekube::apitest {
 namespace {
 
 using CrdTest = ApiServerTest;
@@ -95,6 +95,23 @@ TEST_F(CrdTest, DeletingTheDefinitionStopsServingTheKind) {
   EXPECT_EQ(server->revision(), before);
 }
 
+TEST_F(CrdTest, InstancesGoWithTheirDefinitionAndDoNotComeBack) {
+  installWidgetCrd();
+  create(kWidgets, widget("w1"));
+  create(kWidgets, widget("w2"));
+  create(kConfigMaps, configMap("unrelated"));
+  remove(kCrds, "", "widgets.example.com");
+
+  // A new definition of the same kind starts empty, as on a real cluster (whose CRD cleanup
+  // finalizer deletes the instances before the definition goes).
+  installWidgetCrd();
+  Json list = must(server->list(kWidgets, ""));
+  EXPECT_TRUE(list["items"].empty()) << list["items"].dump();
+  EXPECT_TRUE(isNotFound(server->get(kWidgets, "default", "w1")));
+  EXPECT_TRUE(server->create(kWidgets, "", widget("w1")));
+  EXPECT_TRUE(server->get(kConfigMaps, "default", "unrelated"));
+}
+
 TEST_F(CrdTest, DefinitionNameMustBePluralDotGroup) {
   const std::int64_t before = server->revision();
   Json crd = widgetCrd();
@@ -164,4 +181,4 @@ TEST_F(CrdTest, AFileBackedServerServesItsCustomKindsAfterARestart) {
 }
 
 }  // namespace
-}  // namespace fakekube::testing
+}  // namespace fakekube::apitest

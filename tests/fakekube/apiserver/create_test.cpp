@@ -10,7 +10,7 @@
 
 #include "fixture.h"
 
-namespace fakekube::testing {
+namespace fakekube::apitest {
 namespace {
 
 using CreateTest = ApiServerTest;
@@ -63,19 +63,17 @@ TEST_F(CreateTest, ServerSetsUidAndCreationTimestampFromTheVirtualClock) {
 
   ex.advance(std::chrono::hours(24) + std::chrono::milliseconds(999));
   // Whole seconds: the fraction is cut, not rounded.
-  EXPECT_EQ(meta::creationTimestamp(create(kConfigMaps, configMap("c3"))),
-            "2024-01-02T00:01:30Z");
+  EXPECT_EQ(meta::creationTimestamp(create(kConfigMaps, configMap("c3"))), "2024-01-02T00:01:30Z");
 }
 
 TEST_F(CreateTest, ResourceVersionIsOneGlobalCounterAcrossKinds) {
   const std::int64_t start = server->revision();
-  std::vector<Json> created = {
-      create(kConfigMaps, configMap("c1")),
-      create(kPods, pod("p1")),
-      create(kNamespaces, namespaceObject("team-a")),
-      create(kDeployments, deployment("d1")),
-      create(kConfigMaps, configMap("c2", "team-a")),
-  };
+  std::vector<Json> created;
+  created.push_back(create(kConfigMaps, configMap("c1")));
+  created.push_back(create(kPods, pod("p1")));
+  created.push_back(create(kNamespaces, namespaceObject("team-a")));
+  created.push_back(create(kDeployments, deployment("d1")));
+  created.push_back(create(kConfigMaps, configMap("c2", "team-a")));
   std::int64_t expected = start;
   for (const Json& object : created) {
     ++expected;
@@ -242,10 +240,10 @@ TEST_F(CreateTest, InvalidNameIs422WithTheFullKubernetesMessage) {
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().details.name, "Bad_Name");
   EXPECT_EQ(r.error().details.kind, "ConfigMap");
-  EXPECT_EQ(r.error().details.causes,
-            (std::vector<StatusCause>{cause(
-                "FieldValueInvalid", "Invalid value: \"Bad_Name\": " + kSubdomainMsg,
-                "metadata.name")}));
+  EXPECT_EQ(
+      r.error().details.causes,
+      (std::vector<StatusCause>{cause(
+          "FieldValueInvalid", "Invalid value: \"Bad_Name\": " + kSubdomainMsg, "metadata.name")}));
   EXPECT_EQ(server->revision(), before);
 }
 
@@ -267,10 +265,10 @@ TEST_F(CreateTest, BadLabelKeyIs422) {
       r, 422, "Invalid",
       "ConfigMap \"c1\" is invalid: metadata.labels: Invalid value: \"bad key\": " + kNamePartMsg));
   ASSERT_FALSE(r);
-  EXPECT_EQ(r.error().details.causes,
-            (std::vector<StatusCause>{cause("FieldValueInvalid",
-                                            "Invalid value: \"bad key\": " + kNamePartMsg,
-                                            "metadata.labels")}));
+  EXPECT_EQ(
+      r.error().details.causes,
+      (std::vector<StatusCause>{cause(
+          "FieldValueInvalid", "Invalid value: \"bad key\": " + kNamePartMsg, "metadata.labels")}));
   EXPECT_EQ(server->revision(), before);
 }
 
@@ -283,10 +281,10 @@ TEST_F(CreateTest, BadLabelValueIs422) {
       r, 422, "Invalid",
       "ConfigMap \"c1\" is invalid: metadata.labels: Invalid value: \"-web-\": " + kLabelValueMsg));
   ASSERT_FALSE(r);
-  EXPECT_EQ(r.error().details.causes,
-            (std::vector<StatusCause>{cause("FieldValueInvalid",
-                                            "Invalid value: \"-web-\": " + kLabelValueMsg,
-                                            "metadata.labels")}));
+  EXPECT_EQ(
+      r.error().details.causes,
+      (std::vector<StatusCause>{cause(
+          "FieldValueInvalid", "Invalid value: \"-web-\": " + kLabelValueMsg, "metadata.labels")}));
   EXPECT_EQ(server->revision(), before);
 
   // Too long: 64 characters.
@@ -298,14 +296,37 @@ TEST_F(CreateTest, BadLabelValueIs422) {
   EXPECT_EQ(server->revision(), before);
 }
 
+TEST_F(CreateTest, AnnotationsOverTheTotalLimitAre422) {
+  const std::int64_t before = server->revision();
+  Json cm = configMap("c1");
+  cm["metadata"]["annotations"] = {{"a", std::string(256 * 1024, 'x')}};
+  auto r = server->create(kConfigMaps, "", cm);
+  EXPECT_TRUE(failsWith(r, 422, "Invalid",
+                        "ConfigMap \"c1\" is invalid: metadata.annotations: Too long: must have at "
+                        "most 262144 bytes"));
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().details.causes,
+            (std::vector<StatusCause>{cause("FieldValueTooLong",
+                                            "Too long: must have at most 262144 bytes",
+                                            "metadata.annotations")}));
+  EXPECT_EQ(server->revision(), before);
+}
+
 TEST_F(CreateTest, TwoControllerOwnerReferencesAre422) {
   const std::int64_t before = server->revision();
   Json cm = configMap("c1");
   cm["metadata"]["ownerReferences"] = Json::array({
-      {{"apiVersion", "apps/v1"}, {"kind", "ReplicaSet"}, {"name", "a"}, {"uid", "u1"},
+      {{"apiVersion", "apps/v1"},
+       {"kind", "ReplicaSet"},
+       {"name", "a"},
+       {"uid", "u1"},
        {"controller", true}},
-      {{"apiVersion", "apps/v1"}, {"kind", "ReplicaSet"}, {"name", "b"}, {"uid", "u2"},
-       {"controller", true}, {"blockOwnerDeletion", true}},
+      {{"apiVersion", "apps/v1"},
+       {"kind", "ReplicaSet"},
+       {"name", "b"},
+       {"uid", "u2"},
+       {"controller", true},
+       {"blockOwnerDeletion", true}},
   });
   auto r = server->create(kConfigMaps, "", cm);
   const std::string value =
@@ -349,9 +370,9 @@ TEST_F(CreateTest, UnknownResourceIs404) {
   EXPECT_TRUE(failsWith(server->create({"", "v1", "gizmos"}, "default", configMap("g1")), 404,
                         "NotFound", "the server could not find the requested resource"));
   // A known resource at a version it is not served at.
-  EXPECT_TRUE(failsWith(server->create({"apps", "v1beta7", "deployments"}, "default",
-                                       deployment("d1")),
-                        404, "NotFound", "the server could not find the requested resource"));
+  EXPECT_TRUE(
+      failsWith(server->create({"apps", "v1beta7", "deployments"}, "default", deployment("d1")),
+                404, "NotFound", "the server could not find the requested resource"));
   EXPECT_TRUE(failsWith(server->get({"", "v1", "gizmos"}, "default", "g1"), 404, "NotFound",
                         "the server could not find the requested resource"));
   EXPECT_EQ(server->revision(), before);
@@ -369,16 +390,25 @@ TEST_F(CreateTest, MissingNamespaceIs404) {
 
 TEST_F(CreateTest, NamespaceOfTheObjectMustMatchTheRequest) {
   const std::int64_t before = server->revision();
-  EXPECT_TRUE(failsWith(server->create(kConfigMaps, "kube-system", configMap("c1", "default")),
-                        400, "BadRequest",
+  EXPECT_TRUE(failsWith(server->create(kConfigMaps, "kube-system", configMap("c1", "default")), 400,
+                        "BadRequest",
                         "the namespace of the provided object does not match the namespace sent "
                         "on the request"));
   EXPECT_EQ(server->revision(), before);
   // An object without a namespace takes the request's.
   Json cm = configMap("c1");
   cm["metadata"].erase("namespace");
-  EXPECT_EQ(meta::namespace_(must(server->create(kConfigMaps, "kube-system", cm))),
-            "kube-system");
+  EXPECT_EQ(meta::namespace_(must(server->create(kConfigMaps, "kube-system", cm))), "kube-system");
+}
+
+TEST_F(CreateTest, ClusterScopedObjectsDropANamespace) {
+  // EnsureObjectNamespaceMatchesRequestNamespace clears it for cluster-scoped kinds.
+  Json ns = namespaceObject("team-a");
+  ns["metadata"]["namespace"] = "default";
+  Json created = create(kNamespaces, ns);
+  EXPECT_FALSE(created["metadata"].contains("namespace"));
+  EXPECT_EQ(created["status"]["phase"], "Active");
+  EXPECT_EQ(created["spec"]["finalizers"], Json::array({"kubernetes"}));
 }
 
 TEST_F(CreateTest, CreatingInATerminatingNamespaceIs403) {
@@ -398,10 +428,10 @@ TEST_F(CreateTest, CreatingInATerminatingNamespaceIs403) {
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().details.name, "c1");
   EXPECT_EQ(r.error().details.kind, "configmaps");
-  EXPECT_EQ(r.error().details.causes,
-            (std::vector<StatusCause>{cause("NamespaceTerminating",
-                                            "namespace doomed is being terminated",
-                                            "metadata.namespace")}));
+  EXPECT_EQ(
+      r.error().details.causes,
+      (std::vector<StatusCause>{cause(
+          "NamespaceTerminating", "namespace doomed is being terminated", "metadata.namespace")}));
   EXPECT_EQ(server->revision(), before);
 }
 
@@ -457,4 +487,4 @@ TEST_F(CreateTest, PodsStartPendingWithDefaults) {
 }
 
 }  // namespace
-}  // namespace fakekube::testing
+}  // namespace fakekube::apitest

@@ -8,7 +8,7 @@
 
 #include "fixture.h"
 
-namespace fakekube::testing {
+namespace fakekube::apitest {
 namespace {
 
 using DeleteTest = ApiServerTest;
@@ -22,12 +22,13 @@ TEST_F(DeleteTest, ConfigMapDeleteAnswersASuccessStatus) {
   Json cm = create(kConfigMaps, configMap("c1"));
   const std::int64_t before = server->revision();
   Json answer = remove(kConfigMaps, "default", "c1");
-  EXPECT_EQ(answer, Json({{"kind", "Status"},
-                          {"apiVersion", "v1"},
-                          {"metadata", Json::object()},
-                          {"status", "Success"},
-                          {"details", {{"name", "c1"}, {"kind", "configmaps"}, {"uid", meta::uid(cm)}}},
-                          {"code", 200}}));
+  EXPECT_EQ(answer,
+            Json({{"kind", "Status"},
+                  {"apiVersion", "v1"},
+                  {"metadata", Json::object()},
+                  {"status", "Success"},
+                  {"details", {{"name", "c1"}, {"kind", "configmaps"}, {"uid", meta::uid(cm)}}},
+                  {"code", 200}}));
   EXPECT_EQ(server->revision(), before + 1) << "a delete is a write";
   EXPECT_TRUE(failsWith(server->get(kConfigMaps, "default", "c1"), 404, "NotFound",
                         "configmaps \"c1\" not found"));
@@ -209,8 +210,8 @@ TEST_F(DeleteTest, PodWithoutANodeIsDeletedAtOnceAndAnswersThePod) {
   EXPECT_EQ(meta::name(answer), "p1");
   EXPECT_EQ(meta::uid(answer), meta::uid(p));
   EXPECT_EQ(rvNumber(answer), before + 1);
-  EXPECT_TRUE(failsWith(server->get(kPods, "default", "p1"), 404, "NotFound",
-                        "pods \"p1\" not found"));
+  EXPECT_TRUE(
+      failsWith(server->get(kPods, "default", "p1"), 404, "NotFound", "pods \"p1\" not found"));
 }
 
 TEST_F(DeleteTest, PodOnANodeIsDeletedGracefully) {
@@ -321,10 +322,9 @@ TEST_F(DeleteTest, CustomResourceDeleteAnswersASuccessStatusWithItsGroup) {
   Json w = create(kWidgets, widget("w1"));
   Json answer = remove(kWidgets, "default", "w1");
   EXPECT_EQ(answer["status"], "Success");
-  EXPECT_EQ(answer["details"], Json({{"name", "w1"},
-                                     {"group", "example.com"},
-                                     {"kind", "widgets"},
-                                     {"uid", meta::uid(w)}}));
+  EXPECT_EQ(
+      answer["details"],
+      Json({{"name", "w1"}, {"group", "example.com"}, {"kind", "widgets"}, {"uid", meta::uid(w)}}));
   EXPECT_TRUE(isNotFound(server->get(kWidgets, "default", "w1")));
 }
 
@@ -355,4 +355,4 @@ TEST_F(DeleteTest, DeleteCollectionDeletesWhatTheSelectorPicks) {
 }
 
 }  // namespace
-}  // namespace fakekube::testing
+}  // namespace fakekube::apitest

@@ -19,7 +19,7 @@
 #include "fakekube/apiserver/api_server.h"
 #include "fakekube/sim/sim_executor.h"
 
-namespace fakekube::testing {
+namespace fakekube::apitest {
 
 inline const GroupVersionResource kConfigMaps{"", "v1", "configmaps"};
 inline const GroupVersionResource kPods{"", "v1", "pods"};
@@ -60,8 +60,7 @@ inline Json deployment(const std::string& name, const std::string& ns = "default
             {"template",
              {{"metadata", {{"labels", labels}}},
               {"spec",
-               {{"containers",
-                 Json::array({{{"name", "main"}, {"image", "nginx:1.27"}}})}}}}}}}};
+               {{"containers", Json::array({{{"name", "main"}, {"image", "nginx:1.27"}}})}}}}}}}};
 }
 
 // The CustomResourceDefinition of widgets.example.com/v1, kind Widget, with or without the status
@@ -171,6 +170,8 @@ class ApiServerTest : public ::testing::Test {
 };
 
 inline std::string rv(const Json& object) { return meta::resourceVersion(object); }
-inline std::int64_t rvNumber(const Json& object) { return std::stoll(meta::resourceVersion(object)); }
+inline std::int64_t rvNumber(const Json& object) {
+  return std::stoll(meta::resourceVersion(object));
+}
 
-}  // namespace fakekube::testing
+}  // namespace fakekube::apitest

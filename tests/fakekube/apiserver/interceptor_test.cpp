@@ -13,7 +13,7 @@
 
 #include "fixture.h"
 
-namespace fakekube::testing {
+namespace fakekube::apitest {
 namespace {
 
 using InterceptorTest = ApiServerTest;
@@ -91,11 +91,11 @@ TEST_F(InterceptorTest, BeforeRefusesEveryVerbWithoutWriting) {
 
   Json changed = cm;
   changed["data"]["key"] = "x";
-  EXPECT_TRUE(failsWith(server->update(kConfigMaps, "", changed), 503, "ServiceUnavailable",
-                        "injected"));
-  EXPECT_TRUE(failsWith(server->patch(kConfigMaps, "default", "c1", PatchType::Merge,
-                                      R"({"data":{"key":"y"}})"),
-                        503, "ServiceUnavailable", "injected"));
+  EXPECT_TRUE(
+      failsWith(server->update(kConfigMaps, "", changed), 503, "ServiceUnavailable", "injected"));
+  EXPECT_TRUE(failsWith(
+      server->patch(kConfigMaps, "default", "c1", PatchType::Merge, R"({"data":{"key":"y"}})"), 503,
+      "ServiceUnavailable", "injected"));
   EXPECT_TRUE(failsWith(server->deleteObject(kConfigMaps, "default", "c1"), 503,
                         "ServiceUnavailable", "injected"));
   EXPECT_TRUE(failsWith(server->deleteCollection(kConfigMaps, "default", {}), 503,
@@ -118,7 +118,8 @@ TEST_F(InterceptorTest, AfterCanLoseTheResponseOfACommittedCreate) {
 
   const std::int64_t before = server->revision();
   auto r = server->create(kConfigMaps, "", configMap("c1"));
-  EXPECT_TRUE(failsWith(r, 500, "InternalError", "Internal error occurred: connection reset by peer"));
+  EXPECT_TRUE(
+      failsWith(r, 500, "InternalError", "Internal error occurred: connection reset by peer"));
   // The write committed: the object exists and the revision moved.
   EXPECT_EQ(server->revision(), before + 1);
   Json stored = get(kConfigMaps, "default", "c1");
@@ -196,4 +197,4 @@ TEST_F(InterceptorTest, TheFirstRefusalWinsAndLaterBeforesAreSkipped) {
 }
 
 }  // namespace
-}  // namespace fakekube::testing
+}  // namespace fakekube::apitest

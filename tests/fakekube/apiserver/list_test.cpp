@@ -9,7 +9,7 @@
 
 #include "fixture.h"
 
-namespace fakekube::testing {
+namespace fakekube::apitest {
 namespace {
 
 using ListTest = ApiServerTest;
@@ -259,9 +259,9 @@ TEST_F(ListTest, ResourceVersionSemantics) {
   // Below the compaction mark the state is gone.
   ASSERT_TRUE(server->compact(current));
   exact.resourceVersion = std::to_string(first);
-  EXPECT_TRUE(failsWith(server->list(kConfigMaps, "default", exact), 410, "Expired",
-                        "too old resource version: " + std::to_string(first) + " (" +
-                            std::to_string(current) + ")"));
+  EXPECT_TRUE(failsWith(
+      server->list(kConfigMaps, "default", exact), 410, "Expired",
+      "too old resource version: " + std::to_string(first) + " (" + std::to_string(current) + ")"));
   EXPECT_EQ(server->revision(), current);
 
   // "0": any state will do, served without paging.
@@ -290,4 +290,4 @@ TEST_F(ListTest, InvalidResourceVersionOptions) {
 }
 
 }  // namespace
-}  // namespace fakekube::testing
+}  // namespace fakekube::apitest

@@ -8,7 +8,7 @@
 
 #include "fixture.h"
 
-namespace fakekube::testing {
+namespace fakekube::apitest {
 namespace {
 
 using UpdateTest = ApiServerTest;
@@ -64,8 +64,9 @@ TEST_F(UpdateTest, StaleResourceVersionOnACustomResourceNamesTheGroup) {
   Json stale = original;
   stale["spec"]["size"] = 3;
   auto r = server->update(kWidgets, "", stale);
-  EXPECT_TRUE(failsWith(r, 409, "Conflict",
-                        "Operation cannot be fulfilled on widgets.example.com \"w1\": " + kModified));
+  EXPECT_TRUE(
+      failsWith(r, 409, "Conflict",
+                "Operation cannot be fulfilled on widgets.example.com \"w1\": " + kModified));
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().details.name, "w1");
   EXPECT_EQ(r.error().details.group, "example.com");
@@ -266,8 +267,9 @@ TEST_F(UpdateTest, StatusUpdateChecksTheResourceVersionToo) {
   const std::int64_t before = server->revision();
   Json stale = w;
   stale["status"] = {{"phase", "B"}};
-  EXPECT_TRUE(failsWith(server->updateStatus(kWidgets, "", stale), 409, "Conflict",
-                        "Operation cannot be fulfilled on widgets.example.com \"w1\": " + kModified));
+  EXPECT_TRUE(
+      failsWith(server->updateStatus(kWidgets, "", stale), 409, "Conflict",
+                "Operation cannot be fulfilled on widgets.example.com \"w1\": " + kModified));
   EXPECT_EQ(server->revision(), before);
 }
 
@@ -406,4 +408,4 @@ TEST_F(UpdateTest, ClearingFinalizersWithAPatchDeletesTheObject) {
 }
 
 }  // namespace
-}  // namespace fakekube::testing
+}  // namespace fakekube::apitest

@@ -188,11 +188,11 @@ TEST(StoreTest, DeletedEventCarriesTheFinalStateWithTheNewResourceVersion) {
 TEST(StoreTest, EventsSinceReturnsExactlyTheLaterEventsInOrder) {
   auto store = openStore();
   ASSERT_NE(store, nullptr);
-  ASSERT_TRUE(store->put(keyOf("a"), object("a"), EventType::Added));           // 1
-  ASSERT_TRUE(store->put(keyOf("b"), object("b"), EventType::Added));           // 2
-  ASSERT_TRUE(store->put(keyOf("a"), object("a", "2"), EventType::Modified));   // 3
-  ASSERT_TRUE(store->remove(keyOf("b"), *store->get(keyOf("b"))));              // 4
-  ASSERT_TRUE(store->put(keyOf("c"), object("c"), EventType::Added));           // 5
+  ASSERT_TRUE(store->put(keyOf("a"), object("a"), EventType::Added));          // 1
+  ASSERT_TRUE(store->put(keyOf("b"), object("b"), EventType::Added));          // 2
+  ASSERT_TRUE(store->put(keyOf("a"), object("a", "2"), EventType::Modified));  // 3
+  ASSERT_TRUE(store->remove(keyOf("b"), *store->get(keyOf("b"))));             // 4
+  ASSERT_TRUE(store->put(keyOf("c"), object("c"), EventType::Added));          // 5
 
   auto all = store->eventsSince(0, 100);
   ASSERT_TRUE(all) << all.error().str();
@@ -341,8 +341,7 @@ TEST(StoreTest, OversizeObjectIs413AndLeavesTheStoreUnchanged) {
   EXPECT_EQ(store->get(keyOf("b")), nullptr);
 
   // An oversize update leaves the old object in place.
-  auto bigUpdate =
-      store->put(keyOf("a"), object("a", std::string(300, 'x')), EventType::Modified);
+  auto bigUpdate = store->put(keyOf("a"), object("a", std::string(300, 'x')), EventType::Modified);
   ASSERT_FALSE(bigUpdate);
   EXPECT_EQ(bigUpdate.error().code, 413);
   EXPECT_EQ((*store->get(keyOf("a")))["data"]["k"], "small");
@@ -402,12 +401,12 @@ TEST(StoreTest, FileStoreReopensWithObjectsRevisionAndCompactionMark) {
     auto store = openStore(options);
     ASSERT_NE(store, nullptr);
     EXPECT_EQ(store->path(), options.path);
-    ASSERT_TRUE(store->put(keyOf("a"), object("a", "1"), EventType::Added));       // 1
-    ASSERT_TRUE(store->put(keyOf("b"), object("b", "1"), EventType::Added));       // 2
-    ASSERT_TRUE(store->put(keyOf("a"), object("a", "2"), EventType::Modified));    // 3
-    ASSERT_TRUE(store->put(keyOf("c"), object("c", "1"), EventType::Added));       // 4
-    ASSERT_TRUE(store->remove(keyOf("b"), *store->get(keyOf("b"))));               // 5
-    ASSERT_TRUE(store->put(keyOf("d"), object("d", "1"), EventType::Added));       // 6
+    ASSERT_TRUE(store->put(keyOf("a"), object("a", "1"), EventType::Added));     // 1
+    ASSERT_TRUE(store->put(keyOf("b"), object("b", "1"), EventType::Added));     // 2
+    ASSERT_TRUE(store->put(keyOf("a"), object("a", "2"), EventType::Modified));  // 3
+    ASSERT_TRUE(store->put(keyOf("c"), object("c", "1"), EventType::Added));     // 4
+    ASSERT_TRUE(store->remove(keyOf("b"), *store->get(keyOf("b"))));             // 5
+    ASSERT_TRUE(store->put(keyOf("d"), object("d", "1"), EventType::Added));     // 6
     ASSERT_TRUE(store->compact(3));
   }
   {
