@@ -161,6 +161,29 @@ ApiServer::ApiServer(Clock& clock, ApiServerOptions options, std::unique_ptr<Sto
 
 ApiServer::~ApiServer() = default;
 
+Json ObjectList::toJson() const {
+  Json metadata = {{"resourceVersion", resourceVersion}};
+  if (!continueToken.empty()) metadata["continue"] = continueToken;
+  Json array = Json::array();
+  for (const auto& item : items) array.push_back(*item);
+  return {{"apiVersion", apiVersion},
+          {"kind", kind},
+          {"metadata", std::move(metadata)},
+          {"items", std::move(array)}};
+}
+
+ObjectPtr ApiServer::inRequestedVersion(const ResourceInfo& info, const GroupVersionResource& gvr,
+                                        ObjectPtr object) const {
+  // Custom resources are served in every version with the "None" conversion: only apiVersion
+  // changes. Built-ins have one version here.
+  if (!info.custom) return object;
+  const std::string apiVersion = gvr.apiVersion();
+  if (meta::apiVersion(*object) == apiVersion) return object;
+  Json copy = *object;
+  copy["apiVersion"] = apiVersion;
+  return std::make_shared<const Json>(std::move(copy));
+}
+
 Result<void> ApiServer::ensureSystemNamespaces() {
   auto info = registry_.find("", "namespaces");
   std::lock_guard lock(mu_);
@@ -231,26 +254,36 @@ std::string ApiServer::prefix(const ResourceInfo& info, std::string_view ns) con
   return p;
 }
 
-Result<Json> ApiServer::intercepted(Request request, const std::function<Result<Json>()>& action) {
+template <class T>
+Result<T> ApiServer::intercepted(Request request, const std::function<Result<T>()>& action) {
   std::vector<std::shared_ptr<Interceptor>> chain;
   {
     std::lock_guard lock(interceptorsMu_);
+    if (interceptors_.empty()) return action();
     chain = interceptors_;
   }
-  Result<Json> response = Json();
-  bool refused = false;
+  std::optional<Status> refused;
   for (const auto& interceptor : chain) {
-    if (auto status = interceptor->before(request)) {
-      response = tl::unexpected(*status);
-      refused = true;
-      break;
-    }
+    if ((refused = interceptor->before(request))) break;
   }
-  if (!refused) response = action();
+  Result<T> response = refused ? Result<T>(tl::unexpected(*refused)) : action();
   request.body = nullptr;  // the action may have consumed it
-  for (const auto& interceptor : chain) interceptor->after(request, response);
+  std::optional<Status> error;
+  if (!response) error = response.error();
+  for (const auto& interceptor : chain) interceptor->after(request, error);
+  if (error && (response || !(error->code == response.error().code &&
+                              error->message == response.error().message))) {
+    return tl::unexpected(*error);
+  }
   return response;
 }
+
+template Result<ObjectPtr> ApiServer::intercepted(Request,
+                                                  const std::function<Result<ObjectPtr>()>&);
+template Result<ObjectList> ApiServer::intercepted(Request,
+                                                   const std::function<Result<ObjectList>()>&);
+template Result<DeleteResult> ApiServer::intercepted(
+    Request, const std::function<Result<DeleteResult>()>&);
 
 std::string ApiServer::newUid() {
   std::uint64_t hi = random_();
@@ -315,11 +348,11 @@ std::optional<Status> ApiServer::checkNamespaceForCreate(const ResourceInfo& inf
 
 // --- create ---
 
-Result<Json> ApiServer::create(const GroupVersionResource& gvr, std::string_view ns, Json object,
-                               const CreateOptions& options) {
+Result<ObjectPtr> ApiServer::create(const GroupVersionResource& gvr, std::string_view ns,
+                                    Json object, const CreateOptions& options) {
   Request request{Verb::Create, gvr, "", std::string(ns), meta::name(object), &object};
   request.dryRun = options.dryRun;
-  return intercepted(request, [&]() -> Result<Json> {
+  return intercepted<ObjectPtr>(request, [&]() -> Result<ObjectPtr> {
     auto t = target(gvr, ns);
     if (!t) return tl::unexpected(t.error());
     if (auto error = checkTypeMeta(*t->info, gvr, object)) return tl::unexpected(*error);
@@ -328,7 +361,7 @@ Result<Json> ApiServer::create(const GroupVersionResource& gvr, std::string_view
   });
 }
 
-Result<Json> ApiServer::createLocked(const ResourceInfo& info, std::string requestNs, Json object,
+Result<ObjectPtr> ApiServer::createLocked(const ResourceInfo& info, std::string requestNs, Json object,
                                      bool dryRun) {
   if (!object.contains("apiVersion")) object["apiVersion"] = info.apiVersion();
   if (!object.contains("kind")) object["kind"] = info.kind;
@@ -392,20 +425,20 @@ Result<Json> ApiServer::createLocked(const ResourceInfo& info, std::string reque
   metadata["uid"] = newUid();
   metadata["creationTimestamp"] = now();
   strategy::prepareForCreate(info, object);
-  if (dryRun) return object;
+  if (dryRun) return std::make_shared<const Json>(std::move(object));
 
   auto stored = put(objectKey, std::move(object), EventType::Added);
   if (!stored) return tl::unexpected(stored.error());
   if (isCrd(info)) onCustomResourceDefinition(**stored, false);
-  return **stored;
+  return *stored;
 }
 
 // --- get ---
 
-Result<Json> ApiServer::get(const GroupVersionResource& gvr, std::string_view ns,
-                            std::string_view name) {
+Result<ObjectPtr> ApiServer::get(const GroupVersionResource& gvr, std::string_view ns,
+                                 std::string_view name) {
   Request request{Verb::Get, gvr, "", std::string(ns), std::string(name)};
-  return intercepted(request, [&]() -> Result<Json> {
+  return intercepted<ObjectPtr>(request, [&]() -> Result<ObjectPtr> {
     auto t = target(gvr, ns);
     if (!t) return tl::unexpected(t.error());
     ObjectPtr object;
@@ -414,19 +447,17 @@ Result<Json> ApiServer::get(const GroupVersionResource& gvr, std::string_view ns
       object = store_->get(key(*t->info, t->ns, name));
     }
     if (object == nullptr) return tl::unexpected(Status::notFound(t->info->groupResource(), name));
-    Json copy = *object;
-    if (t->info->custom) copy["apiVersion"] = gvr.apiVersion();
-    return copy;
+    return inRequestedVersion(*t->info, gvr, std::move(object));
   });
 }
 
 // --- update ---
 
-Result<Json> ApiServer::update(const GroupVersionResource& gvr, std::string_view ns, Json object,
-                               const UpdateOptions& options) {
+Result<ObjectPtr> ApiServer::update(const GroupVersionResource& gvr, std::string_view ns,
+                                    Json object, const UpdateOptions& options) {
   Request request{Verb::Update, gvr, "", std::string(ns), meta::name(object), &object};
   request.dryRun = options.dryRun;
-  return intercepted(request, [&]() -> Result<Json> {
+  return intercepted<ObjectPtr>(request, [&]() -> Result<ObjectPtr> {
     auto t = target(gvr, ns);
     if (!t) return tl::unexpected(t.error());
     if (auto error = checkTypeMeta(*t->info, gvr, object)) return tl::unexpected(*error);
@@ -435,21 +466,31 @@ Result<Json> ApiServer::update(const GroupVersionResource& gvr, std::string_view
   });
 }
 
-Result<Json> ApiServer::updateStatus(const GroupVersionResource& gvr, std::string_view ns,
-                                     Json object, const UpdateOptions& options) {
-  Request request{Verb::Update, gvr, "status", std::string(ns), meta::name(object), &object};
+Result<ObjectPtr> ApiServer::updateStatus(const GroupVersionResource& gvr, std::string_view ns,
+                                          Json object, const UpdateOptions& options) {
+  return updateSubresource(gvr, ns, std::move(object), "status", options);
+}
+
+Result<ObjectPtr> ApiServer::updateSubresource(const GroupVersionResource& gvr,
+                                               std::string_view ns, Json object,
+                                               std::string_view subresource,
+                                               const UpdateOptions& options) {
+  Request request{Verb::Update, gvr, std::string(subresource), std::string(ns),
+                  meta::name(object), &object};
   request.dryRun = options.dryRun;
-  return intercepted(request, [&]() -> Result<Json> {
+  return intercepted<ObjectPtr>(request, [&]() -> Result<ObjectPtr> {
     auto t = target(gvr, ns);
     if (!t) return tl::unexpected(t.error());
-    if (!t->info->hasStatus) return tl::unexpected(Status::resourceNotServed());
+    bool served = (subresource == "status" && t->info->hasStatus) ||
+                  (subresource == "finalize" && isNamespaceKind(*t->info));
+    if (!served) return tl::unexpected(Status::resourceNotServed());
     if (auto error = checkTypeMeta(*t->info, gvr, object)) return tl::unexpected(*error);
     std::lock_guard lock(mu_);
-    return updateLocked(*t->info, t->ns, std::move(object), "status", options.dryRun, false);
+    return updateLocked(*t->info, t->ns, std::move(object), subresource, options.dryRun, false);
   });
 }
 
-Result<Json> ApiServer::updateLocked(const ResourceInfo& info, std::string requestNs, Json object,
+Result<ObjectPtr> ApiServer::updateLocked(const ResourceInfo& info, std::string requestNs, Json object,
                                      std::string_view subresource, bool dryRun, bool fromPatch) {
   const std::string name = meta::name(object);
   if (name.empty()) return tl::unexpected(Status::badRequest("resource name may not be empty"));
@@ -579,14 +620,15 @@ Result<Json> ApiServer::updateLocked(const ResourceInfo& info, std::string reque
       metadata["generation"] = meta::generation(old) + 1;
     }
   }
-  return commitUpdate(info, objectKey, old, std::move(updated), dryRun);
+  return commitUpdate(info, objectKey, oldPtr, std::move(updated), dryRun);
 }
 
-Result<Json> ApiServer::commitUpdate(const ResourceInfo& info, const std::string& objectKey,
-                                     const Json& old, Json updated, bool dryRun) {
+Result<ObjectPtr> ApiServer::commitUpdate(const ResourceInfo& info, const std::string& objectKey,
+                                          const ObjectPtr& oldPtr, Json updated, bool dryRun) {
+  const Json& old = *oldPtr;
   meta::setResourceVersion(updated, meta::resourceVersion(old));
   // A write that changes nothing is not a write: same resourceVersion, no event.
-  if (updated == old) return old;
+  if (updated == old) return oldPtr;
 
   // Removing the last finalizer of an object whose deletion has started deletes it
   // (ShouldDeleteDuringUpdate); a namespace also waits for its spec.finalizers.
@@ -596,29 +638,30 @@ Result<Json> ApiServer::commitUpdate(const ResourceInfo& info, const std::string
     const Json& spec = updated.contains("spec") ? updated["spec"] : Json();
     remove = !spec.is_object() || !spec.contains("finalizers") || spec["finalizers"].empty();
   }
-  if (dryRun) return updated;
+  if (dryRun) return std::make_shared<const Json>(std::move(updated));
   if (remove) {
     auto removed = store_->remove(objectKey, std::move(updated));
     if (!removed) return tl::unexpected(removed.error());
     if (isCrd(info)) onCustomResourceDefinition(**removed, true);
-    return **removed;
+    return *removed;
   }
   auto stored = put(objectKey, std::move(updated), EventType::Modified);
   if (!stored) return tl::unexpected(stored.error());
   if (isCrd(info)) onCustomResourceDefinition(**stored, false);
-  return **stored;
+  return *stored;
 }
 
 // --- patch ---
 
-Result<Json> ApiServer::patch(const GroupVersionResource& gvr, std::string_view ns,
-                              std::string_view name, PatchType type, std::string_view patchText,
-                              const PatchOptions& options, std::string_view subresource) {
+Result<ObjectPtr> ApiServer::patch(const GroupVersionResource& gvr, std::string_view ns,
+                                   std::string_view name, PatchType type,
+                                   std::string_view patchText, const PatchOptions& options,
+                                   std::string_view subresource) {
   Request request{Verb::Patch, gvr, std::string(subresource), std::string(ns), std::string(name)};
   request.patch = patchText;
   request.patchType = type;
   request.dryRun = options.dryRun;
-  return intercepted(request, [&]() -> Result<Json> {
+  return intercepted<ObjectPtr>(request, [&]() -> Result<ObjectPtr> {
     auto t = target(gvr, ns);
     if (!t) return tl::unexpected(t.error());
     const ResourceInfo& info = *t->info;

@@ -10,6 +10,10 @@
 // time from a Clock, so a simulated run writes the same timestamps every time. Every request passes
 // through the registered Interceptors before and after it acts.
 //
+// Results are shared, immutable documents (ObjectPtr): the server hands out the very object it
+// stores, as an informer cache does, so a read or a write copies no document. Copy one
+// (`Json copy = *object;`) to change it.
+//
 // Namespaces are addressed explicitly: `ns` is ignored for cluster-scoped kinds; for namespaced
 // kinds an empty `ns` on create/update means "the namespace in the object".
 #pragma once
@@ -34,6 +38,25 @@
 
 namespace fakekube {
 
+// The answer to a LIST: the items and the list metadata.
+struct ObjectList {
+  std::string apiVersion;
+  std::string kind;  // "<Kind>List"
+  std::string resourceVersion;
+  std::string continueToken;
+  std::vector<ObjectPtr> items;
+
+  // The wire form: {"apiVersion","kind","metadata":{"resourceVersion","continue"},"items":[...]}.
+  Json toJson() const;
+};
+
+// The answer to a DELETE: the object as it was left, and whether it is gone (false while it waits
+// for finalizers or a graceful pod shutdown).
+struct DeleteResult {
+  ObjectPtr object;
+  bool removed = false;
+};
+
 struct ApiServerOptions {
   StoreOptions store;
   // Seeds the generator of uids and generateName suffixes; unset = a random seed.
@@ -50,31 +73,37 @@ class ApiServer {
   ApiServer& operator=(const ApiServer&) = delete;
 
   // --- verbs ---
-  Result<Json> create(const GroupVersionResource& gvr, std::string_view ns, Json object,
-                      const CreateOptions& options = {});
-  Result<Json> get(const GroupVersionResource& gvr, std::string_view ns, std::string_view name);
-  // A <Kind>List with metadata.resourceVersion (and metadata.continue when limited).
-  Result<Json> list(const GroupVersionResource& gvr, std::string_view ns,
-                    const ListOptions& options = {});
+  Result<ObjectPtr> create(const GroupVersionResource& gvr, std::string_view ns, Json object,
+                           const CreateOptions& options = {});
+  Result<ObjectPtr> get(const GroupVersionResource& gvr, std::string_view ns,
+                        std::string_view name);
+  // The items with the list's resourceVersion (and a continue token when limited).
+  Result<ObjectList> list(const GroupVersionResource& gvr, std::string_view ns,
+                          const ListOptions& options = {});
   // The object's name comes from the object. Replaces everything but status (when the kind has
   // a status subresource).
-  Result<Json> update(const GroupVersionResource& gvr, std::string_view ns, Json object,
-                      const UpdateOptions& options = {});
+  Result<ObjectPtr> update(const GroupVersionResource& gvr, std::string_view ns, Json object,
+                           const UpdateOptions& options = {});
   // PUT …/status: replaces status only.
-  Result<Json> updateStatus(const GroupVersionResource& gvr, std::string_view ns, Json object,
-                            const UpdateOptions& options = {});
+  Result<ObjectPtr> updateStatus(const GroupVersionResource& gvr, std::string_view ns,
+                                 Json object, const UpdateOptions& options = {});
+  // PUT …/<subresource>: "status", or "finalize" for a namespace's spec.finalizers.
+  Result<ObjectPtr> updateSubresource(const GroupVersionResource& gvr, std::string_view ns,
+                                      Json object, std::string_view subresource,
+                                      const UpdateOptions& options = {});
   // subresource: "" or "status".
-  Result<Json> patch(const GroupVersionResource& gvr, std::string_view ns, std::string_view name,
-                     PatchType type, std::string_view patch, const PatchOptions& options = {},
-                     std::string_view subresource = "");
-  // Answers the object (while it waits for finalizers or a graceful pod shutdown, and always for
-  // pods and service accounts) or a Success Status once it is gone.
-  Result<Json> deleteObject(const GroupVersionResource& gvr, std::string_view ns,
-                            std::string_view name, const DeleteOptions& options = {});
+  Result<ObjectPtr> patch(const GroupVersionResource& gvr, std::string_view ns,
+                          std::string_view name, PatchType type, std::string_view patch,
+                          const PatchOptions& options = {}, std::string_view subresource = "");
+  Result<DeleteResult> deleteObject(const GroupVersionResource& gvr, std::string_view ns,
+                                    std::string_view name, const DeleteOptions& options = {});
   // Deletes every object the list options select; answers the list of what it deleted.
-  Result<Json> deleteCollection(const GroupVersionResource& gvr, std::string_view ns,
-                                const ListOptions& listOptions,
-                                const DeleteOptions& deleteOptions = {});
+  Result<ObjectList> deleteCollection(const GroupVersionResource& gvr, std::string_view ns,
+                                      const ListOptions& listOptions,
+                                      const DeleteOptions& deleteOptions = {});
+  // The body a DELETE answers on the wire: the object for pods and service accounts and for
+  // objects still being deleted, otherwise a Success Status.
+  Json deleteResponse(const GroupVersionResource& gvr, const DeleteResult& result) const;
 
   // --- helpers ---
   // The resource served for an object's apiVersion and kind (404 if none).
@@ -98,19 +127,23 @@ class ApiServer {
   };
   Result<Target> target(const GroupVersionResource& gvr, std::string_view ns) const;
   std::string key(const ResourceInfo& info, std::string_view ns, std::string_view name) const;
+  ObjectPtr inRequestedVersion(const ResourceInfo& info, const GroupVersionResource& gvr,
+                               ObjectPtr object) const;
   std::string prefix(const ResourceInfo& info, std::string_view ns) const;
-  Result<Json> intercepted(Request request, const std::function<Result<Json>()>& action);
+  template <class T>
+  Result<T> intercepted(Request request, const std::function<Result<T>()>& action);
 
   // Verb bodies; the caller holds mu_.
-  Result<Json> createLocked(const ResourceInfo& info, std::string ns, Json object, bool dryRun);
-  Result<Json> updateLocked(const ResourceInfo& info, std::string ns, Json object,
-                            std::string_view subresource, bool dryRun, bool fromPatch);
-  Result<Json> commitUpdate(const ResourceInfo& info, const std::string& key, const Json& old,
-                            Json updated, bool dryRun);
-  Result<Json> deleteLocked(const ResourceInfo& info, const std::string& ns,
-                            const std::string& name, const DeleteOptions& options);
-  Result<Json> listLocked(const ResourceInfo& info, const std::string& ns,
-                          const ListOptions& options);
+  Result<ObjectPtr> createLocked(const ResourceInfo& info, std::string ns, Json object,
+                                 bool dryRun);
+  Result<ObjectPtr> updateLocked(const ResourceInfo& info, std::string ns, Json object,
+                                 std::string_view subresource, bool dryRun, bool fromPatch);
+  Result<ObjectPtr> commitUpdate(const ResourceInfo& info, const std::string& key,
+                                 const ObjectPtr& old, Json updated, bool dryRun);
+  Result<DeleteResult> deleteLocked(const ResourceInfo& info, const std::string& ns,
+                                    const std::string& name, const DeleteOptions& options);
+  Result<ObjectList> listLocked(const ResourceInfo& info, const std::string& ns,
+                                const ListOptions& options);
   std::optional<Status> checkNamespaceForCreate(const ResourceInfo& info, const std::string& ns,
                                                 const std::string& name) const;
   Result<ObjectPtr> put(const std::string& key, Json object, EventType type);

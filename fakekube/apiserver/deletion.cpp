@@ -55,11 +55,12 @@ std::int64_t podGracePeriod(const Json& pod, const DeleteOptions& options) {
 
 }  // namespace
 
-Result<Json> ApiServer::deleteObject(const GroupVersionResource& gvr, std::string_view ns,
-                                     std::string_view name, const DeleteOptions& options) {
+Result<DeleteResult> ApiServer::deleteObject(const GroupVersionResource& gvr,
+                                             std::string_view ns, std::string_view name,
+                                             const DeleteOptions& options) {
   Request request{Verb::Delete, gvr, "", std::string(ns), std::string(name)};
   request.dryRun = options.dryRun;
-  return intercepted(request, [&]() -> Result<Json> {
+  return intercepted<DeleteResult>(request, [&]() -> Result<DeleteResult> {
     auto t = target(gvr, ns);
     if (!t) return tl::unexpected(t.error());
     std::lock_guard lock(mu_);
@@ -67,8 +68,17 @@ Result<Json> ApiServer::deleteObject(const GroupVersionResource& gvr, std::strin
   });
 }
 
-Result<Json> ApiServer::deleteLocked(const ResourceInfo& info, const std::string& ns,
-                                     const std::string& name, const DeleteOptions& options) {
+Json ApiServer::deleteResponse(const GroupVersionResource& gvr, const DeleteResult& result) const {
+  auto info = registry_.find(gvr);
+  if (!result.removed || info == nullptr || info->deleteReturnsObject) return *result.object;
+  return Status::success(info->groupResource(), meta::name(*result.object),
+                         meta::uid(*result.object))
+      .toJson();
+}
+
+Result<DeleteResult> ApiServer::deleteLocked(const ResourceInfo& info, const std::string& ns,
+                                             const std::string& name,
+                                             const DeleteOptions& options) {
   const GroupResource gr = info.groupResource();
   if (options.propagationPolicy) {
     const std::string& policy = *options.propagationPolicy;
@@ -106,32 +116,29 @@ Result<Json> ApiServer::deleteLocked(const ResourceInfo& info, const std::string
     return tl::unexpected(Status::forbidden(gr, name, "this namespace may not be deleted"));
   }
 
-  auto respond = [&](const Json& finalState, bool removed) -> Json {
-    if (!removed || info.deleteReturnsObject) return finalState;
-    return Status::success(gr, name, meta::uid(finalState)).toJson();
-  };
-  auto removeNow = [&](Json finalState) -> Result<Json> {
-    if (options.dryRun) return respond(finalState, true);
+  auto unchanged = [&]() -> Result<DeleteResult> { return DeleteResult{oldPtr, false}; };
+  auto removeNow = [&](Json finalState) -> Result<DeleteResult> {
+    if (options.dryRun) return DeleteResult{std::make_shared<const Json>(std::move(finalState)), true};
     auto removed = store_->remove(objectKey, std::move(finalState));
     if (!removed) return tl::unexpected(removed.error());
     if (isCrd(info)) onCustomResourceDefinition(**removed, true);
-    return respond(**removed, true);
+    return DeleteResult{*removed, true};
   };
-  auto write = [&](Json updated) -> Result<Json> {
-    if (options.dryRun) return updated;
+  auto write = [&](Json updated) -> Result<DeleteResult> {
+    if (options.dryRun) return DeleteResult{std::make_shared<const Json>(std::move(updated)), false};
     auto stored = put(objectKey, std::move(updated), EventType::Modified);
     if (!stored) return tl::unexpected(stored.error());
-    return **stored;
+    return DeleteResult{*stored, false};
   };
 
   const TimePoint nowTime = clock_.now();
   if (meta::isDeleting(old)) {
     // Already deleting: a no-op, except that a pod's grace period may be shortened (the kubelet
     // confirms a pod's shutdown by deleting it with grace 0).
-    if (!isPod(info) || !options.gracePeriodSeconds) return respond(old, false);
+    if (!isPod(info) || !options.gracePeriodSeconds) return unchanged();
     std::int64_t grace = *options.gracePeriodSeconds < 0 ? 1 : *options.gracePeriodSeconds;
     std::int64_t current = meta::deletionGracePeriodSeconds(old).value_or(0);
-    if (grace >= current) return respond(old, false);  // a grace period can only shrink
+    if (grace >= current) return unchanged();  // a grace period can only shrink
     if (grace == 0 && meta::finalizers(old).empty()) return removeNow(old);
     // The deadline moves back to when deletion was requested plus the new grace period
     // (rest.BeforeDelete), but never into the past: then it is now, and a graceful delete keeps
@@ -189,12 +196,12 @@ Result<Json> ApiServer::deleteLocked(const ResourceInfo& info, const std::string
   return write(std::move(updated));
 }
 
-Result<Json> ApiServer::deleteCollection(const GroupVersionResource& gvr, std::string_view ns,
-                                         const ListOptions& listOptions,
-                                         const DeleteOptions& deleteOptions) {
+Result<ObjectList> ApiServer::deleteCollection(const GroupVersionResource& gvr,
+                                               std::string_view ns, const ListOptions& listOptions,
+                                               const DeleteOptions& deleteOptions) {
   Request request{Verb::DeleteCollection, gvr, "", std::string(ns), ""};
   request.dryRun = deleteOptions.dryRun;
-  return intercepted(request, [&]() -> Result<Json> {
+  return intercepted<ObjectList>(request, [&]() -> Result<ObjectList> {
     auto t = target(gvr, ns);
     if (!t) return tl::unexpected(t.error());
     std::lock_guard lock(mu_);
@@ -203,19 +210,17 @@ Result<Json> ApiServer::deleteCollection(const GroupVersionResource& gvr, std::s
     all.continueToken.clear();
     auto selected = listLocked(*t->info, t->ns, all);
     if (!selected) return tl::unexpected(selected.error());
-    Json items = Json::array();
-    for (const auto& item : (*selected)["items"]) {
-      auto deleted = deleteLocked(*t->info, meta::namespace_(item), meta::name(item), deleteOptions);
+    ObjectList result{selected->apiVersion, selected->kind, "", "", {}};
+    for (const auto& item : selected->items) {
+      auto deleted =
+          deleteLocked(*t->info, meta::namespace_(*item), meta::name(*item), deleteOptions);
       if (!deleted) {
         if (isNotFound(deleted.error())) continue;
         return tl::unexpected(deleted.error());
       }
-      items.push_back(meta::kind(*deleted) == "Status" ? item : *deleted);
+      result.items.push_back(deleted->object);
     }
-    Json result = {{"apiVersion", gvr.apiVersion()},
-                   {"kind", t->info->listKind},
-                   {"metadata", {{"resourceVersion", std::to_string(store_->revision())}}},
-                   {"items", std::move(items)}};
+    result.resourceVersion = std::to_string(store_->revision());
     return result;
   });
 }

@@ -1,8 +1,9 @@
 // Interceptor: the one point that sees every request before and after the server acts.
 //
 // Fault injection, request counting and tracing hang here. `before` may fail a request without
-// touching the store; `after` sees the outcome of a request whose write already committed and may
-// replace what the caller receives — which is how a test loses the response of a successful write.
+// touching the store; `after` sees the outcome (nullopt = success) of a request whose write has
+// already committed, and may set an error in its place — which is how a test loses the response
+// of a successful write.
 #pragma once
 
 #include <optional>
@@ -36,8 +37,9 @@ class Interceptor {
   virtual ~Interceptor() = default;
   // Returning a Status fails the request with it; nothing is written.
   virtual std::optional<Status> before(const Request& request) { return std::nullopt; }
-  // Runs after the server acted; `response` may be replaced.
-  virtual void after(const Request& request, Result<Json>& response) {}
+  // Runs after the server acted. `error` is the failure the caller will receive, or nullopt on
+  // success; setting it makes the caller receive that error instead of the result.
+  virtual void after(const Request& request, std::optional<Status>& error) {}
 };
 
 }  // namespace fakekube

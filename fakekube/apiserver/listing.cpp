@@ -1,8 +1,8 @@
 // LIST: label and field selectors, resourceVersion semantics, limit/continue.
 //
-// Pages are served from the current state in key order; the continue token pins the list's
-// resourceVersion (and expires with it once compacted), as the real token does. Unlike etcd, a
-// later page reflects writes made since the first one (see DESIGN notes in the README).
+// The continue token pins the list's revision: later pages, and Exact reads of an older revision,
+// come from the store's revision history (a consistent snapshot, as from etcd) and expire with
+// 410 once compacted. Reads at the newest revision come from memory.
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
@@ -57,23 +57,23 @@ Status listOptionsInvalid(FieldError error) {
 
 }  // namespace
 
-Result<Json> ApiServer::list(const GroupVersionResource& gvr, std::string_view ns,
-                             const ListOptions& options) {
+Result<ObjectList> ApiServer::list(const GroupVersionResource& gvr, std::string_view ns,
+                                   const ListOptions& options) {
   Request request{Verb::List, gvr, "", std::string(ns), ""};
-  return intercepted(request, [&]() -> Result<Json> {
+  return intercepted<ObjectList>(request, [&]() -> Result<ObjectList> {
     auto t = target(gvr, ns);
     if (!t) return tl::unexpected(t.error());
     std::lock_guard lock(mu_);
     auto result = listLocked(*t->info, t->ns, options);
     if (result && t->info->custom) {
-      for (auto& item : (*result)["items"]) item["apiVersion"] = gvr.apiVersion();
-      (*result)["apiVersion"] = gvr.apiVersion();
+      for (auto& item : result->items) item = inRequestedVersion(*t->info, gvr, std::move(item));
+      result->apiVersion = gvr.apiVersion();
     }
     return result;
   });
 }
 
-Result<Json> ApiServer::listLocked(const ResourceInfo& info, const std::string& ns,
+Result<ObjectList> ApiServer::listLocked(const ResourceInfo& info, const std::string& ns,
                                    const ListOptions& options) {
   auto labels = LabelSelector::parse(options.labelSelector);
   if (!labels) return tl::unexpected(labels.error());
@@ -117,11 +117,7 @@ Result<Json> ApiServer::listLocked(const ResourceInfo& info, const std::string& 
       s.details.causes.push_back({"ResourceVersionTooLarge", "Too large resource version", ""});
       return tl::unexpected(s);
     }
-    if (match == "Exact" && *requested != current) {
-      // Only the newest revision is kept as a whole state; older ones answer as compacted.
-      return tl::unexpected(Status::expired(
-          fmt::format("too old resource version: {} ({})", *requested, current)));
-    }
+    if (match == "Exact") listRevision = *requested;
   }
 
   const std::string resourcePrefix = prefix(info, "");
@@ -145,30 +141,31 @@ Result<Json> ApiServer::listLocked(const ResourceInfo& info, const std::string& 
 
   // resourceVersion=0 is served from the watch cache, which ignores limit.
   const std::int64_t limit = anyRevision ? 0 : options.limit;
-  Json items = Json::array();
+  ObjectList result{info.apiVersion(), info.listKind, std::to_string(listRevision), "", {}};
   std::string lastKey;
   bool more = false;
-  store_->scan(listPrefix, startAfter, [&](const std::string& k, const ObjectPtr& object) {
+  auto visit = [&](const std::string& k, const ObjectPtr& object) {
+    if (!startAfter.empty() && k <= startAfter) return true;
     if (!labels->matches(meta::labels(*object))) return true;
     if (!fields->empty() && !fields->matchesObject(*object)) return true;
-    if (limit > 0 && static_cast<std::int64_t>(items.size()) >= limit) {
+    if (limit > 0 && static_cast<std::int64_t>(result.items.size()) >= limit) {
       more = true;
       return false;
     }
-    items.push_back(*object);
+    result.items.push_back(object);
     lastKey = k;
     return true;
-  });
-
-  Json metadata = {{"resourceVersion", std::to_string(listRevision)}};
-  if (more) {
-    metadata["continue"] =
-        encodeContinue({listRevision, lastKey.substr(resourcePrefix.size())});
+  };
+  if (listRevision == current) {
+    store_->scan(listPrefix, startAfter, visit);
+  } else {
+    // An older revision (an Exact read, or a later page of a list): read it from the revision
+    // history, which keeps every state back to the compaction mark, as etcd does.
+    if (auto r = store_->scanAt(listPrefix, listRevision, visit); !r) {
+      return tl::unexpected(r.error());
+    }
   }
-  Json result = {{"apiVersion", info.apiVersion()},
-                 {"kind", info.listKind},
-                 {"metadata", std::move(metadata)},
-                 {"items", std::move(items)}};
+  if (more) result.continueToken = encodeContinue({listRevision, lastKey.substr(resourcePrefix.size())});
   return result;
 }
 

@@ -69,7 +69,7 @@ BENCHMARK_CAPTURE(BM_ApiCreate, wal, Mode::Wal)->Iterations(kCreateIterations);
 void BM_ApiUpdate(benchmark::State& state, Mode mode) {
   Server server(mode);
   auto current = server.api->create(kPods, "default", samplePod("updated"));
-  Json object = *current;
+  Json object = **current;
   std::int64_t i = 0;
   for (auto _ : state) {
     meta::setAnnotation(object, "example.com/revision", std::to_string(i++));
@@ -78,7 +78,7 @@ void BM_ApiUpdate(benchmark::State& state, Mode mode) {
       state.SkipWithError(updated.error().message.c_str());
       break;
     }
-    object = std::move(*updated);
+    object = **updated;
   }
   state.SetItemsProcessed(state.iterations());
 }

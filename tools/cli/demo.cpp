@@ -100,11 +100,11 @@ int story(SimExecutor& executor, ApiServer& server, bool color) {
   t.chapter("1. Namespaces: the server starts with default, kube-system, kube-public, kube-node-lease");
   auto namespaces = server.list(kNamespaces, "");
   std::string names;
-  for (const auto& ns : (*namespaces)["items"]) names += " " + meta::name(ns);
+  for (const auto& ns : namespaces->items) names += " " + meta::name(*ns);
   t.line("list namespaces:" + names);
   t.tick();
   auto teamA = server.create(kNamespaces, "", {{"metadata", {{"name", "team-a"}}}});
-  t.line(fmt::format("create {} -> phase {}", describe(*teamA), (*teamA)["status"]["phase"].get<std::string>()));
+  t.line(fmt::format("create {} -> phase {}", describe(**teamA), (**teamA)["status"]["phase"].get<std::string>()));
   auto missing = server.create(kPods, "team-b", pod("web-0"));
   t.error("create Pod team-b/web-0 in a namespace that does not exist", missing.error());
 
@@ -112,13 +112,13 @@ int story(SimExecutor& executor, ApiServer& server, bool color) {
   t.tick();
   auto web0 = server.create(kPods, "team-a", pod("web-0"));
   t.line(fmt::format("create {}: uid {}, created {}, phase {}, restartPolicy {}",
-                     describe(*web0), meta::uid(*web0), meta::creationTimestamp(*web0),
-                     (*web0)["status"]["phase"].get<std::string>(),
-                     (*web0)["spec"]["restartPolicy"].get<std::string>()));
+                     describe(**web0), meta::uid(**web0), meta::creationTimestamp(**web0),
+                     (**web0)["status"]["phase"].get<std::string>(),
+                     (**web0)["spec"]["restartPolicy"].get<std::string>()));
   auto generated = server.create(kPods, "team-a",
                                  {{"metadata", {{"generateName", "worker-"}}},
                                   {"spec", pod("x")["spec"]}});
-  t.line(fmt::format("create with generateName worker- -> {}", meta::name(*generated)));
+  t.line(fmt::format("create with generateName worker- -> {}", meta::name(**generated)));
   auto badName = server.create(kPods, "team-a", pod("Web_0"));
   t.error("create Pod team-a/Web_0", badName.error());
   t.line("(the rejected request left the revision where it was)");
@@ -126,38 +126,38 @@ int story(SimExecutor& executor, ApiServer& server, bool color) {
   t.chapter("3. Generation counts spec changes; resourceVersion counts every write");
   t.tick();
   auto web = server.create(kDeployments, "team-a", deployment("web", 1));
-  t.line("create " + describe(*web));
-  Json scaled = *web;
+  t.line("create " + describe(**web));
+  Json scaled = **web;
   scaled["spec"]["replicas"] = 3;
   web = server.update(kDeployments, "team-a", scaled);
-  t.line("scale to 3 replicas (spec change) -> " + describe(*web));
-  Json labelled = *web;
+  t.line("scale to 3 replicas (spec change) -> " + describe(**web));
+  Json labelled = **web;
   meta::setLabel(labelled, "tier", "frontend");
   web = server.update(kDeployments, "team-a", labelled);
-  t.line("add label tier=frontend (metadata only) -> " + describe(*web));
-  Json same = *web;
+  t.line("add label tier=frontend (metadata only) -> " + describe(**web));
+  Json same = **web;
   web = server.update(kDeployments, "team-a", same);
-  t.line("update with no change -> " + describe(*web) + ": no write, no new revision");
+  t.line("update with no change -> " + describe(**web) + ": no write, no new revision");
 
   t.chapter("4. Optimistic concurrency: a stale resourceVersion gets 409 Conflict");
   t.tick();
   auto settings = server.create(kConfigMaps, "team-a",
                                 {{"metadata", {{"name", "settings"}}}, {"data", {{"mode", "a"}}}});
-  Json readByA = *settings;
-  Json readByB = *settings;
+  Json readByA = **settings;
+  Json readByB = **settings;
   t.line(fmt::format("controllers A and B both read ConfigMap team-a/settings at rv {}",
                      meta::resourceVersion(readByA)));
   readByA["data"]["mode"] = "b";
   auto writtenByA = server.update(kConfigMaps, "team-a", readByA);
-  t.line("A writes mode=b -> " + describe(*writtenByA));
+  t.line("A writes mode=b -> " + describe(**writtenByA));
   readByB["data"]["mode"] = "c";
   auto conflict = server.update(kConfigMaps, "team-a", readByB);
   t.error(fmt::format("B writes mode=c with rv {}", meta::resourceVersion(readByB)), conflict.error());
   auto fresh = server.get(kConfigMaps, "team-a", "settings");
-  Json retry = *fresh;
+  Json retry = **fresh;
   retry["data"]["mode"] = "c";
   auto writtenByB = server.update(kConfigMaps, "team-a", retry);
-  t.line("B re-reads and writes again -> " + describe(*writtenByB));
+  t.line("B re-reads and writes again -> " + describe(**writtenByB));
 
   t.chapter("5. Finalizers hold a deletion until the last one is removed");
   t.tick();
@@ -166,13 +166,13 @@ int story(SimExecutor& executor, ApiServer& server, bool color) {
   server.create(kConfigMaps, "team-a", guarded);
   auto deleting = server.deleteObject(kConfigMaps, "team-a", "guarded");
   t.line(fmt::format("delete ConfigMap team-a/guarded -> still there, deletionTimestamp {}",
-                     meta::deletionTimestamp(*deleting)));
-  Json more = *deleting;
+                     meta::deletionTimestamp(*deleting->object)));
+  Json more = *deleting->object;
   meta::addFinalizer(more, "example.com/another");
   auto refused = server.update(kConfigMaps, "team-a", more);
   t.error("add another finalizer", refused.error());
   t.tick(5);
-  Json released = *deleting;
+  Json released = *deleting->object;
   meta::removeFinalizer(released, "example.com/cleanup");
   server.update(kConfigMaps, "team-a", released);
   auto gone = server.get(kConfigMaps, "team-a", "guarded");
@@ -186,8 +186,8 @@ int story(SimExecutor& executor, ApiServer& server, bool color) {
   server.create(kPods, "team-a", pod("web-1", "node-1"));
   auto terminating = server.deleteObject(kPods, "team-a", "web-1");
   t.line(fmt::format("delete Pod team-a/web-1 (on node-1) -> terminating until {} (grace {}s)",
-                     meta::deletionTimestamp(*terminating),
-                     meta::deletionGracePeriodSeconds(*terminating).value_or(0)));
+                     meta::deletionTimestamp(*terminating->object),
+                     meta::deletionGracePeriodSeconds(*terminating->object).value_or(0)));
   t.tick(3);
   DeleteOptions now;
   now.gracePeriodSeconds = 0;
@@ -201,16 +201,16 @@ int story(SimExecutor& executor, ApiServer& server, bool color) {
   auto widget = server.create(kWidgets, "team-a",
                               {{"apiVersion", "example.com/v1"}, {"kind", "Widget"},
                                {"metadata", {{"name", "w1"}}}, {"spec", {{"size", 1}}}});
-  t.line("create " + describe(*widget));
-  Json status = *widget;
+  t.line("create " + describe(**widget));
+  Json status = **widget;
   status["status"] = {{"ready", true}};
   widget = server.updateStatus(kWidgets, "team-a", status);
-  t.line("write status.ready=true via /status -> " + describe(*widget));
-  Json resized = *widget;
+  t.line("write status.ready=true via /status -> " + describe(**widget));
+  Json resized = **widget;
   resized["spec"]["size"] = 2;
   widget = server.update(kWidgets, "team-a", resized);
-  t.line("change spec.size -> " + describe(*widget));
-  Json unversioned = *widget;
+  t.line("change spec.size -> " + describe(**widget));
+  Json unversioned = **widget;
   meta::metadata(unversioned).erase("resourceVersion");
   t.error("update without a resourceVersion", server.update(kWidgets, "team-a", unversioned).error());
 

@@ -105,11 +105,26 @@ T must(Result<T> result, std::string_view what = "request") {
 }
 
 // Whether `result` is the error with exactly this code, reason and message.
-inline ::testing::AssertionResult failsWith(const Result<Json>& result, int code,
-                                            std::string_view reason, std::string_view message) {
+// The server answers shared documents and lists; tests read them as the JSON a client sees.
+inline Json must(Result<ObjectPtr> result, std::string_view what = "request") {
+  return *must<ObjectPtr>(std::move(result), what);
+}
+inline Json must(Result<ObjectList> result, std::string_view what = "request") {
+  return must<ObjectList>(std::move(result), what).toJson();
+}
+
+inline std::string describeValue(const ObjectPtr& object) { return object ? object->dump() : "null"; }
+inline std::string describeValue(const ObjectList& list) { return list.toJson().dump(); }
+inline std::string describeValue(const DeleteResult& result) { return describeValue(result.object); }
+inline std::string describeValue(const Json& json) { return json.dump(); }
+
+template <class T>
+::testing::AssertionResult failsWith(const Result<T>& result, int code, std::string_view reason,
+                                     std::string_view message) {
   if (result) {
     return ::testing::AssertionFailure() << "expected " << code << " " << reason
-                                         << ", but the request succeeded with " << result->dump();
+                                         << ", but the request succeeded with "
+                                         << describeValue(*result);
   }
   const Status& s = result.error();
   if (s.code != code || s.reason != reason || s.message != message || s.status != "Failure") {
@@ -157,12 +172,18 @@ class ApiServerTest : public ::testing::Test {
   }
   Json remove(const GroupVersionResource& gvr, std::string_view ns, std::string_view name,
               const DeleteOptions& options = {}) {
-    return must(server->deleteObject(gvr, ns, name, options), "delete");
+    // The body a DELETE answers: the object, or a Success Status once it is gone.
+    return server->deleteResponse(gvr, must(server->deleteObject(gvr, ns, name, options), "delete"));
   }
 
   // Registers the Widget kind.
   Json installWidgetCrd(bool statusSubresource = true) {
     return create(kCrds, widgetCrd(statusSubresource));
+  }
+
+  // A LIST as the wire shows it.
+  Json list(const GroupVersionResource& gvr, std::string_view ns, const ListOptions& options = {}) {
+    return must(server->list(gvr, ns, options), "list");
   }
 
   SimExecutor ex;

@@ -33,7 +33,7 @@ class Recorder : public Interceptor {
     bool ok;  // the outcome after() saw
   };
   std::function<std::optional<Status>(const Request&)> onBefore;
-  std::function<void(const Request&, Result<Json>&)> onAfter;
+  std::function<void(const Request&, std::optional<Status>&)> onAfter;
   std::vector<Seen> seen;
   int befores = 0;
 
@@ -41,11 +41,11 @@ class Recorder : public Interceptor {
     ++befores;
     return onBefore ? onBefore(request) : std::nullopt;
   }
-  void after(const Request& request, Result<Json>& response) override {
-    if (onAfter) onAfter(request, response);
+  void after(const Request& request, std::optional<Status>& error) override {
+    const bool ok = !error.has_value();
+    if (onAfter) onAfter(request, error);
     seen.push_back({request.verb, request.resource, request.subresource, request.ns, request.name,
-                    std::string(request.patch), request.patchType, request.dryRun,
-                    response.has_value()});
+                    std::string(request.patch), request.patchType, request.dryRun, ok});
   }
 };
 
@@ -109,9 +109,9 @@ TEST_F(InterceptorTest, BeforeRefusesEveryVerbWithoutWriting) {
 TEST_F(InterceptorTest, AfterCanLoseTheResponseOfACommittedCreate) {
   auto recorder = std::make_shared<Recorder>();
   bool lose = true;
-  recorder->onAfter = [&](const Request& r, Result<Json>& response) {
-    if (lose && r.verb == Verb::Create && response) {
-      response = tl::unexpected(Status::internal("connection reset by peer"));
+  recorder->onAfter = [&](const Request& r, std::optional<Status>& error) {
+    if (lose && r.verb == Verb::Create && !error) {
+      error = Status::internal("connection reset by peer");
     }
   };
   server->addInterceptor(recorder);
@@ -132,16 +132,19 @@ TEST_F(InterceptorTest, AfterCanLoseTheResponseOfACommittedCreate) {
   EXPECT_EQ(server->revision(), before + 1);
 }
 
-TEST_F(InterceptorTest, AfterCanReplaceTheAnswer) {
+TEST_F(InterceptorTest, AfterCanReplaceAnErrorWithAnother) {
   auto recorder = std::make_shared<Recorder>();
-  recorder->onAfter = [](const Request& r, Result<Json>& response) {
-    if (r.verb == Verb::Get && response) (*response)["data"]["key"] = "rewritten";
+  recorder->onAfter = [](const Request& r, std::optional<Status>& error) {
+    if (r.verb == Verb::Get && error && isNotFound(*error)) {
+      error = Status::serviceUnavailable("the server is currently unable to handle the request");
+    }
   };
   server->addInterceptor(recorder);
-  create(kConfigMaps, configMap("c1"));
-  EXPECT_EQ(get(kConfigMaps, "default", "c1")["data"]["key"], "rewritten");
+  EXPECT_TRUE(failsWith(server->get(kConfigMaps, "default", "missing"), 503, "ServiceUnavailable",
+                        "the server is currently unable to handle the request"));
   server->removeInterceptor(recorder.get());
-  EXPECT_EQ(get(kConfigMaps, "default", "c1")["data"]["key"], "value");
+  EXPECT_TRUE(failsWith(server->get(kConfigMaps, "default", "missing"), 404, "NotFound",
+                        "configmaps \"missing\" not found"));
 }
 
 TEST_F(InterceptorTest, InterceptorsSeeWhatEachRequestAddresses) {
