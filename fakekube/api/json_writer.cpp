@@ -1,5 +1,6 @@
 #include "fakekube/api/json_writer.h"
 
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -32,18 +33,25 @@ std::size_t utf8Length(const unsigned char* s, std::size_t i, std::size_t n) {
   return 0;
 }
 
+// 1 for the bytes a JSON string cannot hold as they are: control characters, '"', '\\', and
+// every byte of a non-ASCII sequence (checked for valid UTF-8 on the slow path).
+constexpr std::array<unsigned char, 256> makeSpecial() {
+  std::array<unsigned char, 256> table{};
+  for (int c = 0; c < 256; ++c) table[c] = (c < 0x20 || c == '"' || c == '\\' || c >= 0x80) ? 1 : 0;
+  return table;
+}
+constexpr auto kSpecial = makeSpecial();
+
 void appendString(std::string& out, const std::string& text) {
   const auto* s = reinterpret_cast<const unsigned char*>(text.data());
   const std::size_t n = text.size();
   out += '"';
   std::size_t run = 0;  // start of the pending run of characters copied verbatim
   std::size_t i = 0;
-  while (i < n) {
+  while (true) {
+    while (i < n && kSpecial[s[i]] == 0) ++i;
+    if (i == n) break;
     unsigned char c = s[i];
-    if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
-      ++i;
-      continue;
-    }
     if (c >= 0x80) {
       std::size_t len = utf8Length(s, i, n);
       if (len > 0) {
@@ -99,9 +107,11 @@ void appendDouble(std::string& out, double value) {
 void append(std::string& out, const Json& value) {
   switch (value.type()) {
     case Json::value_t::object: {
+      // The underlying map, not items(): items() builds a proxy (and a string) per entry.
+      const auto& object = value.get_ref<const Json::object_t&>();
       out += '{';
       bool first = true;
-      for (const auto& [key, item] : value.items()) {
+      for (const auto& [key, item] : object) {
         if (!first) out += ',';
         first = false;
         appendString(out, key);
@@ -112,9 +122,10 @@ void append(std::string& out, const Json& value) {
       return;
     }
     case Json::value_t::array: {
+      const auto& array = value.get_ref<const Json::array_t&>();
       out += '[';
       bool first = true;
-      for (const auto& item : value) {
+      for (const auto& item : array) {
         if (!first) out += ',';
         first = false;
         append(out, item);

@@ -19,7 +19,12 @@ Json& child(Json& parent, const char* key) {
 }
 
 void setDefault(Json& object, const char* key, Json value) {
-  if (!object.contains(key) || object[key].is_null()) object[key] = std::move(value);
+  auto it = object.find(key);
+  if (it == object.end()) {
+    object.emplace(key, std::move(value));
+  } else if (it->is_null()) {
+    *it = std::move(value);
+  }
 }
 
 // The defaults the real API server fills into a PodSpec (pkg/apis/core/v1/defaults.go), limited
