@@ -155,11 +155,36 @@ Result<std::unique_ptr<ApiServer>> ApiServer::open(Clock& clock, ApiServerOption
 }
 
 ApiServer::ApiServer(Clock& clock, ApiServerOptions options, std::unique_ptr<Store> store)
-    : clock_(clock), options_(std::move(options)), store_(std::move(store)) {
+    : clock_(clock),
+      options_(std::move(options)),
+      store_(std::move(store)),
+      hub_(options_.watchBacklog, options_.watchRing) {
   random_.seed(options_.seed ? *options_.seed : std::random_device{}());
+  // Every committed write fans out to the watches; the store calls this under mu_.
+  store_->setObserver([this](const StoredEvent& event) { hub_.onEvent(event); });
 }
 
-ApiServer::~ApiServer() = default;
+ApiServer::~ApiServer() {
+  std::lock_guard lock(mu_);
+  hub_.closeAll();
+}
+
+Result<std::shared_ptr<Watch>> ApiServer::watch(const GroupVersionResource& gvr,
+                                                std::string_view ns, const WatchOptions& options) {
+  Request request{Verb::Watch, gvr, "", std::string(ns), ""};
+  return intercepted<std::shared_ptr<Watch>>(
+      request, [&]() -> Result<std::shared_ptr<Watch>> {
+        auto t = target(gvr, ns);
+        if (!t) return tl::unexpected(t.error());
+        std::lock_guard lock(mu_);
+        return hub_.watch(*t->info, t->ns, options, *store_);
+      });
+}
+
+void ApiServer::sendBookmarks() {
+  std::lock_guard lock(mu_);
+  hub_.sendBookmarks(store_->revision());
+}
 
 Json ObjectList::toJson() const {
   Json metadata = {{"resourceVersion", resourceVersion}};
@@ -282,6 +307,8 @@ template Result<ObjectPtr> ApiServer::intercepted(Request,
                                                   const std::function<Result<ObjectPtr>()>&);
 template Result<ObjectList> ApiServer::intercepted(Request,
                                                    const std::function<Result<ObjectList>()>&);
+template Result<std::shared_ptr<Watch>> ApiServer::intercepted(
+    Request, const std::function<Result<std::shared_ptr<Watch>>()>&);
 template Result<DeleteResult> ApiServer::intercepted(
     Request, const std::function<Result<DeleteResult>()>&);
 

@@ -33,6 +33,8 @@
 #include "fakekube/api/status.h"
 #include "fakekube/apiserver/interceptor.h"
 #include "fakekube/apiserver/options.h"
+#include "fakekube/apiserver/watch.h"
+#include "fakekube/apiserver/watch_hub.h"
 #include "fakekube/sim/clock.h"
 #include "fakekube/store/store.h"
 
@@ -61,6 +63,10 @@ struct ApiServerOptions {
   StoreOptions store;
   // Seeds the generator of uids and generateName suffixes; unset = a random seed.
   std::optional<std::uint64_t> seed;
+  // A watcher that falls this many events behind is ended with 410 Expired and must relist.
+  std::size_t watchBacklog = 10000;
+  // How many recent events are kept in memory for watches that resume from a revision.
+  std::size_t watchRing = 10000;
 };
 
 class ApiServer {
@@ -101,6 +107,14 @@ class ApiServer {
   Result<ObjectList> deleteCollection(const GroupVersionResource& gvr, std::string_view ns,
                                       const ListOptions& listOptions,
                                       const DeleteOptions& deleteOptions = {});
+  // WATCH: events after options.resourceVersion (or the current state first, for "" and "0"),
+  // delivered through the returned Watch until it is stopped, times out or falls too far
+  // behind. A compacted resourceVersion yields one ERROR event (410 Expired), as on the wire.
+  Result<std::shared_ptr<Watch>> watch(const GroupVersionResource& gvr, std::string_view ns,
+                                       const WatchOptions& options = {});
+  // Sends a BOOKMARK at the current revision to every watch that allows them.
+  void sendBookmarks();
+
   // The body a DELETE answers on the wire: the object for pods and service accounts and for
   // objects still being deleted, otherwise a Success Status.
   Json deleteResponse(const GroupVersionResource& gvr, const DeleteResult& result) const;
@@ -158,6 +172,7 @@ class ApiServer {
   ApiServerOptions options_;
   mutable std::mutex mu_;
   std::unique_ptr<Store> store_;
+  WatchHub hub_;
   ResourceRegistry registry_;
   std::mt19937_64 random_;
   std::vector<std::shared_ptr<Interceptor>> interceptors_;

@@ -117,6 +117,7 @@ inline std::string describeValue(const ObjectPtr& object) { return object ? obje
 inline std::string describeValue(const ObjectList& list) { return list.toJson().dump(); }
 inline std::string describeValue(const DeleteResult& result) { return describeValue(result.object); }
 inline std::string describeValue(const Json& json) { return json.dump(); }
+inline std::string describeValue(const std::shared_ptr<Watch>&) { return "a watch"; }
 
 template <class T>
 ::testing::AssertionResult failsWith(const Result<T>& result, int code, std::string_view reason,

@@ -1,0 +1,45 @@
+// InProcessClient: a Client over an ApiServer in the same process.
+//
+// Each answer is a copy of the shared document the server returns, because callers change what
+// they read and write it back; the server's own objects stay immutable. Errors are the server's
+// Status values, unchanged.
+#pragma once
+
+#include "fakekube/apiserver/api_server.h"
+#include "fakekube/client/client.h"
+
+namespace fakekube {
+
+class InProcessClient final : public Client {
+ public:
+  // `server` must outlive the client.
+  explicit InProcessClient(ApiServer& server) : server_(server) {}
+
+  Result<Json> get(const GroupVersionResource& gvr, std::string_view ns,
+                   std::string_view name) override;
+  Result<Json> list(const GroupVersionResource& gvr, std::string_view ns,
+                    const ListOptions& options = {}) override;
+  Result<Json> create(const GroupVersionResource& gvr, Json object,
+                      const CreateOptions& options = {}) override;
+  Result<Json> update(const GroupVersionResource& gvr, Json object,
+                      const UpdateOptions& options = {}) override;
+  Result<Json> updateStatus(const GroupVersionResource& gvr, Json object,
+                            const UpdateOptions& options = {}) override;
+  Result<Json> patch(const GroupVersionResource& gvr, std::string_view ns, std::string_view name,
+                     PatchType type, std::string patch, const PatchOptions& options = {},
+                     std::string subresource = "") override;
+  Result<Json> deleteObject(const GroupVersionResource& gvr, std::string_view ns,
+                            std::string_view name, const DeleteOptions& options = {}) override;
+  Result<void> deleteAllOf(const GroupVersionResource& gvr, std::string_view ns,
+                           const ListOptions& listOptions = {},
+                           const DeleteOptions& deleteOptions = {}) override;
+  Result<std::shared_ptr<Watch>> watch(const GroupVersionResource& gvr, std::string_view ns,
+                                       const WatchOptions& options = {}) override;
+
+  ApiServer& server() const { return server_; }
+
+ private:
+  ApiServer& server_;
+};
+
+}  // namespace fakekube
