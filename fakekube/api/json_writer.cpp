@@ -2,7 +2,10 @@
 
 #include <array>
 #include <charconv>
+#include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <string_view>
 #include <cstdint>
 
 #include <nlohmann/json.hpp>
@@ -33,6 +36,35 @@ std::size_t utf8Length(const unsigned char* s, std::size_t i, std::size_t n) {
   return 0;
 }
 
+// Writes into the caller's string through a raw cursor: the string is grown (by resize) ahead of
+// the cursor and trimmed at the end, so each token is a bounds check and a memcpy rather than a
+// std::string append.
+class Sink {
+ public:
+  explicit Sink(std::string& out) : out_(out), pos_(out.size()) {
+    out_.resize(std::max<std::size_t>(out_.capacity(), pos_ + 256));
+  }
+  ~Sink() { out_.resize(pos_); }
+
+  void reserve(std::size_t n) {
+    if (pos_ + n > out_.size()) out_.resize(std::max(out_.size() * 2, pos_ + n));
+  }
+  void put(char c) {
+    reserve(1);
+    out_[pos_++] = c;
+  }
+  void write(const char* data, std::size_t n) {
+    reserve(n);
+    std::memcpy(out_.data() + pos_, data, n);
+    pos_ += n;
+  }
+  void write(std::string_view text) { write(text.data(), text.size()); }
+
+ private:
+  std::string& out_;
+  std::size_t pos_;
+};
+
 // 1 for the bytes a JSON string cannot hold as they are: control characters, '"', '\\', and
 // every byte of a non-ASCII sequence (checked for valid UTF-8 on the slow path).
 constexpr std::array<unsigned char, 256> makeSpecial() {
@@ -42,12 +74,20 @@ constexpr std::array<unsigned char, 256> makeSpecial() {
 }
 constexpr auto kSpecial = makeSpecial();
 
-void appendString(std::string& out, const std::string& text) {
+void appendString(Sink& out, const std::string& text) {
   const auto* s = reinterpret_cast<const unsigned char*>(text.data());
   const std::size_t n = text.size();
-  out += '"';
-  std::size_t run = 0;  // start of the pending run of characters copied verbatim
   std::size_t i = 0;
+  while (i < n && kSpecial[s[i]] == 0) ++i;
+  if (i == n) {  // the common case: nothing to escape
+    out.reserve(n + 2);
+    out.put('"');
+    out.write(text.data(), n);
+    out.put('"');
+    return;
+  }
+  out.put('"');
+  std::size_t run = 0;  // start of the pending run of characters copied verbatim
   while (true) {
     while (i < n && kSpecial[s[i]] == 0) ++i;
     if (i == n) break;
@@ -59,98 +99,100 @@ void appendString(std::string& out, const std::string& text) {
         continue;
       }
     }
-    out.append(text, run, i - run);
+    out.write(text.data() + run, i - run);
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
+      case '"': out.write("\\\""); break;
+      case '\\': out.write("\\\\"); break;
+      case '\n': out.write("\\n"); break;
+      case '\r': out.write("\\r"); break;
+      case '\t': out.write("\\t"); break;
+      case '\b': out.write("\\b"); break;
+      case '\f': out.write("\\f"); break;
       default:
         if (c < 0x20) {
-          out += "\\u00";
-          out += kHex[c >> 4];
-          out += kHex[c & 0xF];
+          const char escape[] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 0xF]};
+          out.write(escape, sizeof escape);
         } else {
-          out += "\xEF\xBF\xBD";  // U+FFFD for a byte that is not valid UTF-8
+          out.write("\xEF\xBF\xBD");  // U+FFFD for a byte that is not valid UTF-8
         }
     }
     ++i;
     run = i;
   }
-  out.append(text, run, n - run);
-  out += '"';
+  out.write(text.data() + run, n - run);
+  out.put('"');
 }
 
 template <class Int>
-void appendInteger(std::string& out, Int value) {
+void appendInteger(Sink& out, Int value) {
   char buffer[24];
   auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
-  out.append(buffer, end);
+  out.write(buffer, static_cast<std::size_t>(end - buffer));
 }
 
-void appendDouble(std::string& out, double value) {
+void appendDouble(Sink& out, double value) {
   if (!std::isfinite(value)) {
-    out += "null";
+    out.write("null");
     return;
   }
   char buffer[32];
   auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
   std::string_view text(buffer, static_cast<std::size_t>(end - buffer));
-  out += text;
+  out.write(text);
   // Keep a double a double when it is read back, as dump() does.
-  if (text.find_first_of(".eE") == std::string_view::npos) out += ".0";
+  if (text.find_first_of(".eE") == std::string_view::npos) out.write(".0");
 }
 
-void append(std::string& out, const Json& value) {
+void append(Sink& out, const Json& value) {
   switch (value.type()) {
     case Json::value_t::object: {
       // The underlying map, not items(): items() builds a proxy (and a string) per entry.
       const auto& object = value.get_ref<const Json::object_t&>();
-      out += '{';
+      out.put('{');
       bool first = true;
       for (const auto& [key, item] : object) {
-        if (!first) out += ',';
+        if (!first) out.put(',');
         first = false;
         appendString(out, key);
-        out += ':';
+        out.put(':');
         append(out, item);
       }
-      out += '}';
+      out.put('}');
       return;
     }
     case Json::value_t::array: {
       const auto& array = value.get_ref<const Json::array_t&>();
-      out += '[';
+      out.put('[');
       bool first = true;
       for (const auto& item : array) {
-        if (!first) out += ',';
+        if (!first) out.put(',');
         first = false;
         append(out, item);
       }
-      out += ']';
+      out.put(']');
       return;
     }
     case Json::value_t::string: appendString(out, value.get_ref<const std::string&>()); return;
-    case Json::value_t::boolean: out += value.get<bool>() ? "true" : "false"; return;
+    case Json::value_t::boolean: out.write(value.get<bool>() ? "true" : "false"); return;
     case Json::value_t::number_integer: appendInteger(out, value.get<std::int64_t>()); return;
     case Json::value_t::number_unsigned: appendInteger(out, value.get<std::uint64_t>()); return;
     case Json::value_t::number_float: appendDouble(out, value.get<double>()); return;
     case Json::value_t::null:
     case Json::value_t::binary:
-    case Json::value_t::discarded: out += "null"; return;
+    case Json::value_t::discarded: out.write("null"); return;
   }
 }
 
 }  // namespace
 
-void appendJson(std::string& out, const Json& value) { append(out, value); }
+void appendJson(std::string& out, const Json& value) {
+  Sink sink(out);
+  append(sink, value);
+}
 
 std::string toJsonText(const Json& value) {
   std::string out;
-  append(out, value);
+  appendJson(out, value);
   return out;
 }
 

@@ -1,0 +1,64 @@
+// The fast JSON writer: its output parses back to the same document, with JSON's escapes, and it
+// never throws where dump() would.
+#include "fakekube/api/json_writer.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include <nlohmann/json.hpp>
+
+namespace fakekube {
+namespace {
+
+TEST(JsonWriterTest, OutputParsesBackToTheSameDocument) {
+  Json doc = Json::parse(R"({
+    "apiVersion": "v1", "kind": "Pod",
+    "metadata": {"name": "p", "labels": {"a": "b"}, "annotations": {}},
+    "spec": {"containers": [{"name": "c", "image": "x:1", "args": ["--a=1", "", "ü"]}],
+             "priority": -3, "big": 18446744073709551615, "ratio": 0.25, "flag": false,
+             "nothing": null, "empty": [], "nested": [[1, 2], {"k": [true]}]}})");
+  std::string text = toJsonText(doc);
+  EXPECT_EQ(Json::parse(text), doc);
+  EXPECT_EQ(text, doc.dump()) << "same bytes as dump() for ordinary documents";
+}
+
+TEST(JsonWriterTest, EscapesWhatJsonStringsCannotHold) {
+  Json doc = {{"s", std::string("quote\" backslash\\ newline\n tab\t cr\r bell\x07 nul") +
+                        std::string(1, '\0')}};
+  std::string text = toJsonText(doc);
+  EXPECT_EQ(text, R"({"s":"quote\" backslash\\ newline\n tab\t cr\r bell\u0007 nul\u0000"})");
+  EXPECT_EQ(Json::parse(text), doc);
+}
+
+TEST(JsonWriterTest, KeepsValidUtf8AndReplacesInvalidBytes) {
+  Json valid = {{"s", "caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80"}};
+  EXPECT_EQ(Json::parse(toJsonText(valid)), valid);
+  Json invalid = {{"s", std::string("a\xFF" "b\xC3")}};
+  EXPECT_THROW((void)invalid.dump(), nlohmann::json::type_error) << "what the writer avoids";
+  EXPECT_EQ(toJsonText(invalid), "{\"s\":\"a\xEF\xBF\xBD" "b\xEF\xBF\xBD\"}");
+}
+
+TEST(JsonWriterTest, DoublesStayDoublesAndNonFiniteBecomesNull) {
+  EXPECT_EQ(toJsonText(Json(1.0)), "1.0");
+  EXPECT_EQ(toJsonText(Json(0.5)), "0.5");
+  EXPECT_TRUE(Json::parse(toJsonText(Json(1.0))).is_number_float());
+  EXPECT_EQ(toJsonText(Json(std::numeric_limits<double>::quiet_NaN())), "null");
+  EXPECT_EQ(toJsonText(Json(std::numeric_limits<double>::infinity())), "null");
+  EXPECT_EQ(Json::parse(toJsonText(Json(1e300))).get<double>(), 1e300);
+}
+
+TEST(JsonWriterTest, AppendsToWhatTheBufferHolds) {
+  std::string buffer = "prefix:";
+  appendJson(buffer, Json::array({1, "two"}));
+  EXPECT_EQ(buffer, "prefix:[1,\"two\"]");
+  std::string big;
+  Json large = Json::array();
+  for (int i = 0; i < 2000; ++i) large.push_back(std::string(50, 'x'));
+  appendJson(big, large);
+  EXPECT_EQ(Json::parse(big), large) << "the buffer grows as needed";
+}
+
+}  // namespace
+}  // namespace fakekube
