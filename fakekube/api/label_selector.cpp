@@ -1,5 +1,7 @@
 #include "fakekube/api/label_selector.h"
 
+#include "fakekube/api/validation.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -13,117 +15,6 @@ namespace {
 // ---------------------------------------------------------------------------------------------
 // Label key and value checks (k8s.io/apimachinery/pkg/util/validation), with the same messages:
 // a selector error reads exactly as the API server's.
-
-constexpr std::string_view kQualifiedNameFmt = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
-constexpr std::string_view kQualifiedNameErrMsg =
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
-    "alphanumeric character";
-constexpr std::string_view kLabelValueFmt = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?";
-constexpr std::string_view kLabelValueErrMsg =
-    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', "
-    "and must start and end with an alphanumeric character";
-constexpr std::string_view kDns1123SubdomainFmt =
-    "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
-constexpr std::string_view kDns1123SubdomainErrMsg =
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
-    "'.', "
-    "and must start and end with an alphanumeric character";
-constexpr size_t kQualifiedNameMaxLength = 63;
-constexpr size_t kLabelValueMaxLength = 63;
-constexpr size_t kDns1123SubdomainMaxLength = 253;
-
-bool isAlnum(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
-
-// ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]
-bool isQualifiedNamePart(std::string_view s) {
-  if (s.empty() || !isAlnum(s.front()) || !isAlnum(s.back())) return false;
-  return std::all_of(s.begin(), s.end(),
-                     [](char c) { return isAlnum(c) || c == '-' || c == '_' || c == '.'; });
-}
-
-// [a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*
-bool isDns1123Subdomain(std::string_view s) {
-  auto lowerAlnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
-  size_t start = 0;
-  while (true) {
-    size_t dot = s.find('.', start);
-    std::string_view label = s.substr(start, dot == std::string_view::npos ? s.npos : dot - start);
-    if (label.empty() || !lowerAlnum(label.front()) || !lowerAlnum(label.back())) return false;
-    for (char c : label) {
-      if (!lowerAlnum(c) && c != '-') return false;
-    }
-    if (dot == std::string_view::npos) return true;
-    start = dot + 1;
-  }
-}
-
-// validation.RegexError.
-std::string regexError(std::string_view msg, std::string_view format,
-                       std::initializer_list<std::string_view> examples) {
-  std::string out(msg);
-  out += " (e.g. ";
-  bool first = true;
-  for (std::string_view e : examples) {
-    if (!first) out += " or ";
-    first = false;
-    out += fmt::format("'{}', ", e);
-  }
-  out += fmt::format("regex used for validation is '{}')", format);
-  return out;
-}
-
-std::string maxLenError(size_t n) { return fmt::format("must be no more than {} characters", n); }
-
-// validation.IsQualifiedName.
-std::vector<std::string> qualifiedNameErrors(std::string_view value) {
-  std::vector<std::string> errs;
-  std::string_view name = value;
-  size_t slash = value.find('/');
-  if (slash != std::string_view::npos) {
-    if (value.find('/', slash + 1) != std::string_view::npos) {
-      errs.push_back(
-          "a qualified name " +
-          regexError(kQualifiedNameErrMsg, kQualifiedNameFmt, {"MyName", "my.name", "123-abc"}) +
-          " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')");
-      return errs;
-    }
-    std::string_view prefix = value.substr(0, slash);
-    name = value.substr(slash + 1);
-    if (prefix.empty()) {
-      errs.push_back("prefix part must be non-empty");
-    } else {
-      if (prefix.size() > kDns1123SubdomainMaxLength) {
-        errs.push_back("prefix part " + maxLenError(kDns1123SubdomainMaxLength));
-      }
-      if (!isDns1123Subdomain(prefix)) {
-        errs.push_back("prefix part " +
-                       regexError(kDns1123SubdomainErrMsg, kDns1123SubdomainFmt, {"example.com"}));
-      }
-    }
-  }
-  if (name.empty()) {
-    errs.push_back("name part must be non-empty");
-  } else if (name.size() > kQualifiedNameMaxLength) {
-    errs.push_back("name part " + maxLenError(kQualifiedNameMaxLength));
-  }
-  if (!isQualifiedNamePart(name)) {
-    errs.push_back("name part " + regexError(kQualifiedNameErrMsg, kQualifiedNameFmt,
-                                             {"MyName", "my.name", "123-abc"}));
-  }
-  return errs;
-}
-
-// validation.IsValidLabelValue.
-std::vector<std::string> labelValueErrors(std::string_view value) {
-  std::vector<std::string> errs;
-  if (value.size() > kLabelValueMaxLength) errs.push_back(maxLenError(kLabelValueMaxLength));
-  if (!value.empty() && !isQualifiedNamePart(value)) {
-    errs.push_back(regexError(kLabelValueErrMsg, kLabelValueFmt, {"MyValue", "my_value", "12345"}));
-  }
-  return errs;
-}
 
 std::string joinErrors(const std::vector<std::string>& errs) {
   return fmt::format("{}", fmt::join(errs, "; "));
@@ -165,7 +56,7 @@ tl::expected<Requirement, std::string> newRequirement(std::string key, Op op,
   auto add = [&errs](std::string e) {
     if (std::find(errs.begin(), errs.end(), e) == errs.end()) errs.push_back(std::move(e));
   };
-  if (auto e = qualifiedNameErrors(key); !e.empty()) {
+  if (auto e = isQualifiedName(key); !e.empty()) {
     add(invalidField("key", goQuote(key), joinErrors(e)));
   }
   switch (op) {
@@ -206,7 +97,7 @@ tl::expected<Requirement, std::string> newRequirement(std::string key, Op op,
       break;
   }
   for (size_t i = 0; i < values.size(); ++i) {
-    if (auto e = labelValueErrors(values[i]); !e.empty()) {
+    if (auto e = isValidLabelValue(values[i]); !e.empty()) {
       add(invalidField(fmt::format("values[{}][{}]", i, key), goQuote(values[i]), joinErrors(e)));
     }
   }
@@ -381,7 +272,7 @@ class Parser {
     if (item.tok != Token::Identifier) {
       return tl::unexpected(fmt::format("found '{}', expected: identifier", key));
     }
-    if (auto e = qualifiedNameErrors(key); !e.empty()) {
+    if (auto e = isQualifiedName(key); !e.empty()) {
       // The parser validates with a nil field path, which Go prints as "<nil>".
       return tl::unexpected(invalidField("<nil>", goQuote(key), joinErrors(e)));
     }
