@@ -18,12 +18,15 @@ Json& child(Json& parent, const char* key) {
   return c;
 }
 
-void setDefault(Json& object, const char* key, Json value) {
+// Sets object[key] = value unless the client gave one. The value is only built when it is used:
+// defaulting runs on every create.
+template <class Value>
+void setDefault(Json& object, const char* key, Value&& value) {
   auto it = object.find(key);
   if (it == object.end()) {
-    object.emplace(key, std::move(value));
+    object.emplace(key, std::forward<Value>(value));
   } else if (it->is_null()) {
-    *it = std::move(value);
+    *it = std::forward<Value>(value);
   }
 }
 
@@ -43,11 +46,14 @@ void defaultPodSpec(Json& spec) {
       if (!c.is_object()) continue;
       setDefault(c, "terminationMessagePath", "/dev/termination-log");
       setDefault(c, "terminationMessagePolicy", "File");
-      std::string image = c.value("image", "");
+      auto imageField = c.find("image");
+      std::string_view image = imageField != c.end() && imageField->is_string()
+                                   ? std::string_view(imageField->get_ref<const std::string&>())
+                                   : std::string_view();
       auto lastSlash = image.rfind('/');
-      std::string tail = lastSlash == std::string::npos ? image : image.substr(lastSlash + 1);
-      bool latest = tail.find(':') == std::string::npos || tail.ends_with(":latest");
-      if (image.find('@') != std::string::npos) latest = false;
+      std::string_view tail = lastSlash == std::string_view::npos ? image : image.substr(lastSlash + 1);
+      bool latest = tail.find(':') == std::string_view::npos || tail.ends_with(":latest");
+      if (image.find('@') != std::string_view::npos) latest = false;
       setDefault(c, "imagePullPolicy", latest ? "Always" : "IfNotPresent");
       if (auto ports = c.find("ports"); ports != c.end() && ports->is_array()) {
         for (auto& p : *ports) {
@@ -210,7 +216,10 @@ void prepareForCreate(const ResourceInfo& info, Json& object) {
   } else if (is(info, "", "pods")) {
     Json& spec = child(object, "spec");
     defaultPodSpec(spec);
-    object["status"] = {{"phase", "Pending"}, {"qosClass", qosClass(spec)}};
+    Json status = Json::object();
+    status.emplace("phase", "Pending");
+    status.emplace("qosClass", qosClass(spec));
+    object["status"] = std::move(status);
   } else if (is(info, "", "services")) {
     Json& spec = child(object, "spec");
     setDefault(spec, "type", "ClusterIP");
@@ -230,7 +239,7 @@ void prepareForCreate(const ResourceInfo& info, Json& object) {
     setDefault(spec, "replicas", 1);
     setDefault(spec, "revisionHistoryLimit", 10);
     setDefault(spec, "progressDeadlineSeconds", 600);
-    setDefault(spec, "strategy", {{"type", "RollingUpdate"},
+    setDefault(spec, "strategy", Json{{"type", "RollingUpdate"},
                                   {"rollingUpdate", {{"maxSurge", "25%"}, {"maxUnavailable", "25%"}}}});
     defaultTemplate(spec);
   } else if (is(info, "apps", "replicasets")) {

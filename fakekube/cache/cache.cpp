@@ -123,7 +123,7 @@ Result<Json> Cache::list(const GroupVersionResource& gvr, std::string_view ns,
   auto fields = FieldSelector::parse(options.fieldSelector);
   if (!fields) return tl::unexpected(std::move(fields.error()));
 
-  // Narrow by index where the request allows it: a namespace, or a pinned label.
+  // A namespace narrows the scan through the namespace index.
   std::vector<ObjectPtr> candidates;
   if (!ns.empty()) {
     candidates = (*informer)->byIndex(kNamespaceIndex, ns);

@@ -4,10 +4,9 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <utility>
-
-#include <nlohmann/json.hpp>
 
 #include "fakekube/api/object_meta.h"
 
@@ -133,16 +132,15 @@ struct Informer::State : std::enable_shared_from_this<State> {
     ListOptions listOptions;
     listOptions.labelSelector = options.labelSelector;
     listOptions.fieldSelector = options.fieldSelector;
-    auto listed = client.list(gvr, options.namespace_, listOptions);
+    auto listed = client.listShared(gvr, options.namespace_, listOptions);
     if (!listed) {
       scheduleRetry();
       return tl::unexpected(std::move(listed.error()));
     }
-    std::string resourceVersion = (*listed)["metadata"].value("resourceVersion", "");
     std::map<std::string, ObjectPtr, std::less<>> fresh;
-    for (auto& item : (*listed)["items"]) {
-      std::string key = meta::namespacedName(item);
-      fresh.emplace(std::move(key), std::make_shared<const Json>(std::move(item)));
+    for (auto& item : listed->items) {
+      std::string key = meta::namespacedName(*item);
+      fresh.emplace_hint(fresh.end(), std::move(key), std::move(item));
     }
 
     std::vector<Change> changes;
@@ -173,13 +171,13 @@ struct Informer::State : std::enable_shared_from_this<State> {
       items = std::move(fresh);
       synced = true;
       ++lists;
-      lastResourceVersion = resourceVersion;
-      listKind = listed->value("kind", "");
+      lastResourceVersion = listed->resourceVersion;
+      listKind = listed->kind;
       retryBackoff = kInitialRetry;
       toNotify = handlers;
     }
     notify(toNotify, changes);
-    openWatch(resourceVersion);
+    openWatch(listed->resourceVersion);
     return {};
   }
 
@@ -361,7 +359,11 @@ struct Informer::State : std::enable_shared_from_this<State> {
         }
       }
       if (after) {
-        for (auto& value : index.fn(*after)) index.keysByValue[std::move(value)].insert(key);
+        for (auto& value : index.fn(*after)) {
+          // A relist files keys in key order: the end hint makes that a constant-time append.
+          auto& keys = index.keysByValue[std::move(value)];
+          keys.insert(keys.end(), key);
+        }
       }
     }
   }
@@ -369,7 +371,9 @@ struct Informer::State : std::enable_shared_from_this<State> {
 
 Informer::Informer(Client& client, Executor& executor, GroupVersionResource gvr,
                    InformerOptions options)
-    : gvr_(gvr), options_(options), state_(std::make_shared<State>(client, executor, gvr, options)) {
+    : gvr_(gvr),
+      options_(options),
+      state_(std::make_shared<State>(client, executor, gvr, options)) {
   addIndexer(std::string(kNamespaceIndex), namespaceIndexFunc);
   addIndexer(std::string(kOwnerUidIndex), ownerUidIndexFunc);
   addIndexer(std::string(kLabelIndex), labelIndexFunc);

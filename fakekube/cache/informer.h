@@ -81,9 +81,9 @@ class Informer {
   // Posts the initial list and watch to the executor. Idempotent.
   void start();
   // Does the initial list and opens the watch now, in the calling task, unless that already
-  // happened; answers the list's error if it failed. controller-runtime blocks a read until an informer created on
-  // demand has synced; a Cache calls this instead, which gives the same answer without
-  // blocking the executor.
+  // happened; answers the list's error if it failed. controller-runtime blocks a read until an
+  // informer created on demand has synced; a Cache calls this instead, which gives the same answer
+  // without blocking the executor.
   Result<void> syncNow();
   // Stops watching and processing. The store keeps its last state. Idempotent.
   void stop();

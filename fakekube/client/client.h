@@ -20,6 +20,7 @@
 #include "fakekube/api/group_version.h"
 #include "fakekube/api/json.h"
 #include "fakekube/api/status.h"
+#include "fakekube/apiserver/api_server.h"
 #include "fakekube/apiserver/options.h"
 #include "fakekube/apiserver/watch.h"
 
@@ -38,6 +39,12 @@ class Reader {
   // {"resourceVersion","continue"},"items":[...]}. `ns` "" lists every namespace.
   virtual Result<Json> list(const GroupVersionResource& gvr, std::string_view ns,
                             const ListOptions& options = {}) = 0;
+
+  // The same list as shared, immutable documents, for readers that keep what they list and never
+  // change it (informers). This default moves the items of list() into shared documents; a
+  // client that already holds shared documents (InProcessClient) hands them out without a copy.
+  virtual Result<ObjectList> listShared(const GroupVersionResource& gvr, std::string_view ns,
+                                        const ListOptions& options = {});
 };
 
 class Client : public Reader {
@@ -66,8 +73,7 @@ class Client : public Reader {
                                    const ListOptions& listOptions = {},
                                    const DeleteOptions& deleteOptions = {}) = 0;
   // A watch stream (see apiserver/watch.h for how to consume it on an executor).
-  virtual Result<std::shared_ptr<Watch>> watch(const GroupVersionResource& gvr,
-                                               std::string_view ns,
+  virtual Result<std::shared_ptr<Watch>> watch(const GroupVersionResource& gvr, std::string_view ns,
                                                const WatchOptions& options = {}) = 0;
 };
 

@@ -25,6 +25,11 @@ Result<Json> InProcessClient::list(const GroupVersionResource& gvr, std::string_
   return listed->toJson();
 }
 
+Result<ObjectList> InProcessClient::listShared(const GroupVersionResource& gvr, std::string_view ns,
+                                               const ListOptions& options) {
+  return server_.list(gvr, ns, options);
+}
+
 Result<Json> InProcessClient::create(const GroupVersionResource& gvr, Json object,
                                      const CreateOptions& options) {
   // An empty namespace tells the server to use the object's own.

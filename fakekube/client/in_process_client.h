@@ -19,6 +19,9 @@ class InProcessClient final : public Client {
                    std::string_view name) override;
   Result<Json> list(const GroupVersionResource& gvr, std::string_view ns,
                     const ListOptions& options = {}) override;
+  // The server's own documents: no copy.
+  Result<ObjectList> listShared(const GroupVersionResource& gvr, std::string_view ns,
+                                const ListOptions& options = {}) override;
   Result<Json> create(const GroupVersionResource& gvr, Json object,
                       const CreateOptions& options = {}) override;
   Result<Json> update(const GroupVersionResource& gvr, Json object,

@@ -10,8 +10,11 @@
 //                                    that name has another uid), *waiting* (being deleted with
 //                                    `foregroundDeletion`) or *solid*.
 //                                    - any solid owner: patch away the dangling and waiting refs;
-//                                    - else some waiting and the object has dependents: delete it
-//                                      Foreground (its own dependents go first);
+//                                    - else a waiting owner it blocks (blockOwnerDeletion) and the
+//                                      object has dependents: delete it Foreground (its own
+//                                      dependents go first);
+//                                    - else a waiting owner it does not block: nothing yet; it is
+//                                      collected as dangling once that owner is gone;
 //                                    - else: DELETE with a uid precondition, Orphan if it carries
 //                                      `orphan`, Foreground if `foregroundDeletion`, else
 //                                      Background.

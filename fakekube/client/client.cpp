@@ -1,0 +1,26 @@
+#include "fakekube/client/client.h"
+
+#include <nlohmann/json.hpp>
+
+namespace fakekube {
+
+Result<ObjectList> Reader::listShared(const GroupVersionResource& gvr, std::string_view ns,
+                                      const ListOptions& options) {
+  auto listed = list(gvr, ns, options);
+  if (!listed) return tl::unexpected(std::move(listed.error()));
+  ObjectList out;
+  out.apiVersion = listed->value("apiVersion", "");
+  out.kind = listed->value("kind", "");
+  if (auto metadata = listed->find("metadata");
+      metadata != listed->end() && metadata->is_object()) {
+    out.resourceVersion = metadata->value("resourceVersion", "");
+    out.continueToken = metadata->value("continue", "");
+  }
+  if (auto items = listed->find("items"); items != listed->end() && items->is_array()) {
+    out.items.reserve(items->size());
+    for (auto& item : *items) out.items.push_back(std::make_shared<const Json>(std::move(item)));
+  }
+  return out;
+}
+
+}  // namespace fakekube
