@@ -176,8 +176,25 @@ Result<std::shared_ptr<Watch>> ApiServer::watch(const GroupVersionResource& gvr,
       request, [&]() -> Result<std::shared_ptr<Watch>> {
         auto t = target(gvr, ns);
         if (!t) return tl::unexpected(t.error());
-        std::lock_guard lock(mu_);
-        return hub_.watch(*t->info, t->ns, options, *store_);
+        if (options.timeoutSeconds && *options.timeoutSeconds < 0) {
+          return tl::unexpected(Status::badRequest("timeoutSeconds must not be negative"));
+        }
+        Result<std::shared_ptr<Watch>> watch;
+        {
+          std::lock_guard lock(mu_);
+          watch = hub_.watch(*t->info, t->ns, options, *store_);
+        }
+        if (watch && options.timeoutSeconds) {
+          const auto timeout = std::chrono::seconds(*options.timeoutSeconds);
+          (*watch)->setDeadline(&clock_, clock_.now() + timeout);
+          if (options_.executor != nullptr) {
+            std::weak_ptr<Watch> weak = *watch;
+            options_.executor->postAfter(timeout, [weak] {
+              if (auto w = weak.lock()) w->expire();
+            });
+          }
+        }
+        return watch;
       });
 }
 

@@ -36,6 +36,7 @@
 #include "fakekube/apiserver/watch.h"
 #include "fakekube/apiserver/watch_hub.h"
 #include "fakekube/sim/clock.h"
+#include "fakekube/sim/executor.h"
 #include "fakekube/store/store.h"
 
 namespace fakekube {
@@ -67,6 +68,9 @@ struct ApiServerOptions {
   std::size_t watchBacklog = 10000;
   // How many recent events are kept in memory for watches that resume from a revision.
   std::size_t watchRing = 10000;
+  // Where the server schedules its own timers (watch timeouts). Optional: without it a timed-out
+  // watch ends when its consumer next looks at it or an event arrives.
+  Executor* executor = nullptr;
 };
 
 class ApiServer {

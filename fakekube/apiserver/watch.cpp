@@ -31,9 +31,32 @@ Watch::Watch(std::size_t maxBacklog, std::int64_t startRevision)
 
 Watch::~Watch() = default;
 
-std::optional<WatchEvent> Watch::tryNext() {
+bool Watch::pastDeadlineLocked() const {
+  return clock_ != nullptr && clock_->now() >= deadline_;
+}
+
+void Watch::setDeadline(const Clock* clock, TimePoint deadline) {
   std::lock_guard lock(mu_);
-  if (queue_.empty()) return std::nullopt;
+  clock_ = clock;
+  deadline_ = deadline;
+}
+
+void Watch::expire() {
+  std::unique_lock lock(mu_);
+  if (closed_ || !pastDeadlineLocked()) return;
+  closed_ = true;
+  release(lock, /*notify=*/true);
+}
+
+std::optional<WatchEvent> Watch::tryNext() {
+  std::unique_lock lock(mu_);
+  if (queue_.empty()) {
+    if (!closed_ && pastDeadlineLocked()) {
+      closed_ = true;
+      release(lock, /*notify=*/false);
+    }
+    return std::nullopt;
+  }
   Item& item = queue_.front();
   WatchEvent event = std::move(item.event);
   lastTaken_ = item.revision;
@@ -87,6 +110,11 @@ std::int64_t Watch::lastResourceVersion() const {
 Watch::Push Watch::push(WatchEventType type, ObjectPtr object, std::int64_t revision) {
   std::unique_lock lock(mu_);
   if (closed_) return Push::Closed;
+  if (pastDeadlineLocked()) {  // timed out: the stream is over, later events are not sent
+    closed_ = true;
+    release(lock, /*notify=*/true);
+    return Push::Closed;
+  }
   if (queue_.size() - initialQueued_ >= maxBacklog_) {
     overflowLocked(revision);
     release(lock, /*notify=*/true);

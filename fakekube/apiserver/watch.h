@@ -26,6 +26,7 @@
 
 #include "fakekube/api/json.h"
 #include "fakekube/api/status.h"
+#include "fakekube/sim/clock.h"
 #include "fakekube/store/store.h"
 
 namespace fakekube {
@@ -62,6 +63,9 @@ struct WatchOptions {
   // then live events (requires resourceVersionMatch=NotOlderThan and allowWatchBookmarks).
   // false: no initial state whatever the resourceVersion.
   std::optional<bool> sendInitialEvents;
+  // The server ends the watch cleanly (no ERROR) this long after it started; what was queued
+  // before stays to be taken. Unset: the watch lasts until stopped.
+  std::optional<std::int64_t> timeoutSeconds;
 };
 
 // One watcher. Thread-safe: the producer and the consumer may run on different threads.
@@ -105,8 +109,16 @@ class Watch {
   // again from here.
   std::int64_t lastResourceVersion() const;
 
+  // Ends the watch cleanly once `clock` reaches `deadline` (timeoutSeconds): checked whenever an
+  // event arrives or the consumer finds the queue empty, and by expire().
+  void setDeadline(const Clock* clock, TimePoint deadline);
+  // Ends the watch now if its deadline has passed (the API server's timer calls this, so a
+  // consumer waiting for events learns of the end without polling).
+  void expire();
+
  private:
   friend class WatchHub;
+  bool pastDeadlineLocked() const;
 
   // What happened to a pushed event.
   enum class Push { Queued, Overflowed, Closed };
@@ -152,6 +164,8 @@ class Watch {
   std::int64_t lastQueued_ = 0;  // revision of the newest event queued
   std::int64_t lastTaken_ = 0;   // revision of the newest event taken (for the 410 message)
   bool closed_ = false;
+  const Clock* clock_ = nullptr;  // with deadline_, for timeoutSeconds
+  TimePoint deadline_{};
   int waiters_ = 0;  // threads blocked in next()
   // Shared so the producer can take a reference under mu_ and call it after unlocking.
   std::shared_ptr<const std::function<void()>> notify_;

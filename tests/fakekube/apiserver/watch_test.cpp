@@ -118,3 +118,39 @@ TEST_F(WatchTest, BookmarksGoOnlyToWatchesThatAllowThem) {
 
 }  // namespace
 }  // namespace fakekube::apitest
+
+namespace fakekube::apitest {
+namespace {
+
+TEST_F(WatchTest, TimeoutEndsTheWatchCleanlyAfterDeliveringWhatCameBefore) {
+  WatchOptions options;
+  options.resourceVersion = std::to_string(server->revision());
+  options.timeoutSeconds = 5;
+  auto w = startWatch(kConfigMaps, "default", options);
+  ex.advance(std::chrono::seconds(1));
+  Json before = create(kConfigMaps, configMap("before"));
+  ex.advance(std::chrono::seconds(4));
+  create(kConfigMaps, configMap("after"));
+  EXPECT_EQ(drain(*w), (std::vector<std::string>{"ADDED before " + rv(before)}));
+  EXPECT_TRUE(w->ended()) << "no ERROR: the stream just ends";
+}
+
+TEST_F(WatchTest, WithAnExecutorTheServerEndsATimedOutWatchByItself) {
+  ApiServerOptions serverOptions;
+  serverOptions.executor = &ex;
+  auto timed = must(ApiServer::open(ex.clock(), serverOptions), "open");
+  WatchOptions options;
+  options.timeoutSeconds = 30;
+  auto w = must<std::shared_ptr<Watch>>(timed->watch(kConfigMaps, "default", options));
+  int notified = 0;
+  w->setNotify([&] { ++notified; });
+  ex.advance(std::chrono::seconds(29));
+  EXPECT_EQ(notified, 0);
+  EXPECT_FALSE(w->ended());
+  ex.advance(std::chrono::seconds(1));
+  EXPECT_EQ(notified, 1) << "the consumer is told the stream ended";
+  EXPECT_TRUE(w->ended());
+}
+
+}  // namespace
+}  // namespace fakekube::apitest
