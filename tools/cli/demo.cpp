@@ -11,6 +11,11 @@
 
 #include "fakekube/api/object_meta.h"
 #include "fakekube/apiserver/api_server.h"
+#include "fakekube/cache/cache.h"
+#include "fakekube/cache/cached_client.h"
+#include "fakekube/client/in_process_client.h"
+#include "fakekube/cluster/garbage_collector.h"
+#include "fakekube/cluster/namespace_controller.h"
 #include "fakekube/sim/sim_executor.h"
 #include "tools/cli/commands.h"
 
@@ -24,6 +29,7 @@ const GroupVersionResource kConfigMaps{"", "v1", "configmaps"};
 const GroupVersionResource kDeployments{"apps", "v1", "deployments"};
 const GroupVersionResource kCrds{"apiextensions.k8s.io", "v1", "customresourcedefinitions"};
 const GroupVersionResource kWidgets{"example.com", "v1", "widgets"};
+const GroupVersionResource kReplicaSets{"apps", "v1", "replicasets"};
 
 class Timeline {
  public:
@@ -213,6 +219,107 @@ int story(SimExecutor& executor, ApiServer& server, bool color) {
   Json unversioned = **widget;
   meta::metadata(unversioned).erase("resourceVersion");
   t.error("update without a resourceVersion", server.update(kWidgets, "team-a", unversioned).error());
+
+  t.chapter("8. Watch: resume from a resourceVersion and see exactly the later writes, in order");
+  t.tick();
+  WatchOptions from;
+  from.resourceVersion = std::to_string(server.revision());
+  auto watch = *server.watch(kConfigMaps, "team-a", from);
+  Json flags = {{"metadata", {{"name", "flags"}}}, {"data", {{"beta", "off"}}}};
+  auto created = server.create(kConfigMaps, "team-a", flags);
+  Json flipped = **created;
+  flipped["data"]["beta"] = "on";
+  server.update(kConfigMaps, "team-a", flipped);
+  server.deleteObject(kConfigMaps, "team-a", "flags");
+  while (auto event = watch->tryNext()) {
+    t.line(fmt::format("watch from rv {}: {} {} (rv {})", from.resourceVersion,
+                       watchEventTypeName(event->type), meta::name(*event->object),
+                       meta::resourceVersion(*event->object)));
+  }
+  server.compact(server.revision());
+  auto expired = *server.watch(kConfigMaps, "team-a", from);
+  auto error = expired->tryNext();
+  t.error(fmt::format("watch from rv {} after compaction", from.resourceVersion),
+          Status::fromJson(*error->object));
+
+  t.chapter("9. Informer lag: the write succeeded, the cache has not seen it yet");
+  InProcessClient client(server);
+  CacheOptions cacheOptions;
+  cacheOptions.defaults.deliveryDelay = std::chrono::seconds(2);
+  Cache cache(client, executor, cacheOptions);
+  CachedClient cached(cache, client);
+  cache.informerFor(kPods);
+  cache.start();
+  executor.runUntilIdle();
+  Json web2 = pod("web-2");
+  meta::setNamespace(web2, "team-a");
+  cached.create(kPods, web2);
+  auto fromCache = cached.get(kPods, "team-a", "web-2");
+  auto fromServer = client.get(kPods, "team-a", "web-2");
+  t.line(fmt::format("create Pod team-a/web-2 -> cached get: {}; uncached get: {}",
+                     fromCache ? "found" : fromCache.error().message,
+                     fromServer ? "found" : fromServer.error().message));
+  t.tick(2);
+  t.line(fmt::format("2 s later the event reaches the cache -> cached get: found (rv {})",
+                     meta::resourceVersion(*cached.get(kPods, "team-a", "web-2"))));
+  cache.stop();
+
+  t.chapter("10. Garbage collection follows owner references");
+  GarbageCollector collector(executor, server);
+  collector.start();
+  auto owner = server.create(kDeployments, "team-a", deployment("api", 2));
+  Json rs = {{"metadata",
+              {{"name", "api-7d9f"},
+               {"ownerReferences", Json::array({meta::toJson(meta::controllerRefTo(**owner))})}}},
+             {"spec", deployment("api", 2)["spec"]}};
+  auto replicaSet = server.create(kReplicaSets, "team-a", rs);
+  for (const char* name : {"api-7d9f-a", "api-7d9f-b"}) {
+    Json p = pod(name, "node-1");
+    meta::addOwnerReference(p, meta::controllerRefTo(**replicaSet));
+    server.create(kPods, "team-a", p);
+  }
+  t.line("Deployment team-a/api owns ReplicaSet api-7d9f, which owns Pods api-7d9f-a and -b");
+  DeleteOptions foreground;
+  foreground.propagationPolicy = "Foreground";
+  server.deleteObject(kDeployments, "team-a", "api", foreground);
+  executor.runUntilIdle();
+  auto waiting = server.get(kDeployments, "team-a", "api");
+  auto podA = server.get(kPods, "team-a", "api-7d9f-a");
+  t.line(fmt::format("delete it Foreground -> the Deployment waits (finalizers {}); pod api-7d9f-a "
+                     "terminating since {}",
+                     (**waiting)["metadata"]["finalizers"].dump(),
+                     podA ? meta::deletionTimestamp(**podA) : podA.error().message));
+  for (const char* name : {"api-7d9f-a", "api-7d9f-b"}) {
+    DeleteOptions kubelet;
+    kubelet.gracePeriodSeconds = 0;
+    server.deleteObject(kPods, "team-a", name, kubelet);  // what the kubelet confirms
+  }
+  executor.runUntil([&] { return !server.get(kDeployments, "team-a", "api"); },
+                    std::chrono::seconds(10));
+  t.line(fmt::format("the kubelet confirms the pods gone -> ReplicaSet: {}; Deployment: {}",
+                     server.get(kReplicaSets, "team-a", "api-7d9f").error().message,
+                     server.get(kDeployments, "team-a", "api").error().message));
+
+  t.chapter("11. Deleting a namespace deletes its contents, waiting for their finalizers");
+  NamespaceController namespaceController(executor, server);
+  namespaceController.start();
+  Json held = {{"metadata", {{"name", "held"}, {"finalizers", {"example.com/hold"}}}}};
+  server.create(kConfigMaps, "team-a", held);
+  server.deleteObject(kNamespaces, "", "team-a");
+  executor.advance(std::chrono::seconds(2));
+  auto teamANow = server.get(kNamespaces, "", "team-a");
+  t.line(fmt::format("delete Namespace team-a -> phase {}; left inside: ConfigMap held",
+                     (**teamANow)["status"]["phase"].get<std::string>()));
+  t.error("create in it", server.create(kConfigMaps, "team-a", {{"metadata", {{"name", "late"}}}})
+                              .error());
+  Json release = **server.get(kConfigMaps, "team-a", "held");
+  meta::removeFinalizer(release, "example.com/hold");
+  server.update(kConfigMaps, "team-a", release);
+  executor.advance(std::chrono::seconds(2));
+  t.line(fmt::format("release the finalizer -> {}",
+                     server.get(kNamespaces, "", "team-a").error().message));
+  collector.stop();
+  namespaceController.stop();
 
   std::printf("\n%lld writes in %.0f virtual seconds; every line above is a real API request.\n",
               static_cast<long long>(server.revision()),

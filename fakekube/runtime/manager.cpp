@@ -1,0 +1,173 @@
+#include "fakekube/runtime/manager.h"
+
+#include <chrono>
+#include <mutex>
+#include <stdexcept>
+#include <utility>
+
+#include "fakekube/api/resource_registry.h"
+#include "fakekube/client/in_process_client.h"
+
+namespace fakekube {
+
+namespace {
+// How often start() re-checks "caches synced": first at once (an informer's initial list is a
+// task posted just before), then, if an informer is still retrying its list, every millisecond.
+constexpr int kImmediateSyncChecks = 8;
+constexpr Duration kSyncPollInterval = std::chrono::milliseconds(1);
+}  // namespace
+
+// Everything the manager keeps in memory; crash() drops it in one go. Members are destroyed in
+// reverse order: controllers (and their queues) first, then the client and cache they use.
+struct Manager::Runtime {
+  Runtime(Executor& ex, std::unique_ptr<InProcessClient> own, Client& c, CacheOptions cacheOptions)
+      : executor(ex),
+        ownClient(std::move(own)),
+        client(c),
+        cache(std::make_unique<Cache>(client, executor, std::move(cacheOptions))),
+        cachedClient(std::make_unique<CachedClient>(*cache, client)) {}
+
+  Executor& executor;
+  std::unique_ptr<InProcessClient> ownClient;
+  Client& client;
+  std::unique_ptr<Cache> cache;
+  std::unique_ptr<CachedClient> cachedClient;
+
+  mutable std::mutex mu;
+  bool started = false;
+  bool running = false;
+  bool stopped = false;
+  std::vector<std::unique_ptr<Controller>> controllers;
+};
+
+Manager::Manager(Executor& executor, ApiServer& server, ManagerOptions options)
+    : executor_(executor), server_(&server) {
+  auto own = std::make_unique<InProcessClient>(server);
+  Client& client = *own;
+  runtime_ = std::make_shared<Runtime>(executor, std::move(own), client, std::move(options.cache));
+}
+
+Manager::Manager(Executor& executor, Client& client, ManagerOptions options)
+    : executor_(executor) {
+  if (auto* inProcess = dynamic_cast<InProcessClient*>(&client)) server_ = &inProcess->server();
+  runtime_ = std::make_shared<Runtime>(executor, nullptr, client, std::move(options.cache));
+}
+
+Manager::~Manager() { crash(); }
+
+namespace {
+[[noreturn]] void deadManager() {
+  throw std::logic_error("fakekube::Manager used after crash()");
+}
+}  // namespace
+
+CachedClient& Manager::client() const {
+  if (!runtime_) deadManager();
+  return *runtime_->cachedClient;
+}
+
+Reader& Manager::apiReader() const {
+  if (!runtime_) deadManager();
+  return runtime_->client;
+}
+
+Cache& Manager::cache() const {
+  if (!runtime_) deadManager();
+  return *runtime_->cache;
+}
+
+std::optional<Manager::KindInfo> Manager::kindFor(const GroupVersionResource& gvr) const {
+  if (!server_) return std::nullopt;
+  auto info = server_->registry().find(gvr.group, gvr.resource);
+  if (!info) return std::nullopt;
+  return KindInfo{info->kind, info->namespaced};
+}
+
+Controller& Manager::add(std::unique_ptr<Controller> controller) {
+  if (!runtime_) deadManager();
+  Controller& added = *controller;
+  bool started;
+  {
+    std::lock_guard lock(runtime_->mu);
+    runtime_->controllers.push_back(std::move(controller));
+    started = runtime_->started && !runtime_->stopped;
+    if (started) runtime_->running = false;
+  }
+  // Its informers may be new: wait for them to sync too.
+  if (started) scheduleSyncCheck(runtime_, 0);
+  return added;
+}
+
+std::size_t Manager::numControllers() const {
+  if (!runtime_) return 0;
+  std::lock_guard lock(runtime_->mu);
+  return runtime_->controllers.size();
+}
+
+void Manager::start() {
+  if (!runtime_) deadManager();
+  {
+    std::lock_guard lock(runtime_->mu);
+    if (runtime_->started || runtime_->stopped) return;
+    runtime_->started = true;
+  }
+  runtime_->cache->start();
+  scheduleSyncCheck(runtime_, 0);
+}
+
+void Manager::scheduleSyncCheck(const std::shared_ptr<Runtime>& runtime, int attempt) {
+  std::weak_ptr<Runtime> weak = runtime;
+  Task check = [weak, attempt] {
+    auto rt = weak.lock();
+    if (!rt) return;
+    {
+      std::lock_guard lock(rt->mu);
+      if (rt->stopped || rt->running) return;
+    }
+    if (!rt->cache->synced()) {
+      scheduleSyncCheck(rt, attempt + 1);
+      return;
+    }
+    std::vector<Controller*> toStart;
+    {
+      std::lock_guard lock(rt->mu);
+      if (rt->stopped || rt->running) return;
+      rt->running = true;
+      for (const auto& c : rt->controllers) toStart.push_back(c.get());
+    }
+    for (Controller* c : toStart) c->start();
+  };
+  if (attempt < kImmediateSyncChecks) {
+    runtime->executor.post(std::move(check));
+  } else {
+    runtime->executor.postAfter(kSyncPollInterval, std::move(check));
+  }
+}
+
+bool Manager::running() const {
+  if (!runtime_) return false;
+  std::lock_guard lock(runtime_->mu);
+  return runtime_->running;
+}
+
+void Manager::stop() {
+  if (!runtime_) return;
+  std::vector<Controller*> controllers;
+  {
+    std::lock_guard lock(runtime_->mu);
+    if (runtime_->stopped) return;
+    runtime_->stopped = true;
+    runtime_->running = false;
+    for (const auto& c : runtime_->controllers) controllers.push_back(c.get());
+  }
+  for (Controller* c : controllers) c->shutDown();
+  runtime_->cache->stop();
+}
+
+void Manager::crash() {
+  // Move it out first, so that nothing reached from the destructors sees a half-dead manager.
+  std::shared_ptr<Runtime> dying = std::move(runtime_);
+  dying.reset();
+}
+
+}  // namespace fakekube

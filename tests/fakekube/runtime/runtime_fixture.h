@@ -1,0 +1,68 @@
+// Shared fixture of the controller, builder and manager tests: an ApiServer on a SimExecutor's
+// clock that serves the Widget custom resource (widgets.example.com/v1, with a status
+// subresource), a client over it, and helpers to create and change objects.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "fakekube/api/object_meta.h"
+#include "fakekube/apiserver/fixture.h"
+#include "fakekube/client/in_process_client.h"
+#include "fakekube/runtime/reconcile.h"
+#include "fakekube/sim/sim_executor.h"
+
+namespace fakekube::runtimetest {
+
+using apitest::configMap;
+using apitest::kConfigMaps;
+using apitest::kWidgets;
+using apitest::must;
+using apitest::widget;
+
+class RuntimeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ApiServerOptions options;
+    options.seed = 42;
+    auto opened = ApiServer::open(ex.clock(), options);
+    ASSERT_TRUE(opened.has_value()) << opened.error().str();
+    server = std::move(*opened);
+    client = std::make_unique<InProcessClient>(*server);
+    must(client->create(apitest::kCrds, apitest::widgetCrd()), "create CRD");
+    start = ex.now();
+  }
+
+  Json create(const GroupVersionResource& gvr, Json object) {
+    return must(client->create(gvr, std::move(object)), "create");
+  }
+  Json get(const GroupVersionResource& gvr, const std::string& name,
+           const std::string& ns = "default") {
+    return must(client->get(gvr, ns, name), "get");
+  }
+  Json mergePatch(const GroupVersionResource& gvr, const std::string& name, const Json& patch,
+                  const std::string& subresource = "") {
+    return must(client->patch(gvr, "default", name, PatchType::Merge, patch.dump(), {},
+                              subresource),
+                "patch");
+  }
+  // Milliseconds of virtual time since the test started.
+  long long elapsedMs() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(ex.now() - start).count();
+  }
+
+  SimExecutor ex;
+  std::unique_ptr<ApiServer> server;
+  std::unique_ptr<InProcessClient> client;
+  TimePoint start;
+};
+
+inline ReconcileRequest req(const std::string& name, const std::string& ns = "default") {
+  return ReconcileRequest{ns, name};
+}
+
+}  // namespace fakekube::runtimetest
