@@ -140,10 +140,6 @@ std::string renderLabels(const std::vector<std::pair<std::string, std::string>>&
   return out;
 }
 
-void checkHandle(const Family* family, int type) {
-  if (family->type != type) throw std::logic_error("metric " + family->name + ": wrong type");
-}
-
 }  // namespace
 
 std::string formatPrometheusFloat(double v) {

@@ -286,7 +286,7 @@ int story(SimExecutor& executor, ApiServer& server, bool color) {
   auto waiting = server.get(kDeployments, "team-a", "api");
   auto podA = server.get(kPods, "team-a", "api-7d9f-a");
   t.line(fmt::format("delete it Foreground -> the Deployment waits (finalizers {}); pod api-7d9f-a "
-                     "terminating since {}",
+                     "terminating, grace until {}",
                      (**waiting)["metadata"]["finalizers"].dump(),
                      podA ? meta::deletionTimestamp(**podA) : podA.error().message));
   for (const char* name : {"api-7d9f-a", "api-7d9f-b"}) {

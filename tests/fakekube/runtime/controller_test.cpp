@@ -14,7 +14,7 @@
 
 #include "fakekube/runtime/builder.h"
 #include "fakekube/runtime/manager.h"
-#include "runtime/runtime_fixture.h"
+#include "fakekube/runtime/runtime_fixture.h"
 
 namespace fakekube::runtimetest {
 namespace {

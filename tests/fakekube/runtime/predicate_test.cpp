@@ -9,7 +9,7 @@
 
 #include "fakekube/api/object_meta.h"
 #include "fakekube/runtime/handler.h"
-#include "runtime/runtime_fixture.h"
+#include "fakekube/runtime/runtime_fixture.h"
 
 namespace fakekube::runtimetest {
 namespace {

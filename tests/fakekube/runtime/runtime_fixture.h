@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <ostream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -15,6 +16,11 @@
 #include "fakekube/client/in_process_client.h"
 #include "fakekube/runtime/reconcile.h"
 #include "fakekube/sim/sim_executor.h"
+
+namespace fakekube {
+// How GoogleTest prints a request in failure messages.
+inline void PrintTo(const ReconcileRequest& r, std::ostream* os) { *os << r.key(); }
+}  // namespace fakekube
 
 namespace fakekube::runtimetest {
 
