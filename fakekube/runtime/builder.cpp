@@ -69,15 +69,15 @@ Result<ControllerOptions> ControllerBuilder::resolvedOptions() {
 Result<Controller*> ControllerBuilder::complete(Reconciler reconciler) {
   auto options = resolvedOptions();
   if (!options) return tl::unexpected(options.error());
-  return build(
-      std::make_unique<Controller>(manager_.executor(), std::move(*options), std::move(reconciler)));
+  return build(std::make_unique<Controller>(manager_.executor(), std::move(*options),
+                                            std::move(reconciler)));
 }
 
 Result<Controller*> ControllerBuilder::completeAsync(AsyncReconciler reconciler) {
   auto options = resolvedOptions();
   if (!options) return tl::unexpected(options.error());
-  return build(
-      std::make_unique<Controller>(manager_.executor(), std::move(*options), std::move(reconciler)));
+  return build(std::make_unique<Controller>(manager_.executor(), std::move(*options),
+                                            std::move(reconciler)));
 }
 
 Result<Controller*> ControllerBuilder::build(std::unique_ptr<Controller> controller) {
@@ -85,9 +85,9 @@ Result<Controller*> ControllerBuilder::build(std::unique_ptr<Controller> control
   for (auto& w : watches_) {
     if (w.type != Watch::Type::Owns) continue;
     if (forKind_.empty()) {
-      return tl::unexpected(Status::badRequest(
-          "owns(" + w.gvr.resource + "): the kind of " + for_->resource +
-          " is unknown to the manager; name it with forKind()"));
+      return tl::unexpected(
+          Status::badRequest("owns(" + w.gvr.resource + "): the kind of " + for_->resource +
+                             " is unknown to the manager; name it with forKind()"));
     }
     bool namespaced = true;
     if (auto info = manager_.kindFor(*for_)) namespaced = info->namespaced;

@@ -20,9 +20,9 @@
 //   withEventFilter(p)                a predicate every watch of the controller applies
 //
 // complete() registers the handlers on the manager's cache informers, adds the controller to the
-// manager (it starts when the caches sync; the manager owns it) and answers it. Errors (answered as a 400 Status):
-// no forResource, or owns() when the kind of the For resource is unknown (a manager built over a
-// client that is not an InProcessClient; give it with forKind()).
+// manager (it starts when the caches sync; the manager owns it) and answers it. Errors (answered as
+// a 400 Status): no forResource, or owns() when the kind of the For resource is unknown (a manager
+// built over a client that is not an InProcessClient; give it with forKind()).
 #pragma once
 
 #include <memory>

@@ -27,9 +27,9 @@ ReconcileOutcome panicOutcome(std::exception_ptr e) {
 }  // namespace
 
 std::vector<double> ReconcileMetrics::reconcileTimeBounds() {
-  return {0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6,
-          0.7,   0.8,  0.9,   1.0,  1.25, 1.5, 1.75, 2.0, 2.5, 3.0,  3.5, 4.0,  4.5, 5,
-          6,     7,    8,     9,    10,   15,  20,   25,  30,  40,   50,  60};
+  return {0.005, 0.01, 0.025, 0.05, 0.1,  0.15, 0.2,  0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6,
+          0.7,   0.8,  0.9,   1.0,  1.25, 1.5,  1.75, 2.0,  2.5, 3.0,  3.5, 4.0,  4.5, 5,
+          6,     7,    8,     9,    10,   15,   20,   25,   30,  40,   50,  60};
 }
 
 struct Controller::State : std::enable_shared_from_this<State> {
@@ -44,7 +44,7 @@ struct Controller::State : std::enable_shared_from_this<State> {
   Executor& executor;
   const std::string name;
   const int maxConcurrent;
-  Reconciler syncReconciler;    // one of these two is set
+  Reconciler syncReconciler;  // one of these two is set
   AsyncReconciler asyncReconciler;
   PriorityQueue queue;
 

@@ -17,7 +17,8 @@ ReconcileRequest requestFor(const Json& object) {
 }
 
 // The requests for the old and the new object, without duplicates, in that order.
-std::vector<ReconcileRequest> both(std::vector<ReconcileRequest> a, const std::vector<ReconcileRequest>& b) {
+std::vector<ReconcileRequest> both(std::vector<ReconcileRequest> a,
+                                   const std::vector<ReconcileRequest>& b) {
   for (const auto& r : b) {
     if (std::find(a.begin(), a.end(), r) == a.end()) a.push_back(r);
   }
@@ -35,7 +36,8 @@ EventHandler enqueueRequestForObject() {
   h.create = one;
   h.delete_ = one;
   h.generic = one;
-  h.update = [](const ObjectPtr& oldObject, const ObjectPtr& newObject) -> std::vector<ReconcileRequest> {
+  h.update = [](const ObjectPtr& oldObject,
+                const ObjectPtr& newObject) -> std::vector<ReconcileRequest> {
     if (newObject) return {requestFor(*newObject)};
     if (oldObject) return {requestFor(*oldObject)};
     return {};
@@ -44,8 +46,8 @@ EventHandler enqueueRequestForObject() {
 }
 
 std::vector<ReconcileRequest> ownerRequests(const Json& object, const std::string& ownerGroup,
-                                   const std::string& ownerKind, bool onlyController,
-                                   bool ownerNamespaced) {
+                                            const std::string& ownerKind, bool onlyController,
+                                            bool ownerNamespaced) {
   std::vector<ReconcileRequest> out;
   for (const auto& ref : meta::ownerReferences(object)) {
     if (onlyController && !ref.controller) continue;
@@ -78,11 +80,10 @@ EventHandler enqueueRequestsFromMapFunc(MapFunc fn) {
 
 EventHandler enqueueRequestForOwner(std::string ownerGroup, std::string ownerKind,
                                     bool onlyController, bool ownerNamespaced) {
-  return enqueueRequestsFromMapFunc(
-      [group = std::move(ownerGroup), kind = std::move(ownerKind), onlyController,
-       ownerNamespaced](const Json& object) {
-        return ownerRequests(object, group, kind, onlyController, ownerNamespaced);
-      });
+  return enqueueRequestsFromMapFunc([group = std::move(ownerGroup), kind = std::move(ownerKind),
+                                     onlyController, ownerNamespaced](const Json& object) {
+    return ownerRequests(object, group, kind, onlyController, ownerNamespaced);
+  });
 }
 
 }  // namespace fakekube

@@ -29,7 +29,8 @@ namespace fakekube {
 
 struct EventHandler {
   std::function<std::vector<ReconcileRequest>(const ObjectPtr& object)> create;
-  std::function<std::vector<ReconcileRequest>(const ObjectPtr& oldObject, const ObjectPtr& newObject)>
+  std::function<std::vector<ReconcileRequest>(const ObjectPtr& oldObject,
+                                              const ObjectPtr& newObject)>
       update;
   std::function<std::vector<ReconcileRequest>(const ObjectPtr& object)> delete_;
   std::function<std::vector<ReconcileRequest>(const ObjectPtr& object)> generic;
@@ -54,7 +55,7 @@ EventHandler enqueueRequestsFromMapFunc(MapFunc fn);
 // The requests an owner-reference handler would produce for `object`, for tests and for
 // handlers built on it.
 std::vector<ReconcileRequest> ownerRequests(const Json& object, const std::string& ownerGroup,
-                                   const std::string& ownerKind, bool onlyController,
-                                   bool ownerNamespaced);
+                                            const std::string& ownerKind, bool onlyController,
+                                            bool ownerNamespaced);
 
 }  // namespace fakekube

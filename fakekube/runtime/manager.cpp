@@ -47,8 +47,7 @@ Manager::Manager(Executor& executor, ApiServer& server, ManagerOptions options)
   runtime_ = std::make_shared<Runtime>(executor, std::move(own), client, std::move(options.cache));
 }
 
-Manager::Manager(Executor& executor, Client& client, ManagerOptions options)
-    : executor_(executor) {
+Manager::Manager(Executor& executor, Client& client, ManagerOptions options) : executor_(executor) {
   if (auto* inProcess = dynamic_cast<InProcessClient*>(&client)) server_ = &inProcess->server();
   runtime_ = std::make_shared<Runtime>(executor, nullptr, client, std::move(options.cache));
 }
@@ -56,9 +55,7 @@ Manager::Manager(Executor& executor, Client& client, ManagerOptions options)
 Manager::~Manager() { crash(); }
 
 namespace {
-[[noreturn]] void deadManager() {
-  throw std::logic_error("fakekube::Manager used after crash()");
-}
+[[noreturn]] void deadManager() { throw std::logic_error("fakekube::Manager used after crash()"); }
 }  // namespace
 
 CachedClient& Manager::client() const {

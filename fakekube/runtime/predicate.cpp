@@ -23,13 +23,13 @@ Predicate updateOnly(std::function<bool(const Json& oldObject, const Json& newOb
 }  // namespace
 
 Predicate generationChanged() {
-  return updateOnly([](const Json& o, const Json& n) {
-    return meta::generation(o) != meta::generation(n);
-  });
+  return updateOnly(
+      [](const Json& o, const Json& n) { return meta::generation(o) != meta::generation(n); });
 }
 
 Predicate labelChanged() {
-  return updateOnly([](const Json& o, const Json& n) { return meta::labels(o) != meta::labels(n); });
+  return updateOnly(
+      [](const Json& o, const Json& n) { return meta::labels(o) != meta::labels(n); });
 }
 
 Predicate annotationChanged() {

@@ -30,7 +30,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-
 #include <tl/expected.hpp>
 
 #include "fakekube/api/status.h"

@@ -67,8 +67,8 @@ TEST(PredicateTest, LabelAnnotationAndResourceVersionChanged) {
 TEST(PredicateTest, AndOrNotCombine) {
   auto old = object(base());
   auto relabelled = object(with(base(), "labels", {{"app", "b"}}));
-  auto kuberay = predicate::or_({predicate::generationChanged(), predicate::labelChanged(),
-                                 predicate::annotationChanged()});
+  auto kuberay = predicate::or_(
+      {predicate::generationChanged(), predicate::labelChanged(), predicate::annotationChanged()});
   EXPECT_TRUE(kuberay.onUpdate(old, relabelled));
   EXPECT_FALSE(kuberay.onUpdate(old, object(with(base(), "resourceVersion", "11"))));
   EXPECT_FALSE(predicate::and_({predicate::generationChanged(), predicate::labelChanged()})
@@ -131,9 +131,8 @@ TEST(HandlerTest, ForOwnerEnqueuesOnlyTheControllerOwnerOfTheGroupAndKind) {
 }
 
 TEST(HandlerTest, MapFuncEnqueuesWhatItAnswers) {
-  auto h = enqueueRequestsFromMapFunc([](const Json& o) {
-    return std::vector<ReconcileRequest>{req("for-" + meta::name(o))};
-  });
+  auto h = enqueueRequestsFromMapFunc(
+      [](const Json& o) { return std::vector<ReconcileRequest>{req("for-" + meta::name(o))}; });
   EXPECT_THAT(h.create(object(base())), ElementsAre(req("for-w")));
   EXPECT_THAT(h.update(object(base()), object(base())), ElementsAre(req("for-w")));
 }

@@ -6,8 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <memory>
-#include <ostream>
 #include <nlohmann/json.hpp>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -52,9 +52,9 @@ class RuntimeTest : public ::testing::Test {
   }
   Json mergePatch(const GroupVersionResource& gvr, const std::string& name, const Json& patch,
                   const std::string& subresource = "") {
-    return must(client->patch(gvr, "default", name, PatchType::Merge, patch.dump(), {},
-                              subresource),
-                "patch");
+    return must(
+        client->patch(gvr, "default", name, PatchType::Merge, patch.dump(), {}, subresource),
+        "patch");
   }
   // Milliseconds of virtual time since the test started.
   long long elapsedMs() {
