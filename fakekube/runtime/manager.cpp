@@ -1,6 +1,7 @@
 #include "fakekube/runtime/manager.h"
 
 #include <chrono>
+#include <map>
 #include <mutex>
 #include <stdexcept>
 #include <utility>
@@ -15,6 +16,49 @@ namespace {
 // task posted just before), then, if an informer is still retrying its list, every millisecond.
 constexpr int kImmediateSyncChecks = 8;
 constexpr Duration kSyncPollInterval = std::chrono::milliseconds(1);
+
+// controller-runtime's controller_runtime_* metrics of one controller.
+void exportControllerMetrics(MetricsRegistry& registry, const std::string& controller,
+                             const ReconcileMetrics& m) {
+  auto total = registry.counter("controller_runtime_reconcile_total",
+                                "Total number of reconciliations per controller",
+                                {"controller", "result"});
+  total.withLabels({controller, "success"}).setTotal(static_cast<double>(m.success));
+  total.withLabels({controller, "error"}).setTotal(static_cast<double>(m.error));
+  total.withLabels({controller, "requeue"}).setTotal(static_cast<double>(m.requeue));
+  total.withLabels({controller, "requeue_after"}).setTotal(static_cast<double>(m.requeueAfter));
+  registry
+      .counter("controller_runtime_reconcile_errors_total",
+               "Total number of reconciliation errors per controller", {"controller"})
+      .withLabels({controller})
+      .setTotal(static_cast<double>(m.errors));
+  registry
+      .counter("controller_runtime_terminal_reconcile_errors_total",
+               "Total number of terminal reconciliation errors per controller", {"controller"})
+      .withLabels({controller})
+      .setTotal(static_cast<double>(m.terminalErrors));
+  registry
+      .counter("controller_runtime_reconcile_panics_total",
+               "Total number of reconciliation panics per controller", {"controller"})
+      .withLabels({controller})
+      .setTotal(static_cast<double>(m.panics));
+  registry
+      .histogram("controller_runtime_reconcile_time_seconds",
+                 "Length of time per reconciliation per controller",
+                 ReconcileMetrics::reconcileTimeBounds(), {"controller"})
+      .withLabels({controller})
+      .load(m.reconcileTime);
+  registry
+      .gauge("controller_runtime_active_workers",
+             "Number of currently used workers per controller", {"controller"})
+      .withLabels({controller})
+      .set(static_cast<double>(m.activeWorkers));
+  registry
+      .gauge("controller_runtime_max_concurrent_reconciles",
+             "Maximum number of concurrent reconciles per controller", {"controller"})
+      .withLabels({controller})
+      .set(static_cast<double>(m.maxConcurrentReconciles));
+}
 }  // namespace
 
 // Everything the manager keeps in memory; crash() drops it in one go. Members are destroyed in
@@ -32,11 +76,17 @@ struct Manager::Runtime {
   Client& client;
   std::unique_ptr<Cache> cache;
   std::unique_ptr<CachedClient> cachedClient;
+  // Destroyed before the client it writes through; its destructor does not release the lease,
+  // as a killed process would not.
+  std::unique_ptr<LeaderElector> elector;
+  std::map<std::string, std::unique_ptr<EventRecorder>> recorders;
+  MetricsRegistry metrics;
 
   mutable std::mutex mu;
   bool started = false;
   bool running = false;
   bool stopped = false;
+  bool leading = false;  // meaningful only with an elector
   std::vector<std::unique_ptr<Controller>> controllers;
 };
 
@@ -45,11 +95,48 @@ Manager::Manager(Executor& executor, ApiServer& server, ManagerOptions options)
   auto own = std::make_unique<InProcessClient>(server);
   Client& client = *own;
   runtime_ = std::make_shared<Runtime>(executor, std::move(own), client, std::move(options.cache));
+  setUpLeaderElection(std::move(options.leaderElection));
 }
 
 Manager::Manager(Executor& executor, Client& client, ManagerOptions options) : executor_(executor) {
   if (auto* inProcess = dynamic_cast<InProcessClient*>(&client)) server_ = &inProcess->server();
   runtime_ = std::make_shared<Runtime>(executor, nullptr, client, std::move(options.cache));
+  setUpLeaderElection(std::move(options.leaderElection));
+}
+
+void Manager::setUpLeaderElection(std::optional<LeaderElectionConfig> config) {
+  if (!config) return;
+  std::weak_ptr<Runtime> weak = runtime_;
+  auto started = std::move(config->onStartedLeading);
+  auto stoppedLeading = std::move(config->onStoppedLeading);
+  config->onStartedLeading = [weak, started] {
+    if (auto rt = weak.lock()) {
+      {
+        std::lock_guard lock(rt->mu);
+        rt->leading = true;
+      }
+      scheduleSyncCheck(rt, 0);
+    }
+    if (started) started();
+  };
+  config->onStoppedLeading = [weak, stoppedLeading] {
+    // controller-runtime exits the process when it loses the lease: another replica may already
+    // be reconciling. Stop every controller; this manager does not stand again.
+    if (auto rt = weak.lock()) {
+      std::vector<Controller*> controllers;
+      {
+        std::lock_guard lock(rt->mu);
+        rt->leading = false;
+        rt->running = false;
+        rt->stopped = true;
+        for (const auto& c : rt->controllers) controllers.push_back(c.get());
+      }
+      for (Controller* c : controllers) c->shutDown();
+    }
+    if (stoppedLeading) stoppedLeading();
+  };
+  runtime_->elector =
+      std::make_unique<LeaderElector>(runtime_->client, executor_, std::move(*config));
 }
 
 Manager::~Manager() { crash(); }
@@ -89,6 +176,7 @@ Controller& Manager::add(std::unique_ptr<Controller> controller) {
     runtime_->controllers.push_back(std::move(controller));
     started = runtime_->started && !runtime_->stopped;
     if (started) runtime_->running = false;
+    if (runtime_->elector && !runtime_->leading) started = false;
   }
   // Its informers may be new: wait for them to sync too.
   if (started) scheduleSyncCheck(runtime_, 0);
@@ -109,6 +197,7 @@ void Manager::start() {
     runtime_->started = true;
   }
   runtime_->cache->start();
+  if (runtime_->elector) runtime_->elector->start();  // workers wait for the lease too
   scheduleSyncCheck(runtime_, 0);
 }
 
@@ -120,6 +209,8 @@ void Manager::scheduleSyncCheck(const std::shared_ptr<Runtime>& runtime, int att
     {
       std::lock_guard lock(rt->mu);
       if (rt->stopped || rt->running) return;
+      // Not leading: onStartedLeading schedules the check again.
+      if (rt->elector && !rt->leading) return;
     }
     if (!rt->cache->synced()) {
       scheduleSyncCheck(rt, attempt + 1);
@@ -159,6 +250,39 @@ void Manager::stop() {
   }
   for (Controller* c : controllers) c->shutDown();
   runtime_->cache->stop();
+  // A clean stop hands the lease over at once (ReleaseOnCancel).
+  if (runtime_->elector) runtime_->elector->stop();
+}
+
+bool Manager::isLeader() const {
+  if (!runtime_) return false;
+  if (!runtime_->elector) return true;
+  std::lock_guard lock(runtime_->mu);
+  return runtime_->leading;
+}
+
+EventRecorder& Manager::eventRecorder(const std::string& component) {
+  if (!runtime_) deadManager();
+  std::lock_guard lock(runtime_->mu);
+  auto& recorder = runtime_->recorders[component];
+  if (!recorder) {
+    recorder = std::make_unique<EventRecorder>(runtime_->client, executor_.clock(), component);
+  }
+  return *recorder;
+}
+
+std::string Manager::renderMetrics() {
+  if (!runtime_) deadManager();
+  std::vector<Controller*> controllers;
+  {
+    std::lock_guard lock(runtime_->mu);
+    for (const auto& c : runtime_->controllers) controllers.push_back(c.get());
+  }
+  for (Controller* c : controllers) {
+    exportWorkQueueMetrics(runtime_->metrics, c->name(), c->queue().metrics());
+    exportControllerMetrics(runtime_->metrics, c->name(), c->metrics());
+  }
+  return runtime_->metrics.renderPrometheusText();
 }
 
 void Manager::crash() {

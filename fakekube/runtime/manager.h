@@ -40,6 +40,9 @@
 #include "fakekube/cache/cached_client.h"
 #include "fakekube/client/client.h"
 #include "fakekube/runtime/controller.h"
+#include "fakekube/runtime/event_recorder.h"
+#include "fakekube/runtime/leader_election.h"
+#include "fakekube/runtime/metrics.h"
 #include "fakekube/sim/executor.h"
 
 namespace fakekube {
@@ -47,6 +50,11 @@ namespace fakekube {
 struct ManagerOptions {
   // Options of the shared cache (per-resource restrictions, delivery delay).
   CacheOptions cache;
+  // With leader election, controllers run only while this manager holds the Lease (replicas
+  // sharing it add no concurrency). Losing the lease stops the controllers, as controller-runtime
+  // exits the process; a new manager must be started to stand again. The callbacks of the
+  // config are chained after the manager's own.
+  std::optional<LeaderElectionConfig> leaderElection;
 };
 
 class Manager {
@@ -86,6 +94,14 @@ class Manager {
   void start();
   // True once the caches synced and the controllers' workers were started.
   bool running() const;
+  // Without leader election: true. With it: whether this manager holds the lease now.
+  bool isLeader() const;
+
+  // A recorder of core/v1 Events for `component` (controller-runtime's GetEventRecorderFor),
+  // writing through the uncached client. Valid until crash().
+  EventRecorder& eventRecorder(const std::string& component);
+  // Every controller's queue and reconcile metrics, refreshed now, in Prometheus text format.
+  std::string renderMetrics();
   void stop();
   void crash();
   bool crashed() const { return !runtime_; }
@@ -94,6 +110,7 @@ class Manager {
   struct Runtime;
   // Posts the next check for "caches synced", which starts the workers when true.
   static void scheduleSyncCheck(const std::shared_ptr<Runtime>& runtime, int attempt);
+  void setUpLeaderElection(std::optional<LeaderElectionConfig> config);
 
   Executor& executor_;
   ApiServer* server_ = nullptr;
