@@ -2,9 +2,7 @@
 
 namespace fakekube {
 
-std::string GroupResource::str() const {
-  return group.empty() ? resource : resource + "." + group;
-}
+std::string GroupResource::str() const { return group.empty() ? resource : resource + "." + group; }
 
 std::string GroupVersionResource::apiVersion() const {
   return group.empty() ? version : group + "/" + version;

@@ -1,4 +1,5 @@
-// Group/version/kind and group/version/resource names, as in k8s.io/apimachinery/pkg/runtime/schema.
+// Group/version/kind and group/version/resource names, as in
+// k8s.io/apimachinery/pkg/runtime/schema.
 #pragma once
 
 #include <string>
@@ -12,7 +13,8 @@ struct GroupResource {
   std::string group;
   std::string resource;
 
-  // "configmaps" for the core group, "deployments.apps" otherwise (Kubernetes' GroupResource.String).
+  // "configmaps" for the core group, "deployments.apps" otherwise (Kubernetes'
+  // GroupResource.String).
   std::string str() const;
   bool operator==(const GroupResource&) const = default;
 };

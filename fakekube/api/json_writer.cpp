@@ -1,14 +1,13 @@
 #include "fakekube/api/json_writer.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
-#include <algorithm>
 #include <cmath>
-#include <cstring>
-#include <string_view>
 #include <cstdint>
-
+#include <cstring>
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 namespace fakekube {
 
@@ -101,13 +100,27 @@ void appendString(Sink& out, const std::string& text) {
     }
     out.write(text.data() + run, i - run);
     switch (c) {
-      case '"': out.write("\\\""); break;
-      case '\\': out.write("\\\\"); break;
-      case '\n': out.write("\\n"); break;
-      case '\r': out.write("\\r"); break;
-      case '\t': out.write("\\t"); break;
-      case '\b': out.write("\\b"); break;
-      case '\f': out.write("\\f"); break;
+      case '"':
+        out.write("\\\"");
+        break;
+      case '\\':
+        out.write("\\\\");
+        break;
+      case '\n':
+        out.write("\\n");
+        break;
+      case '\r':
+        out.write("\\r");
+        break;
+      case '\t':
+        out.write("\\t");
+        break;
+      case '\b':
+        out.write("\\b");
+        break;
+      case '\f':
+        out.write("\\f");
+        break;
       default:
         if (c < 0x20) {
           const char escape[] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 0xF]};
@@ -172,14 +185,26 @@ void append(Sink& out, const Json& value) {
       out.put(']');
       return;
     }
-    case Json::value_t::string: appendString(out, value.get_ref<const std::string&>()); return;
-    case Json::value_t::boolean: out.write(value.get<bool>() ? "true" : "false"); return;
-    case Json::value_t::number_integer: appendInteger(out, value.get<std::int64_t>()); return;
-    case Json::value_t::number_unsigned: appendInteger(out, value.get<std::uint64_t>()); return;
-    case Json::value_t::number_float: appendDouble(out, value.get<double>()); return;
+    case Json::value_t::string:
+      appendString(out, value.get_ref<const std::string&>());
+      return;
+    case Json::value_t::boolean:
+      out.write(value.get<bool>() ? "true" : "false");
+      return;
+    case Json::value_t::number_integer:
+      appendInteger(out, value.get<std::int64_t>());
+      return;
+    case Json::value_t::number_unsigned:
+      appendInteger(out, value.get<std::uint64_t>());
+      return;
+    case Json::value_t::number_float:
+      appendDouble(out, value.get<double>());
+      return;
     case Json::value_t::null:
     case Json::value_t::binary:
-    case Json::value_t::discarded: out.write("null"); return;
+    case Json::value_t::discarded:
+      out.write("null");
+      return;
   }
 }
 

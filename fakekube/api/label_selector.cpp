@@ -1,12 +1,12 @@
 #include "fakekube/api/label_selector.h"
 
-#include "fakekube/api/validation.h"
-
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <charconv>
 #include <nlohmann/json.hpp>
+
+#include "fakekube/api/validation.h"
 
 namespace fakekube {
 

@@ -17,7 +17,9 @@ const Json& field(const Json& obj, const char* key) {
   return it == obj.end() ? nullJson() : *it;
 }
 
-const Json& metaField(const Json& obj, const char* key) { return field(field(obj, "metadata"), key); }
+const Json& metaField(const Json& obj, const char* key) {
+  return field(field(obj, "metadata"), key);
+}
 
 std::string stringOf(const Json& j) { return j.is_string() ? j.get<std::string>() : std::string(); }
 
@@ -119,7 +121,8 @@ std::optional<OwnerReference> controllerOf(const Json& obj) {
 }
 
 Json toJson(const OwnerReference& ref) {
-  Json j = {{"apiVersion", ref.apiVersion}, {"kind", ref.kind}, {"name", ref.name}, {"uid", ref.uid}};
+  Json j = {
+      {"apiVersion", ref.apiVersion}, {"kind", ref.kind}, {"name", ref.name}, {"uid", ref.uid}};
   if (ref.controller) j["controller"] = true;
   if (ref.blockOwnerDeletion) j["blockOwnerDeletion"] = true;
   return j;

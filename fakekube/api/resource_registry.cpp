@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-
 #include <nlohmann/json.hpp>
 
 #include "fakekube/api/object_meta.h"
@@ -63,36 +62,132 @@ ResourceRegistry::ResourceRegistry() {
   using G = GenerationRule;
   using N = NameRule;
   const std::vector<Builtin> builtins = {
-      {"", "v1", "namespaces", "Namespace", false, true, G::None, N::Dns1123Label, {"ns"},
+      {"",
+       "v1",
+       "namespaces",
+       "Namespace",
+       false,
+       true,
+       G::None,
+       N::Dns1123Label,
+       {"ns"},
        {"status.phase"}},
-      {"", "v1", "pods", "Pod", true, true, G::SpecChange, N::Dns1123Subdomain, {"po"},
+      {"",
+       "v1",
+       "pods",
+       "Pod",
+       true,
+       true,
+       G::SpecChange,
+       N::Dns1123Subdomain,
+       {"po"},
        {"spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName",
         "spec.hostNetwork", "status.phase", "status.podIP", "status.nominatedNodeName"}},
-      {"", "v1", "services", "Service", true, true, G::None, N::Dns1035Label, {"svc"},
+      {"",
+       "v1",
+       "services",
+       "Service",
+       true,
+       true,
+       G::None,
+       N::Dns1035Label,
+       {"svc"},
        {"spec.clusterIP", "spec.type"}},
       {"", "v1", "configmaps", "ConfigMap", true, false, G::None, N::Dns1123Subdomain, {"cm"}, {}},
       {"", "v1", "secrets", "Secret", true, false, G::None, N::Dns1123Subdomain, {}, {"type"}},
-      {"", "v1", "nodes", "Node", false, true, G::None, N::Dns1123Subdomain, {"no"},
+      {"",
+       "v1",
+       "nodes",
+       "Node",
+       false,
+       true,
+       G::None,
+       N::Dns1123Subdomain,
+       {"no"},
        {"spec.unschedulable"}},
-      {"", "v1", "events", "Event", true, false, G::None, N::Dns1123Subdomain, {"ev"},
+      {"",
+       "v1",
+       "events",
+       "Event",
+       true,
+       false,
+       G::None,
+       N::Dns1123Subdomain,
+       {"ev"},
        {"involvedObject.kind", "involvedObject.namespace", "involvedObject.name",
         "involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion",
         "involvedObject.fieldPath", "reason", "reportingComponent", "source", "type"}},
-      {"", "v1", "serviceaccounts", "ServiceAccount", true, false, G::None, N::Dns1123Subdomain,
-       {"sa"}, {}},
-      {"", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", true, true, G::None,
-       N::Dns1123Subdomain, {"pvc"}, {}},
+      {"",
+       "v1",
+       "serviceaccounts",
+       "ServiceAccount",
+       true,
+       false,
+       G::None,
+       N::Dns1123Subdomain,
+       {"sa"},
+       {}},
+      {"",
+       "v1",
+       "persistentvolumeclaims",
+       "PersistentVolumeClaim",
+       true,
+       true,
+       G::None,
+       N::Dns1123Subdomain,
+       {"pvc"},
+       {}},
       {"", "v1", "endpoints", "Endpoints", true, false, G::None, N::Dns1123Subdomain, {"ep"}, {}},
-      {"apps", "v1", "deployments", "Deployment", true, true, G::SpecChange, N::Dns1123Subdomain,
-       {"deploy"}, {}},
-      {"apps", "v1", "replicasets", "ReplicaSet", true, true, G::SpecChange, N::Dns1123Subdomain,
-       {"rs"}, {"status.replicas"}},
-      {"batch", "v1", "jobs", "Job", true, true, G::SpecChange, N::Dns1123Subdomain, {},
+      {"apps",
+       "v1",
+       "deployments",
+       "Deployment",
+       true,
+       true,
+       G::SpecChange,
+       N::Dns1123Subdomain,
+       {"deploy"},
+       {}},
+      {"apps",
+       "v1",
+       "replicasets",
+       "ReplicaSet",
+       true,
+       true,
+       G::SpecChange,
+       N::Dns1123Subdomain,
+       {"rs"},
+       {"status.replicas"}},
+      {"batch",
+       "v1",
+       "jobs",
+       "Job",
+       true,
+       true,
+       G::SpecChange,
+       N::Dns1123Subdomain,
+       {},
        {"status.successful"}},
-      {"coordination.k8s.io", "v1", "leases", "Lease", true, false, G::None, N::Dns1123Subdomain,
-       {}, {}},
-      {"apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition",
-       false, true, G::SpecChange, N::Dns1123Subdomain, {"crd", "crds"}, {}},
+      {"coordination.k8s.io",
+       "v1",
+       "leases",
+       "Lease",
+       true,
+       false,
+       G::None,
+       N::Dns1123Subdomain,
+       {},
+       {}},
+      {"apiextensions.k8s.io",
+       "v1",
+       "customresourcedefinitions",
+       "CustomResourceDefinition",
+       false,
+       true,
+       G::SpecChange,
+       N::Dns1123Subdomain,
+       {"crd", "crds"},
+       {}},
   };
   for (const auto& b : builtins) {
     ResourceInfo info = fromBuiltin(b);
@@ -103,10 +198,9 @@ ResourceRegistry::ResourceRegistry() {
       info.allowCreateOnUpdate = true;
     }
     if (info.resource == "pods" || info.resource == "deployments" ||
-        info.resource == "replicasets" || info.resource == "jobs" ||
-        info.resource == "services" || info.resource == "configmaps" ||
-        info.resource == "secrets" || info.resource == "serviceaccounts" ||
-        info.resource == "persistentvolumeclaims") {
+        info.resource == "replicasets" || info.resource == "jobs" || info.resource == "services" ||
+        info.resource == "configmaps" || info.resource == "secrets" ||
+        info.resource == "serviceaccounts" || info.resource == "persistentvolumeclaims") {
       info.categories = {"all"};
       if (info.resource == "configmaps" || info.resource == "secrets" ||
           info.resource == "serviceaccounts" || info.resource == "persistentvolumeclaims") {
@@ -229,15 +323,16 @@ Result<ResourceInfo> ResourceRegistry::fromCustomResourceDefinition(const Json& 
   if (info.resource.empty()) errors.push_back(FieldError::required("spec.names.plural"));
   if (info.kind.empty()) errors.push_back(FieldError::required("spec.names.kind"));
   if (!info.group.empty() && !info.resource.empty() && name != info.resource + "." + info.group) {
-    errors.push_back(
-        FieldError::invalidString("metadata.name", name, "must be spec.names.plural+\".\"+spec.group"));
+    errors.push_back(FieldError::invalidString("metadata.name", name,
+                                               "must be spec.names.plural+\".\"+spec.group"));
   }
 
   int storageVersions = 0;
   std::string storageVersion;
   auto versions = spec.find("versions");
   if (versions == spec.end() || !versions->is_array() || versions->empty()) {
-    errors.push_back(FieldError::required("spec.versions", "must have exactly one version marked as storage version"));
+    errors.push_back(FieldError::required(
+        "spec.versions", "must have exactly one version marked as storage version"));
   } else {
     for (std::size_t i = 0; i < versions->size(); ++i) {
       const Json& v = (*versions)[i];
@@ -268,8 +363,9 @@ Result<ResourceInfo> ResourceRegistry::fromCustomResourceDefinition(const Json& 
       if (served) info.versions.push_back(vname);
     }
     if (storageVersions != 1) {
-      errors.push_back(FieldError::invalid("spec.versions", "[]apiextensions.CustomResourceDefinitionVersion{...}",
-                                           "must have exactly one version marked as storage version"));
+      errors.push_back(FieldError::invalid(
+          "spec.versions", "[]apiextensions.CustomResourceDefinitionVersion{...}",
+          "must have exactly one version marked as storage version"));
     }
   }
   if (!errors.empty()) {

@@ -22,8 +22,8 @@ namespace fakekube {
 
 // When metadata.generation moves on update.
 enum class GenerationRule {
-  None,            // the kind has no generation (ConfigMap, Secret, Namespace, ...)
-  SpecChange,      // built-ins with a spec: bumps when .spec changes (Deployment, Job, Pod, ...)
+  None,               // the kind has no generation (ConfigMap, Secret, Namespace, ...)
+  SpecChange,         // built-ins with a spec: bumps when .spec changes (Deployment, Job, Pod, ...)
   NonMetadataChange,  // custom resources: bumps when anything outside metadata changes
 };
 

@@ -10,15 +10,24 @@ namespace {
 
 const char* typeString(FieldError::Type t) {
   switch (t) {
-    case FieldError::Type::NotFound: return "Not found";
-    case FieldError::Type::Required: return "Required value";
-    case FieldError::Type::Duplicate: return "Duplicate value";
-    case FieldError::Type::Invalid: return "Invalid value";
-    case FieldError::Type::NotSupported: return "Unsupported value";
-    case FieldError::Type::Forbidden: return "Forbidden";
-    case FieldError::Type::TooLong: return "Too long";
-    case FieldError::Type::TooMany: return "Too many";
-    case FieldError::Type::Internal: return "Internal error";
+    case FieldError::Type::NotFound:
+      return "Not found";
+    case FieldError::Type::Required:
+      return "Required value";
+    case FieldError::Type::Duplicate:
+      return "Duplicate value";
+    case FieldError::Type::Invalid:
+      return "Invalid value";
+    case FieldError::Type::NotSupported:
+      return "Unsupported value";
+    case FieldError::Type::Forbidden:
+      return "Forbidden";
+    case FieldError::Type::TooLong:
+      return "Too long";
+    case FieldError::Type::TooMany:
+      return "Too many";
+    case FieldError::Type::Internal:
+      return "Internal error";
   }
   return "Invalid value";
 }
@@ -29,8 +38,10 @@ bool showsValue(FieldError::Type t) {
     case FieldError::Type::Forbidden:
     case FieldError::Type::TooLong:
     case FieldError::Type::TooMany:
-    case FieldError::Type::Internal: return false;
-    default: return true;
+    case FieldError::Type::Internal:
+      return false;
+    default:
+      return true;
   }
 }
 
@@ -40,11 +51,21 @@ std::string goQuote(std::string_view s) {
   std::string out = "\"";
   for (unsigned char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
       default:
         if (c < 0x20 || c == 0x7f) {
           out += fmt::format("\\x{:02x}", c);
@@ -63,7 +84,8 @@ FieldError FieldError::required(std::string field, std::string detail) {
 FieldError FieldError::invalid(std::string field, std::string renderedValue, std::string detail) {
   return {Type::Invalid, std::move(field), std::move(renderedValue), std::move(detail)};
 }
-FieldError FieldError::invalidString(std::string field, std::string_view value, std::string detail) {
+FieldError FieldError::invalidString(std::string field, std::string_view value,
+                                     std::string detail) {
   return {Type::Invalid, std::move(field), goQuote(value), std::move(detail)};
 }
 FieldError FieldError::forbidden(std::string field, std::string detail) {
@@ -82,15 +104,24 @@ FieldError FieldError::notSupported(std::string field, std::string renderedValue
 
 std::string FieldError::reason() const {
   switch (type) {
-    case Type::NotFound: return "FieldValueNotFound";
-    case Type::Required: return "FieldValueRequired";
-    case Type::Duplicate: return "FieldValueDuplicate";
-    case Type::Invalid: return "FieldValueInvalid";
-    case Type::NotSupported: return "FieldValueNotSupported";
-    case Type::Forbidden: return "FieldValueForbidden";
-    case Type::TooLong: return "FieldValueTooLong";
-    case Type::TooMany: return "FieldValueTooMany";
-    case Type::Internal: return "InternalError";
+    case Type::NotFound:
+      return "FieldValueNotFound";
+    case Type::Required:
+      return "FieldValueRequired";
+    case Type::Duplicate:
+      return "FieldValueDuplicate";
+    case Type::Invalid:
+      return "FieldValueInvalid";
+    case Type::NotSupported:
+      return "FieldValueNotSupported";
+    case Type::Forbidden:
+      return "FieldValueForbidden";
+    case Type::TooLong:
+      return "FieldValueTooLong";
+    case Type::TooMany:
+      return "FieldValueTooMany";
+    case Type::Internal:
+      return "InternalError";
   }
   return "FieldValueInvalid";
 }
@@ -130,7 +161,8 @@ Status Status::conflict(const GroupResource& gr, std::string_view name, std::str
   Status s;
   s.code = 409;
   s.reason = "Conflict";
-  s.message = fmt::format("Operation cannot be fulfilled on {} {}: {}", gr.str(), goQuote(name), why);
+  s.message =
+      fmt::format("Operation cannot be fulfilled on {} {}: {}", gr.str(), goQuote(name), why);
   s.details.name = name;
   s.details.group = gr.group;
   s.details.kind = gr.resource;
@@ -214,9 +246,10 @@ Status Status::serverTimeout(const GroupResource& gr, std::string_view operation
   Status s;
   s.code = 500;
   s.reason = "ServerTimeout";
-  s.message = fmt::format("The {} operation against {} could not be completed at this time, please "
-                          "try again.",
-                          operation, gr.str());
+  s.message = fmt::format(
+      "The {} operation against {} could not be completed at this time, please "
+      "try again.",
+      operation, gr.str());
   s.details.group = gr.group;
   s.details.kind = gr.resource;
   s.details.retryAfterSeconds = retryAfterSeconds;
@@ -240,7 +273,8 @@ Status Status::unsupportedMediaType(std::string_view message) {
 }
 
 Status Status::requestEntityTooLarge(std::string_view message) {
-  return generic(413, "RequestEntityTooLarge", fmt::format("Request entity too large: {}", message));
+  return generic(413, "RequestEntityTooLarge",
+                 fmt::format("Request entity too large: {}", message));
 }
 
 Status Status::serviceUnavailable(std::string_view message) {
@@ -271,7 +305,8 @@ Status Status::success(const GroupResource& gr, std::string_view name, std::stri
 }
 
 Json Status::toJson() const {
-  Json j = {{"kind", "Status"}, {"apiVersion", "v1"}, {"metadata", Json::object()}, {"status", status}};
+  Json j = {
+      {"kind", "Status"}, {"apiVersion", "v1"}, {"metadata", Json::object()}, {"status", status}};
   if (!message.empty()) j["message"] = message;
   if (!reason.empty()) j["reason"] = reason;
   if (!details.empty()) {
@@ -325,21 +360,45 @@ Status Status::fromJson(const Json& j) {
 
 std::string Status::str() const { return fmt::format("{} {}: {}", code, reason, message); }
 
-bool isNotFound(const Status& s) { return s.reason == "NotFound" || (s.reason.empty() && s.code == 404); }
+bool isNotFound(const Status& s) {
+  return s.reason == "NotFound" || (s.reason.empty() && s.code == 404);
+}
 bool isAlreadyExists(const Status& s) { return s.reason == "AlreadyExists"; }
-bool isConflict(const Status& s) { return s.reason == "Conflict" || (s.reason.empty() && s.code == 409); }
-bool isInvalid(const Status& s) { return s.reason == "Invalid" || (s.reason.empty() && s.code == 422); }
-bool isBadRequest(const Status& s) { return s.reason == "BadRequest" || (s.reason.empty() && s.code == 400); }
-bool isForbidden(const Status& s) { return s.reason == "Forbidden" || (s.reason.empty() && s.code == 403); }
-bool isUnauthorized(const Status& s) { return s.reason == "Unauthorized" || (s.reason.empty() && s.code == 401); }
-bool isGone(const Status& s) { return s.code == 410 || s.reason == "Gone" || s.reason == "Expired"; }
+bool isConflict(const Status& s) {
+  return s.reason == "Conflict" || (s.reason.empty() && s.code == 409);
+}
+bool isInvalid(const Status& s) {
+  return s.reason == "Invalid" || (s.reason.empty() && s.code == 422);
+}
+bool isBadRequest(const Status& s) {
+  return s.reason == "BadRequest" || (s.reason.empty() && s.code == 400);
+}
+bool isForbidden(const Status& s) {
+  return s.reason == "Forbidden" || (s.reason.empty() && s.code == 403);
+}
+bool isUnauthorized(const Status& s) {
+  return s.reason == "Unauthorized" || (s.reason.empty() && s.code == 401);
+}
+bool isGone(const Status& s) {
+  return s.code == 410 || s.reason == "Gone" || s.reason == "Expired";
+}
 bool isResourceExpired(const Status& s) { return s.reason == "Expired" || s.reason == "Gone"; }
-bool isTimeout(const Status& s) { return s.reason == "Timeout" || (s.reason.empty() && s.code == 504); }
+bool isTimeout(const Status& s) {
+  return s.reason == "Timeout" || (s.reason.empty() && s.code == 504);
+}
 bool isServerTimeout(const Status& s) { return s.reason == "ServerTimeout"; }
 bool isTooManyRequests(const Status& s) { return s.reason == "TooManyRequests" || s.code == 429; }
-bool isInternalError(const Status& s) { return s.reason == "InternalError" || (s.reason.empty() && s.code == 500); }
-bool isMethodNotSupported(const Status& s) { return s.reason == "MethodNotAllowed" || s.code == 405; }
-bool isRequestEntityTooLarge(const Status& s) { return s.reason == "RequestEntityTooLarge" || s.code == 413; }
-bool isServiceUnavailable(const Status& s) { return s.reason == "ServiceUnavailable" || s.code == 503; }
+bool isInternalError(const Status& s) {
+  return s.reason == "InternalError" || (s.reason.empty() && s.code == 500);
+}
+bool isMethodNotSupported(const Status& s) {
+  return s.reason == "MethodNotAllowed" || s.code == 405;
+}
+bool isRequestEntityTooLarge(const Status& s) {
+  return s.reason == "RequestEntityTooLarge" || s.code == 413;
+}
+bool isServiceUnavailable(const Status& s) {
+  return s.reason == "ServiceUnavailable" || s.code == 503;
+}
 
 }  // namespace fakekube

@@ -7,9 +7,8 @@
 
 #include <string>
 #include <string_view>
-#include <vector>
-
 #include <tl/expected.hpp>
+#include <vector>
 
 #include "fakekube/api/group_version.h"
 #include "fakekube/api/json.h"
@@ -39,7 +38,17 @@ struct StatusDetails {
 
 // A field.Error: what validation reports for one field.
 struct FieldError {
-  enum class Type { NotFound, Required, Duplicate, Invalid, NotSupported, Forbidden, TooLong, TooMany, Internal };
+  enum class Type {
+    NotFound,
+    Required,
+    Duplicate,
+    Invalid,
+    NotSupported,
+    Forbidden,
+    TooLong,
+    TooMany,
+    Internal
+  };
   Type type = Type::Invalid;
   std::string field;     // "metadata.labels"
   std::string badValue;  // already rendered as Kubernetes renders it: "\"Bad_Name\"", "0x0", "null"
@@ -54,9 +63,9 @@ struct FieldError {
   static FieldError duplicate(std::string field, std::string renderedValue);
   static FieldError notSupported(std::string field, std::string renderedValue, std::string detail);
 
-  std::string reason() const;     // "FieldValueInvalid"
-  std::string body() const;       // "Invalid value: \"x\": detail"
-  std::string message() const;    // "metadata.name: Invalid value: \"x\": detail"
+  std::string reason() const;   // "FieldValueInvalid"
+  std::string body() const;     // "Invalid value: \"x\": detail"
+  std::string message() const;  // "metadata.name: Invalid value: \"x\": detail"
 };
 using FieldErrors = std::vector<FieldError>;
 

@@ -48,10 +48,10 @@ std::optional<Status> checkTypeMeta(const ResourceInfo& info, const GroupVersion
   }
   auto kind = object.find("kind");
   if (kind != object.end() && (!kind->is_string() || kind->get<std::string>() != info.kind)) {
-    return Status::badRequest(fmt::format("the kind in the data ({}) does not match the expected "
-                                          "kind ({})",
-                                          kind->is_string() ? kind->get<std::string>() : "",
-                                          info.kind));
+    return Status::badRequest(
+        fmt::format("the kind in the data ({}) does not match the expected "
+                    "kind ({})",
+                    kind->is_string() ? kind->get<std::string>() : "", info.kind));
   }
   object["apiVersion"] = gvr.apiVersion();
   object["kind"] = info.kind;
@@ -63,7 +63,8 @@ std::optional<Status> checkTypeMeta(const ResourceInfo& info, const GroupVersion
   return std::nullopt;
 }
 
-// Reconciles the request namespace with the object's (EnsureObjectNamespaceMatchesRequestNamespace).
+// Reconciles the request namespace with the object's
+// (EnsureObjectNamespaceMatchesRequestNamespace).
 Result<std::string> reconcileNamespace(const ResourceInfo& info, std::string_view requestNs,
                                        Json& object) {
   Json& metadata = meta::metadata(object);
@@ -116,24 +117,36 @@ std::string quotedList(const std::vector<std::string>& items) {
 
 const char* patchTypeName(PatchType type) {
   switch (type) {
-    case PatchType::Json: return "application/json-patch+json";
-    case PatchType::Merge: return "application/merge-patch+json";
-    case PatchType::StrategicMerge: return "application/strategic-merge-patch+json";
-    case PatchType::Apply: return "application/apply-patch+yaml";
+    case PatchType::Json:
+      return "application/json-patch+json";
+    case PatchType::Merge:
+      return "application/merge-patch+json";
+    case PatchType::StrategicMerge:
+      return "application/strategic-merge-patch+json";
+    case PatchType::Apply:
+      return "application/apply-patch+yaml";
   }
   return "application/merge-patch+json";
 }
 
 const char* verbName(Verb verb) {
   switch (verb) {
-    case Verb::Create: return "create";
-    case Verb::Get: return "get";
-    case Verb::List: return "list";
-    case Verb::Update: return "update";
-    case Verb::Patch: return "patch";
-    case Verb::Delete: return "delete";
-    case Verb::DeleteCollection: return "deletecollection";
-    case Verb::Watch: return "watch";
+    case Verb::Create:
+      return "create";
+    case Verb::Get:
+      return "get";
+    case Verb::List:
+      return "list";
+    case Verb::Update:
+      return "update";
+    case Verb::Patch:
+      return "patch";
+    case Verb::Delete:
+      return "delete";
+    case Verb::DeleteCollection:
+      return "deletecollection";
+    case Verb::Watch:
+      return "watch";
   }
   return "get";
 }
@@ -172,30 +185,29 @@ ApiServer::~ApiServer() {
 Result<std::shared_ptr<Watch>> ApiServer::watch(const GroupVersionResource& gvr,
                                                 std::string_view ns, const WatchOptions& options) {
   Request request{Verb::Watch, gvr, "", std::string(ns), ""};
-  return intercepted<std::shared_ptr<Watch>>(
-      request, [&]() -> Result<std::shared_ptr<Watch>> {
-        auto t = target(gvr, ns);
-        if (!t) return tl::unexpected(t.error());
-        if (options.timeoutSeconds && *options.timeoutSeconds < 0) {
-          return tl::unexpected(Status::badRequest("timeoutSeconds must not be negative"));
-        }
-        Result<std::shared_ptr<Watch>> watch;
-        {
-          std::lock_guard lock(mu_);
-          watch = hub_.watch(*t->info, t->ns, options, *store_);
-        }
-        if (watch && options.timeoutSeconds) {
-          const auto timeout = std::chrono::seconds(*options.timeoutSeconds);
-          (*watch)->setDeadline(&clock_, clock_.now() + timeout);
-          if (options_.executor != nullptr) {
-            std::weak_ptr<Watch> weak = *watch;
-            options_.executor->postAfter(timeout, [weak] {
-              if (auto w = weak.lock()) w->expire();
-            });
-          }
-        }
-        return watch;
-      });
+  return intercepted<std::shared_ptr<Watch>>(request, [&]() -> Result<std::shared_ptr<Watch>> {
+    auto t = target(gvr, ns);
+    if (!t) return tl::unexpected(t.error());
+    if (options.timeoutSeconds && *options.timeoutSeconds < 0) {
+      return tl::unexpected(Status::badRequest("timeoutSeconds must not be negative"));
+    }
+    Result<std::shared_ptr<Watch>> watch;
+    {
+      std::lock_guard lock(mu_);
+      watch = hub_.watch(*t->info, t->ns, options, *store_);
+    }
+    if (watch && options.timeoutSeconds) {
+      const auto timeout = std::chrono::seconds(*options.timeoutSeconds);
+      (*watch)->setDeadline(&clock_, clock_.now() + timeout);
+      if (options_.executor != nullptr) {
+        std::weak_ptr<Watch> weak = *watch;
+        options_.executor->postAfter(timeout, [weak] {
+          if (auto w = weak.lock()) w->expire();
+        });
+      }
+    }
+    return watch;
+  });
 }
 
 void ApiServer::sendBookmarks() {
@@ -286,7 +298,13 @@ std::string ApiServer::key(const ResourceInfo& info, std::string_view ns,
                            std::string_view name) const {
   std::string k;
   k.reserve(info.group.size() + info.resource.size() + ns.size() + name.size() + 3);
-  k.append(info.group).append("/").append(info.resource).append("/").append(ns).append("/").append(name);
+  k.append(info.group)
+      .append("/")
+      .append(info.resource)
+      .append("/")
+      .append(ns)
+      .append("/")
+      .append(name);
   return k;
 }
 
@@ -326,8 +344,8 @@ template Result<ObjectList> ApiServer::intercepted(Request,
                                                    const std::function<Result<ObjectList>()>&);
 template Result<std::shared_ptr<Watch>> ApiServer::intercepted(
     Request, const std::function<Result<std::shared_ptr<Watch>>()>&);
-template Result<DeleteResult> ApiServer::intercepted(
-    Request, const std::function<Result<DeleteResult>()>&);
+template Result<DeleteResult> ApiServer::intercepted(Request,
+                                                     const std::function<Result<DeleteResult>()>&);
 
 std::string ApiServer::newUid() {
   std::uint64_t hi = random_();
@@ -382,9 +400,9 @@ std::optional<Status> ApiServer::checkNamespaceForCreate(const ResourceInfo& inf
         info.groupResource(), name,
         fmt::format("unable to create new content in namespace {} because it is being terminated",
                     ns));
-    s.details.causes.push_back(
-        {"NamespaceTerminating",
-         fmt::format("namespace {} is being terminated", ns), "metadata.namespace"});
+    s.details.causes.push_back({"NamespaceTerminating",
+                                fmt::format("namespace {} is being terminated", ns),
+                                "metadata.namespace"});
     return s;
   }
   return std::nullopt;
@@ -405,8 +423,8 @@ Result<ObjectPtr> ApiServer::create(const GroupVersionResource& gvr, std::string
   });
 }
 
-Result<ObjectPtr> ApiServer::createLocked(const ResourceInfo& info, std::string requestNs, Json object,
-                                     bool dryRun) {
+Result<ObjectPtr> ApiServer::createLocked(const ResourceInfo& info, std::string requestNs,
+                                          Json object, bool dryRun) {
   if (!object.contains("apiVersion")) object["apiVersion"] = info.apiVersion();
   if (!object.contains("kind")) object["kind"] = info.kind;
   auto ns = reconcileNamespace(info, requestNs, object);
@@ -515,11 +533,10 @@ Result<ObjectPtr> ApiServer::updateStatus(const GroupVersionResource& gvr, std::
   return updateSubresource(gvr, ns, std::move(object), "status", options);
 }
 
-Result<ObjectPtr> ApiServer::updateSubresource(const GroupVersionResource& gvr,
-                                               std::string_view ns, Json object,
-                                               std::string_view subresource,
+Result<ObjectPtr> ApiServer::updateSubresource(const GroupVersionResource& gvr, std::string_view ns,
+                                               Json object, std::string_view subresource,
                                                const UpdateOptions& options) {
-  Request request{Verb::Update, gvr, std::string(subresource), std::string(ns),
+  Request request{Verb::Update,       gvr,    std::string(subresource), std::string(ns),
                   meta::name(object), &object};
   request.dryRun = options.dryRun;
   return intercepted<ObjectPtr>(request, [&]() -> Result<ObjectPtr> {
@@ -534,8 +551,9 @@ Result<ObjectPtr> ApiServer::updateSubresource(const GroupVersionResource& gvr,
   });
 }
 
-Result<ObjectPtr> ApiServer::updateLocked(const ResourceInfo& info, std::string requestNs, Json object,
-                                     std::string_view subresource, bool dryRun, bool fromPatch) {
+Result<ObjectPtr> ApiServer::updateLocked(const ResourceInfo& info, std::string requestNs,
+                                          Json object, std::string_view subresource, bool dryRun,
+                                          bool fromPatch) {
   const std::string name = meta::name(object);
   if (name.empty()) return tl::unexpected(Status::badRequest("resource name may not be empty"));
   auto ns = reconcileNamespace(info, requestNs, object);
@@ -564,9 +582,10 @@ Result<ObjectPtr> ApiServer::updateLocked(const ResourceInfo& info, std::string 
   const std::string rv = meta::resourceVersion(object);
   if (rv.empty()) {
     if (!info.allowUnconditionalUpdate) {
-      return tl::unexpected(Status::invalid(
-          info.group, info.kind, name,
-          {FieldError::invalid("metadata.resourceVersion", "0x0", "must be specified for an update")}));
+      return tl::unexpected(
+          Status::invalid(info.group, info.kind, name,
+                          {FieldError::invalid("metadata.resourceVersion", "0x0",
+                                               "must be specified for an update")}));
     }
   } else if (rv != meta::resourceVersion(old)) {
     if (rv.find_first_not_of("0123456789") != std::string::npos) {
@@ -659,7 +678,8 @@ Result<ObjectPtr> ApiServer::updateLocked(const ResourceInfo& info, std::string 
       auto crd = ResourceRegistry::fromCustomResourceDefinition(updated);
       if (!crd) return tl::unexpected(crd.error());
     }
-    if (!errors.empty()) return tl::unexpected(Status::invalid(info.group, info.kind, name, errors));
+    if (!errors.empty())
+      return tl::unexpected(Status::invalid(info.group, info.kind, name, errors));
     if (strategy::generationChanged(info, updated, old)) {
       metadata["generation"] = meta::generation(old) + 1;
     }
@@ -722,9 +742,8 @@ Result<ObjectPtr> ApiServer::patch(const GroupVersionResource& gvr, std::string_
           "application/apply-patch+yaml")));
     }
     if (type == PatchType::StrategicMerge || type == PatchType::Apply) {
-      return tl::unexpected(Status::unsupportedMediaType(
-          fmt::format("patch type {} is not supported by the in-process server yet",
-                      patchTypeName(type))));
+      return tl::unexpected(Status::unsupportedMediaType(fmt::format(
+          "patch type {} is not supported by the in-process server yet", patchTypeName(type))));
     }
     std::lock_guard lock(mu_);
     ObjectPtr current = store_->get(key(info, t->ns, name));

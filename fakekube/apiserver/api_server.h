@@ -95,8 +95,8 @@ class ApiServer {
   Result<ObjectPtr> update(const GroupVersionResource& gvr, std::string_view ns, Json object,
                            const UpdateOptions& options = {});
   // PUT …/status: replaces status only.
-  Result<ObjectPtr> updateStatus(const GroupVersionResource& gvr, std::string_view ns,
-                                 Json object, const UpdateOptions& options = {});
+  Result<ObjectPtr> updateStatus(const GroupVersionResource& gvr, std::string_view ns, Json object,
+                                 const UpdateOptions& options = {});
   // PUT …/<subresource>: "status", or "finalize" for a namespace's spec.finalizers.
   Result<ObjectPtr> updateSubresource(const GroupVersionResource& gvr, std::string_view ns,
                                       Json object, std::string_view subresource,
@@ -125,7 +125,8 @@ class ApiServer {
 
   // --- helpers ---
   // The resource served for an object's apiVersion and kind (404 if none).
-  Result<GroupVersionResource> resourceFor(std::string_view apiVersion, std::string_view kind) const;
+  Result<GroupVersionResource> resourceFor(std::string_view apiVersion,
+                                           std::string_view kind) const;
   const ResourceRegistry& registry() const { return registry_; }
   std::int64_t revision() const;
   std::int64_t compactedRevision() const;

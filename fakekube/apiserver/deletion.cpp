@@ -55,9 +55,8 @@ std::int64_t podGracePeriod(const Json& pod, const DeleteOptions& options) {
 
 }  // namespace
 
-Result<DeleteResult> ApiServer::deleteObject(const GroupVersionResource& gvr,
-                                             std::string_view ns, std::string_view name,
-                                             const DeleteOptions& options) {
+Result<DeleteResult> ApiServer::deleteObject(const GroupVersionResource& gvr, std::string_view ns,
+                                             std::string_view name, const DeleteOptions& options) {
   Request request{Verb::Delete, gvr, "", std::string(ns), std::string(name)};
   request.dryRun = options.dryRun;
   return intercepted<DeleteResult>(request, [&]() -> Result<DeleteResult> {
@@ -118,14 +117,16 @@ Result<DeleteResult> ApiServer::deleteLocked(const ResourceInfo& info, const std
 
   auto unchanged = [&]() -> Result<DeleteResult> { return DeleteResult{oldPtr, false}; };
   auto removeNow = [&](Json finalState) -> Result<DeleteResult> {
-    if (options.dryRun) return DeleteResult{std::make_shared<const Json>(std::move(finalState)), true};
+    if (options.dryRun)
+      return DeleteResult{std::make_shared<const Json>(std::move(finalState)), true};
     auto removed = store_->remove(objectKey, std::move(finalState));
     if (!removed) return tl::unexpected(removed.error());
     if (isCrd(info)) onCustomResourceDefinition(**removed, true);
     return DeleteResult{*removed, true};
   };
   auto write = [&](Json updated) -> Result<DeleteResult> {
-    if (options.dryRun) return DeleteResult{std::make_shared<const Json>(std::move(updated)), false};
+    if (options.dryRun)
+      return DeleteResult{std::make_shared<const Json>(std::move(updated)), false};
     auto stored = put(objectKey, std::move(updated), EventType::Modified);
     if (!stored) return tl::unexpected(stored.error());
     return DeleteResult{*stored, false};
@@ -196,8 +197,8 @@ Result<DeleteResult> ApiServer::deleteLocked(const ResourceInfo& info, const std
   return write(std::move(updated));
 }
 
-Result<ObjectList> ApiServer::deleteCollection(const GroupVersionResource& gvr,
-                                               std::string_view ns, const ListOptions& listOptions,
+Result<ObjectList> ApiServer::deleteCollection(const GroupVersionResource& gvr, std::string_view ns,
+                                               const ListOptions& listOptions,
                                                const DeleteOptions& deleteOptions) {
   Request request{Verb::DeleteCollection, gvr, "", std::string(ns), ""};
   request.dryRun = deleteOptions.dryRun;

@@ -26,8 +26,8 @@ struct Request {
   std::string subresource;  // "", "status", "finalize"
   std::string ns;
   std::string name;
-  const Json* body = nullptr;      // create / update
-  std::string_view patch;          // patch
+  const Json* body = nullptr;  // create / update
+  std::string_view patch;      // patch
   PatchType patchType = PatchType::Merge;
   bool dryRun = false;
 };

@@ -35,7 +35,8 @@ Result<ContinueToken> decodeContinue(std::string_view text) {
   if (!raw) return bad("illegal base64 data");
   Json j = Json::parse(*raw, nullptr, false);
   if (j.is_discarded() || !j.is_object()) return bad("not a continue token");
-  if (j.value("v", "") != "meta.k8s.io/v1") return bad("incorrect encoded start resourceVersion (version meta.k8s.io/v1)");
+  if (j.value("v", "") != "meta.k8s.io/v1")
+    return bad("incorrect encoded start resourceVersion (version meta.k8s.io/v1)");
   auto rv = j.find("rv");
   auto start = j.find("start");
   if (rv == j.end() || !rv->is_number_integer() || start == j.end() || !start->is_string()) {
@@ -74,26 +75,29 @@ Result<ObjectList> ApiServer::list(const GroupVersionResource& gvr, std::string_
 }
 
 Result<ObjectList> ApiServer::listLocked(const ResourceInfo& info, const std::string& ns,
-                                   const ListOptions& options) {
+                                         const ListOptions& options) {
   auto labels = LabelSelector::parse(options.labelSelector);
   if (!labels) return tl::unexpected(labels.error());
   auto fields = FieldSelector::parse(options.fieldSelector);
   if (!fields) return tl::unexpected(fields.error());
   for (const auto& field : fields->fields()) {
     if (!info.supportsFieldSelector(field)) {
-      return tl::unexpected(Status::badRequest(fmt::format("field label not supported: {}", field)));
+      return tl::unexpected(
+          Status::badRequest(fmt::format("field label not supported: {}", field)));
     }
   }
 
   // resourceVersion and resourceVersionMatch (metainternalversion validation).
   const std::string& match = options.resourceVersionMatch;
   if (!match.empty() && match != "NotOlderThan" && match != "Exact") {
-    return tl::unexpected(listOptionsInvalid(FieldError::notSupported(
-        "resourceVersionMatch", goQuote(match), "supported values: \"Exact\", \"NotOlderThan\", \"\"")));
+    return tl::unexpected(listOptionsInvalid(
+        FieldError::notSupported("resourceVersionMatch", goQuote(match),
+                                 "supported values: \"Exact\", \"NotOlderThan\", \"\"")));
   }
   if (!match.empty() && options.resourceVersion.empty()) {
     return tl::unexpected(listOptionsInvalid(FieldError::forbidden(
-        "resourceVersionMatch", "resourceVersionMatch is forbidden unless resourceVersion is provided")));
+        "resourceVersionMatch",
+        "resourceVersionMatch is forbidden unless resourceVersion is provided")));
   }
   if (!options.continueToken.empty() && !options.resourceVersion.empty() &&
       options.resourceVersion != "0") {
@@ -102,7 +106,8 @@ Result<ObjectList> ApiServer::listLocked(const ResourceInfo& info, const std::st
   }
   if (match == "Exact" && options.resourceVersion == "0") {
     return tl::unexpected(listOptionsInvalid(FieldError::forbidden(
-        "resourceVersionMatch", "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"")));
+        "resourceVersionMatch",
+        "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"")));
   }
 
   const std::int64_t current = store_->revision();
@@ -165,7 +170,8 @@ Result<ObjectList> ApiServer::listLocked(const ResourceInfo& info, const std::st
       return tl::unexpected(r.error());
     }
   }
-  if (more) result.continueToken = encodeContinue({listRevision, lastKey.substr(resourcePrefix.size())});
+  if (more)
+    result.continueToken = encodeContinue({listRevision, lastKey.substr(resourcePrefix.size())});
   return result;
 }
 

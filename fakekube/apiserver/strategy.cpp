@@ -51,7 +51,8 @@ void defaultPodSpec(Json& spec) {
                                    ? std::string_view(imageField->get_ref<const std::string&>())
                                    : std::string_view();
       auto lastSlash = image.rfind('/');
-      std::string_view tail = lastSlash == std::string_view::npos ? image : image.substr(lastSlash + 1);
+      std::string_view tail =
+          lastSlash == std::string_view::npos ? image : image.substr(lastSlash + 1);
       bool latest = tail.find(':') == std::string_view::npos || tail.ends_with(":latest");
       if (image.find('@') != std::string_view::npos) latest = false;
       setDefault(c, "imagePullPolicy", latest ? "Always" : "IfNotPresent");
@@ -81,8 +82,10 @@ std::string qosClass(const Json& spec) {
   if (it == spec.end() || !it->is_array()) return "BestEffort";
   for (const auto& c : *it) {
     const Json* resources = c.is_object() && c.contains("resources") ? &c["resources"] : nullptr;
-    const Json* requests = resources && resources->contains("requests") ? &(*resources)["requests"] : nullptr;
-    const Json* limits = resources && resources->contains("limits") ? &(*resources)["limits"] : nullptr;
+    const Json* requests =
+        resources && resources->contains("requests") ? &(*resources)["requests"] : nullptr;
+    const Json* limits =
+        resources && resources->contains("limits") ? &(*resources)["limits"] : nullptr;
     if ((requests && requests->is_object() && !requests->empty()) ||
         (limits && limits->is_object() && !limits->empty())) {
       any = true;
@@ -116,10 +119,16 @@ void prepareCustomResourceDefinition(Json& crd) {
   status["storedVersions"] = stored;
   const std::string now = meta::creationTimestamp(crd);
   status["conditions"] = Json::array({
-      {{"type", "NamesAccepted"}, {"status", "True"}, {"reason", "NoConflicts"},
-       {"message", "no conflicts found"}, {"lastTransitionTime", now}},
-      {{"type", "Established"}, {"status", "True"}, {"reason", "InitialNamesAccepted"},
-       {"message", "the initial names have been accepted"}, {"lastTransitionTime", now}},
+      {{"type", "NamesAccepted"},
+       {"status", "True"},
+       {"reason", "NoConflicts"},
+       {"message", "no conflicts found"},
+       {"lastTransitionTime", now}},
+      {{"type", "Established"},
+       {"status", "True"},
+       {"reason", "InitialNamesAccepted"},
+       {"message", "the initial names have been accepted"},
+       {"lastTransitionTime", now}},
   });
   crd["status"] = std::move(status);
 }
@@ -183,8 +192,10 @@ void validatePodSpec(FieldErrors& errors, const Json& spec, const std::string& f
   for (std::size_t i = 0; i < containers->size(); ++i) {
     const Json& c = (*containers)[i];
     std::string path = field + ".containers[" + std::to_string(i) + "]";
-    if (!c.is_object() || c.value("name", "").empty()) errors.push_back(FieldError::required(path + ".name"));
-    if (!c.is_object() || c.value("image", "").empty()) errors.push_back(FieldError::required(path + ".image"));
+    if (!c.is_object() || c.value("name", "").empty())
+      errors.push_back(FieldError::required(path + ".name"));
+    if (!c.is_object() || c.value("image", "").empty())
+      errors.push_back(FieldError::required(path + ".image"));
   }
 }
 
@@ -239,8 +250,9 @@ void prepareForCreate(const ResourceInfo& info, Json& object) {
     setDefault(spec, "replicas", 1);
     setDefault(spec, "revisionHistoryLimit", 10);
     setDefault(spec, "progressDeadlineSeconds", 600);
-    setDefault(spec, "strategy", Json{{"type", "RollingUpdate"},
-                                  {"rollingUpdate", {{"maxSurge", "25%"}, {"maxUnavailable", "25%"}}}});
+    setDefault(spec, "strategy",
+               Json{{"type", "RollingUpdate"},
+                    {"rollingUpdate", {{"maxSurge", "25%"}, {"maxUnavailable", "25%"}}}});
     defaultTemplate(spec);
   } else if (is(info, "apps", "replicasets")) {
     Json& spec = child(object, "spec");
@@ -255,8 +267,10 @@ void prepareForCreate(const ResourceInfo& info, Json& object) {
 
 bool generationChanged(const ResourceInfo& info, const Json& updated, const Json& old) {
   switch (info.generation) {
-    case GenerationRule::None: return false;
-    case GenerationRule::SpecChange: return at(updated, {"spec"}) != at(old, {"spec"});
+    case GenerationRule::None:
+      return false;
+    case GenerationRule::SpecChange:
+      return at(updated, {"spec"}) != at(old, {"spec"});
     case GenerationRule::NonMetadataChange: {
       for (const auto& [key, value] : updated.items()) {
         if (key == "metadata") continue;
@@ -276,16 +290,18 @@ FieldErrors validateCreate(const ResourceInfo& info, const Json& object) {
   if (is(info, "", "pods")) {
     validatePodSpec(errors, at(object, {"spec"}), "spec");
   } else if (is(info, "apps", "deployments") || is(info, "apps", "replicasets")) {
-    if (at(object, {"spec", "selector"}).is_null()) errors.push_back(FieldError::required("spec.selector"));
+    if (at(object, {"spec", "selector"}).is_null())
+      errors.push_back(FieldError::required("spec.selector"));
     validateReplicas(errors, object);
     validatePodSpec(errors, at(object, {"spec", "template", "spec"}), "spec.template.spec");
   } else if (is(info, "batch", "jobs")) {
     validatePodSpec(errors, at(object, {"spec", "template", "spec"}), "spec.template.spec");
     const Json& policy = at(object, {"spec", "template", "spec", "restartPolicy"});
     if (policy != "OnFailure" && policy != "Never") {
-      errors.push_back(FieldError::notSupported("spec.template.spec.restartPolicy",
-                                                policy.is_string() ? goQuote(policy.get<std::string>()) : "\"\"",
-                                                "supported values: \"OnFailure\", \"Never\""));
+      errors.push_back(
+          FieldError::notSupported("spec.template.spec.restartPolicy",
+                                   policy.is_string() ? goQuote(policy.get<std::string>()) : "\"\"",
+                                   "supported values: \"OnFailure\", \"Never\""));
     }
   }
   return errors;

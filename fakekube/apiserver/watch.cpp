@@ -31,9 +31,7 @@ Watch::Watch(std::size_t maxBacklog, std::int64_t startRevision)
 
 Watch::~Watch() = default;
 
-bool Watch::pastDeadlineLocked() const {
-  return clock_ != nullptr && clock_->now() >= deadline_;
-}
+bool Watch::pastDeadlineLocked() const { return clock_ != nullptr && clock_->now() >= deadline_; }
 
 void Watch::setDeadline(const Clock* clock, TimePoint deadline) {
   std::lock_guard lock(mu_);

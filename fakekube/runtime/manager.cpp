@@ -20,9 +20,9 @@ constexpr Duration kSyncPollInterval = std::chrono::milliseconds(1);
 // controller-runtime's controller_runtime_* metrics of one controller.
 void exportControllerMetrics(MetricsRegistry& registry, const std::string& controller,
                              const ReconcileMetrics& m) {
-  auto total = registry.counter("controller_runtime_reconcile_total",
-                                "Total number of reconciliations per controller",
-                                {"controller", "result"});
+  auto total =
+      registry.counter("controller_runtime_reconcile_total",
+                       "Total number of reconciliations per controller", {"controller", "result"});
   total.withLabels({controller, "success"}).setTotal(static_cast<double>(m.success));
   total.withLabels({controller, "error"}).setTotal(static_cast<double>(m.error));
   total.withLabels({controller, "requeue"}).setTotal(static_cast<double>(m.requeue));
@@ -49,8 +49,8 @@ void exportControllerMetrics(MetricsRegistry& registry, const std::string& contr
       .withLabels({controller})
       .load(m.reconcileTime);
   registry
-      .gauge("controller_runtime_active_workers",
-             "Number of currently used workers per controller", {"controller"})
+      .gauge("controller_runtime_active_workers", "Number of currently used workers per controller",
+             {"controller"})
       .withLabels({controller})
       .set(static_cast<double>(m.activeWorkers));
   registry

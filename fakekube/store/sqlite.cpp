@@ -1,8 +1,7 @@
 #include "fakekube/store/sqlite.h"
 
-#include <sqlite3.h>
-
 #include <fmt/format.h>
+#include <sqlite3.h>
 
 namespace fakekube::sqlite {
 

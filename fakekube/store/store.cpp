@@ -11,9 +11,12 @@ namespace fakekube {
 
 const char* eventTypeName(EventType type) {
   switch (type) {
-    case EventType::Added: return "ADDED";
-    case EventType::Modified: return "MODIFIED";
-    case EventType::Deleted: return "DELETED";
+    case EventType::Added:
+      return "ADDED";
+    case EventType::Modified:
+      return "MODIFIED";
+    case EventType::Deleted:
+      return "DELETED";
   }
   return "MODIFIED";
 }

@@ -75,8 +75,9 @@ class Store {
   ObjectPtr get(std::string_view key) const;
   // Visits the objects whose key starts with `prefix`, in key order, beginning after
   // `startAfter` (empty = from the start). The visitor returns false to stop.
-  void scan(std::string_view prefix, std::string_view startAfter,
-            const std::function<bool(const std::string& key, const ObjectPtr& object)>& visit) const;
+  void scan(
+      std::string_view prefix, std::string_view startAfter,
+      const std::function<bool(const std::string& key, const ObjectPtr& object)>& visit) const;
   std::size_t size() const { return objects_.size(); }
 
   // --- writes (one transaction each) ---
@@ -90,8 +91,9 @@ class Store {
   // Visits the objects under `prefix` as they were at `revision` (compactedRevision() <=
   // revision <= revision()), in key order. Reads SQLite and parses: for the rare exact-revision
   // list, not for the hot path. 410 Expired below the compaction mark.
-  Result<void> scanAt(std::string_view prefix, std::int64_t revision,
-                      const std::function<bool(const std::string& key, const ObjectPtr& object)>& visit) const;
+  Result<void> scanAt(
+      std::string_view prefix, std::int64_t revision,
+      const std::function<bool(const std::string& key, const ObjectPtr& object)>& visit) const;
 
   // Events with revision > `after`, oldest first, at most `limit`. 410 Expired when `after` is
   // older than the compaction mark.

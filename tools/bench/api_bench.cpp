@@ -6,15 +6,13 @@
 // namespace check, uid/timestamps, defaults, serialisation, the same two rows, the watch hook).
 // The target is ApiCreate >= 50% of the baseline's rate, in both modes.
 #include <benchmark/benchmark.h>
-
 #include <sqlite3.h>
 
 #include <cstdio>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "fakekube/api/object_meta.h"
 #include "fakekube/apiserver/api_server.h"
@@ -142,13 +140,14 @@ void BM_SqliteBaselineCreate(benchmark::State& state, Mode mode) {
   const char* pragmas = mode == Mode::Wal ? "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
                                           : "PRAGMA journal_mode=MEMORY;";
   check(sqlite3_exec(db, pragmas, nullptr, nullptr, nullptr), db);
-  check(sqlite3_exec(db,
-                     "CREATE TABLE objects(key TEXT PRIMARY KEY, rv INTEGER NOT NULL, data TEXT NOT "
-                     "NULL);"
-                     "CREATE TABLE events(rv INTEGER PRIMARY KEY, type INTEGER NOT NULL, key TEXT "
-                     "NOT NULL, data TEXT NOT NULL);",
-                     nullptr, nullptr, nullptr),
-        db);
+  check(
+      sqlite3_exec(db,
+                   "CREATE TABLE objects(key TEXT PRIMARY KEY, rv INTEGER NOT NULL, data TEXT NOT "
+                   "NULL);"
+                   "CREATE TABLE events(rv INTEGER PRIMARY KEY, type INTEGER NOT NULL, key TEXT "
+                   "NOT NULL, data TEXT NOT NULL);",
+                   nullptr, nullptr, nullptr),
+      db);
   sqlite3_stmt *begin, *commit, *upsert, *event;
   check(sqlite3_prepare_v2(db, "BEGIN IMMEDIATE", -1, &begin, nullptr), db);
   check(sqlite3_prepare_v2(db, "COMMIT", -1, &commit, nullptr), db);

@@ -2,30 +2,28 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <stdexcept>
-
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 namespace fakekube::bench {
 
 Json samplePod(const std::string& name) {
-  Json container = {
-      {"name", "main"},
-      {"image", "registry.example.com/team/service:1.27.3"},
-      {"command", {"/bin/service", "--config=/etc/service/config.yaml", "--verbose"}},
-      {"ports", {{{"name", "http"}, {"containerPort", 8080}, {"protocol", "TCP"}}}},
-      {"env",
-       {{{"name", "SERVICE_MODE"}, {"value", "production"}},
-        {{"name", "SERVICE_REGION"}, {"value", "eu-west-1"}},
-        {{"name", "LOG_LEVEL"}, {"value", "info"}}}},
-      {"resources",
-       {{"requests", {{"cpu", "500m"}, {"memory", "512Mi"}}},
-        {"limits", {{"cpu", "1"}, {"memory", "1Gi"}}}}},
-      {"readinessProbe",
-       {{"httpGet", {{"path", "/healthz"}, {"port", 8080}}},
-        {"initialDelaySeconds", 5},
-        {"periodSeconds", 10}}},
-      {"volumeMounts", {{{"name", "config"}, {"mountPath", "/etc/service"}}}}};
+  Json container = {{"name", "main"},
+                    {"image", "registry.example.com/team/service:1.27.3"},
+                    {"command", {"/bin/service", "--config=/etc/service/config.yaml", "--verbose"}},
+                    {"ports", {{{"name", "http"}, {"containerPort", 8080}, {"protocol", "TCP"}}}},
+                    {"env",
+                     {{{"name", "SERVICE_MODE"}, {"value", "production"}},
+                      {{"name", "SERVICE_REGION"}, {"value", "eu-west-1"}},
+                      {{"name", "LOG_LEVEL"}, {"value", "info"}}}},
+                    {"resources",
+                     {{"requests", {{"cpu", "500m"}, {"memory", "512Mi"}}},
+                      {"limits", {{"cpu", "1"}, {"memory", "1Gi"}}}}},
+                    {"readinessProbe",
+                     {{"httpGet", {{"path", "/healthz"}, {"port", 8080}}},
+                      {"initialDelaySeconds", 5},
+                      {"periodSeconds", 10}}},
+                    {"volumeMounts", {{{"name", "config"}, {"mountPath", "/etc/service"}}}}};
   Json sidecar = {{"name", "sidecar"},
                   {"image", "registry.example.com/team/proxy:2.4.1"},
                   {"args", {"--upstream=127.0.0.1:8080", "--listen=:9090"}},

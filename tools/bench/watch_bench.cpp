@@ -3,10 +3,9 @@
 #include <benchmark/benchmark.h>
 
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "fakekube/api/object_meta.h"
 #include "fakekube/apiserver/api_server.h"
@@ -30,10 +29,13 @@ void BM_WatchFanout(benchmark::State& state) {
     std::vector<std::shared_ptr<Watch>> watches;
     WatchOptions from;
     from.resourceVersion = std::to_string(server->revision());
-    for (int i = 0; i < watchers; ++i) watches.push_back(*server->watch(kConfigMaps, "default", from));
+    for (int i = 0; i < watchers; ++i)
+      watches.push_back(*server->watch(kConfigMaps, "default", from));
     Json cm = {{"metadata", {{"name", "c"}, {"namespace", "default"}}}, {"data", {{"k", "0"}}}};
     auto current = *server->create(kConfigMaps, "default", cm);
-    for (auto& w : watches) while (w->tryNext()) {}
+    for (auto& w : watches)
+      while (w->tryNext()) {
+      }
     state.ResumeTiming();
 
     // Writes and deliveries interleave, as a live server's would.

@@ -2,12 +2,11 @@
 //
 // Every line is the outcome of a real request to the in-process API server; nothing is scripted
 // output. The timestamps are virtual: the whole story runs in microseconds.
-#include <cstdio>
-#include <string>
-
 #include <fmt/format.h>
 
+#include <cstdio>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "fakekube/api/object_meta.h"
 #include "fakekube/apiserver/api_server.h"
@@ -42,7 +41,8 @@ class Timeline {
 
   // One line: virtual time since the start, the store revision, what happened.
   void line(const std::string& text) {
-    auto elapsed = std::chrono::duration_cast<std::chrono::seconds>(executor_.now() - kSimulatedEpoch);
+    auto elapsed =
+        std::chrono::duration_cast<std::chrono::seconds>(executor_.now() - kSimulatedEpoch);
     std::printf("  [+%3llds rv=%-3lld] %s\n", static_cast<long long>(elapsed.count()),
                 static_cast<long long>(server_.revision()), text.c_str());
   }
@@ -96,34 +96,36 @@ Json widgetCrd() {
 std::string describe(const Json& object) {
   std::string text = fmt::format("{} {}", meta::kind(object), meta::namespacedName(object));
   text += fmt::format(" (rv {}", meta::resourceVersion(object));
-  if (meta::generation(object) > 0) text += fmt::format(", generation {}", meta::generation(object));
+  if (meta::generation(object) > 0)
+    text += fmt::format(", generation {}", meta::generation(object));
   return text + ")";
 }
 
 int story(SimExecutor& executor, ApiServer& server, bool color) {
   Timeline t(executor, server, color);
 
-  t.chapter("1. Namespaces: the server starts with default, kube-system, kube-public, kube-node-lease");
+  t.chapter(
+      "1. Namespaces: the server starts with default, kube-system, kube-public, kube-node-lease");
   auto namespaces = server.list(kNamespaces, "");
   std::string names;
   for (const auto& ns : namespaces->items) names += " " + meta::name(*ns);
   t.line("list namespaces:" + names);
   t.tick();
   auto teamA = server.create(kNamespaces, "", {{"metadata", {{"name", "team-a"}}}});
-  t.line(fmt::format("create {} -> phase {}", describe(**teamA), (**teamA)["status"]["phase"].get<std::string>()));
+  t.line(fmt::format("create {} -> phase {}", describe(**teamA),
+                     (**teamA)["status"]["phase"].get<std::string>()));
   auto missing = server.create(kPods, "team-b", pod("web-0"));
   t.error("create Pod team-b/web-0 in a namespace that does not exist", missing.error());
 
   t.chapter("2. Pods: uid, creationTimestamp and defaults come from the server");
   t.tick();
   auto web0 = server.create(kPods, "team-a", pod("web-0"));
-  t.line(fmt::format("create {}: uid {}, created {}, phase {}, restartPolicy {}",
-                     describe(**web0), meta::uid(**web0), meta::creationTimestamp(**web0),
+  t.line(fmt::format("create {}: uid {}, created {}, phase {}, restartPolicy {}", describe(**web0),
+                     meta::uid(**web0), meta::creationTimestamp(**web0),
                      (**web0)["status"]["phase"].get<std::string>(),
                      (**web0)["spec"]["restartPolicy"].get<std::string>()));
-  auto generated = server.create(kPods, "team-a",
-                                 {{"metadata", {{"generateName", "worker-"}}},
-                                  {"spec", pod("x")["spec"]}});
+  auto generated = server.create(
+      kPods, "team-a", {{"metadata", {{"generateName", "worker-"}}}, {"spec", pod("x")["spec"]}});
   t.line(fmt::format("create with generateName worker- -> {}", meta::name(**generated)));
   auto badName = server.create(kPods, "team-a", pod("Web_0"));
   t.error("create Pod team-a/Web_0", badName.error());
@@ -158,7 +160,8 @@ int story(SimExecutor& executor, ApiServer& server, bool color) {
   t.line("A writes mode=b -> " + describe(**writtenByA));
   readByB["data"]["mode"] = "c";
   auto conflict = server.update(kConfigMaps, "team-a", readByB);
-  t.error(fmt::format("B writes mode=c with rv {}", meta::resourceVersion(readByB)), conflict.error());
+  t.error(fmt::format("B writes mode=c with rv {}", meta::resourceVersion(readByB)),
+          conflict.error());
   auto fresh = server.get(kConfigMaps, "team-a", "settings");
   Json retry = **fresh;
   retry["data"]["mode"] = "c";
@@ -205,8 +208,10 @@ int story(SimExecutor& executor, ApiServer& server, bool color) {
   server.create(kCrds, "", widgetCrd());
   t.line("create CustomResourceDefinition widgets.example.com");
   auto widget = server.create(kWidgets, "team-a",
-                              {{"apiVersion", "example.com/v1"}, {"kind", "Widget"},
-                               {"metadata", {{"name", "w1"}}}, {"spec", {{"size", 1}}}});
+                              {{"apiVersion", "example.com/v1"},
+                               {"kind", "Widget"},
+                               {"metadata", {{"name", "w1"}}},
+                               {"spec", {{"size", 1}}}});
   t.line("create " + describe(**widget));
   Json status = **widget;
   status["status"] = {{"ready", true}};
@@ -218,7 +223,8 @@ int story(SimExecutor& executor, ApiServer& server, bool color) {
   t.line("change spec.size -> " + describe(**widget));
   Json unversioned = **widget;
   meta::metadata(unversioned).erase("resourceVersion");
-  t.error("update without a resourceVersion", server.update(kWidgets, "team-a", unversioned).error());
+  t.error("update without a resourceVersion",
+          server.update(kWidgets, "team-a", unversioned).error());
 
   t.chapter("8. Watch: resume from a resourceVersion and see exactly the later writes, in order");
   t.tick();
@@ -285,10 +291,11 @@ int story(SimExecutor& executor, ApiServer& server, bool color) {
   executor.runUntilIdle();
   auto waiting = server.get(kDeployments, "team-a", "api");
   auto podA = server.get(kPods, "team-a", "api-7d9f-a");
-  t.line(fmt::format("delete it Foreground -> the Deployment waits (finalizers {}); pod api-7d9f-a "
-                     "terminating, grace until {}",
-                     (**waiting)["metadata"]["finalizers"].dump(),
-                     podA ? meta::deletionTimestamp(**podA) : podA.error().message));
+  t.line(
+      fmt::format("delete it Foreground -> the Deployment waits (finalizers {}); pod api-7d9f-a "
+                  "terminating, grace until {}",
+                  (**waiting)["metadata"]["finalizers"].dump(),
+                  podA ? meta::deletionTimestamp(**podA) : podA.error().message));
   for (const char* name : {"api-7d9f-a", "api-7d9f-b"}) {
     DeleteOptions kubelet;
     kubelet.gracePeriodSeconds = 0;
@@ -310,8 +317,8 @@ int story(SimExecutor& executor, ApiServer& server, bool color) {
   auto teamANow = server.get(kNamespaces, "", "team-a");
   t.line(fmt::format("delete Namespace team-a -> phase {}; left inside: ConfigMap held",
                      (**teamANow)["status"]["phase"].get<std::string>()));
-  t.error("create in it", server.create(kConfigMaps, "team-a", {{"metadata", {{"name", "late"}}}})
-                              .error());
+  t.error("create in it",
+          server.create(kConfigMaps, "team-a", {{"metadata", {{"name", "late"}}}}).error());
   Json release = **server.get(kConfigMaps, "team-a", "held");
   meta::removeFinalizer(release, "example.com/hold");
   server.update(kConfigMaps, "team-a", release);

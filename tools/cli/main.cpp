@@ -1,7 +1,6 @@
 // fakekube: the command line. `fakekube demo` tells fakekube's stories on the embedded store;
 // `fakekube serve` (see serve.cpp once present) serves the Kubernetes API to kubectl.
 #include <CLI/CLI.hpp>
-
 #include <cstdio>
 
 #include "tools/cli/commands.h"

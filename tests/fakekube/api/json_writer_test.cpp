@@ -6,7 +6,6 @@
 
 #include <cmath>
 #include <limits>
-
 #include <nlohmann/json.hpp>
 
 namespace fakekube {
@@ -35,9 +34,12 @@ TEST(JsonWriterTest, EscapesWhatJsonStringsCannotHold) {
 TEST(JsonWriterTest, KeepsValidUtf8AndReplacesInvalidBytes) {
   Json valid = {{"s", "caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80"}};
   EXPECT_EQ(Json::parse(toJsonText(valid)), valid);
-  Json invalid = {{"s", std::string("a\xFF" "b\xC3")}};
+  Json invalid = {{"s", std::string("a\xFF"
+                                    "b\xC3")}};
   EXPECT_THROW((void)invalid.dump(), nlohmann::json::type_error) << "what the writer avoids";
-  EXPECT_EQ(toJsonText(invalid), "{\"s\":\"a\xEF\xBF\xBD" "b\xEF\xBF\xBD\"}");
+  EXPECT_EQ(toJsonText(invalid),
+            "{\"s\":\"a\xEF\xBF\xBD"
+            "b\xEF\xBF\xBD\"}");
 }
 
 TEST(JsonWriterTest, DoublesStayDoublesAndNonFiniteBecomesNull) {

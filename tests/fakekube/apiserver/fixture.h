@@ -113,9 +113,13 @@ inline Json must(Result<ObjectList> result, std::string_view what = "request") {
   return must<ObjectList>(std::move(result), what).toJson();
 }
 
-inline std::string describeValue(const ObjectPtr& object) { return object ? object->dump() : "null"; }
+inline std::string describeValue(const ObjectPtr& object) {
+  return object ? object->dump() : "null";
+}
 inline std::string describeValue(const ObjectList& list) { return list.toJson().dump(); }
-inline std::string describeValue(const DeleteResult& result) { return describeValue(result.object); }
+inline std::string describeValue(const DeleteResult& result) {
+  return describeValue(result.object);
+}
 inline std::string describeValue(const Json& json) { return json.dump(); }
 inline std::string describeValue(const std::shared_ptr<Watch>&) { return "a watch"; }
 
@@ -123,9 +127,9 @@ template <class T>
 ::testing::AssertionResult failsWith(const Result<T>& result, int code, std::string_view reason,
                                      std::string_view message) {
   if (result) {
-    return ::testing::AssertionFailure() << "expected " << code << " " << reason
-                                         << ", but the request succeeded with "
-                                         << describeValue(*result);
+    return ::testing::AssertionFailure()
+           << "expected " << code << " " << reason << ", but the request succeeded with "
+           << describeValue(*result);
   }
   const Status& s = result.error();
   if (s.code != code || s.reason != reason || s.message != message || s.status != "Failure") {
@@ -174,7 +178,8 @@ class ApiServerTest : public ::testing::Test {
   Json remove(const GroupVersionResource& gvr, std::string_view ns, std::string_view name,
               const DeleteOptions& options = {}) {
     // The body a DELETE answers: the object, or a Success Status once it is gone.
-    return server->deleteResponse(gvr, must(server->deleteObject(gvr, ns, name, options), "delete"));
+    return server->deleteResponse(gvr,
+                                  must(server->deleteObject(gvr, ns, name, options), "delete"));
   }
 
   // Registers the Widget kind.

@@ -1,7 +1,6 @@
 // A file-backed API server reopened after a clean close: every object, the revision, the
 // compaction mark and the custom kinds are back, and writes continue the revision.
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <cstdlib>

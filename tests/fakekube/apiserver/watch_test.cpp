@@ -26,8 +26,8 @@ class WatchTest : public ApiServerTest {
   static std::vector<std::string> drain(Watch& w) {
     std::vector<std::string> out;
     while (auto e = w.tryNext()) {
-      out.push_back(std::string(watchEventTypeName(e->type)) + " " + meta::name(*e->object) +
-                    " " + meta::resourceVersion(*e->object));
+      out.push_back(std::string(watchEventTypeName(e->type)) + " " + meta::name(*e->object) + " " +
+                    meta::resourceVersion(*e->object));
     }
     return out;
   }

@@ -34,8 +34,8 @@ TEST(WatchThreadsTest, ConcurrentWritersAndABlockedConsumerSeeEveryWriteInRevisi
   for (int w = 0; w < kWriters; ++w) {
     writers.emplace_back([&, w] {
       for (int i = 0; i < kPerWriter; ++i) {
-        auto created = server->create(
-            kConfigMaps, "", configMap("w" + std::to_string(w) + "-" + std::to_string(i)));
+        auto created = server->create(kConfigMaps, "",
+                                      configMap("w" + std::to_string(w) + "-" + std::to_string(i)));
         EXPECT_TRUE(created) << created.error().str();
       }
     });

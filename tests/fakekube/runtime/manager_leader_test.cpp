@@ -84,25 +84,25 @@ TEST_F(ManagerLeaderTest, ACleanStopHandsTheLeaseOverAtOnce) {
   ex.advance(seconds(1));
   EXPECT_FALSE(b->isLeader());
   a->stop();
-  ASSERT_TRUE(ex.runUntil([&] { return b->isLeader(); }, seconds(3)))
-      << "within one retry period";
+  ASSERT_TRUE(ex.runUntil([&] { return b->isLeader(); }, seconds(3))) << "within one retry period";
 }
 
 TEST_F(ManagerLeaderTest, MetricsRenderTheControllersQueueAndReconcileCounters) {
   create(kConfigMaps, configMap("a"));
   Manager manager(ex, *server);
-  ASSERT_TRUE(ControllerBuilder(manager)
-                  .named("configmaps")
-                  .forResource(kConfigMaps)
-                  .complete([](const ReconcileRequest&) -> ReconcileOutcome {
-                    return ReconcileResult{};
-                  })
-                  .has_value());
+  ASSERT_TRUE(
+      ControllerBuilder(manager)
+          .named("configmaps")
+          .forResource(kConfigMaps)
+          .complete([](const ReconcileRequest&) -> ReconcileOutcome { return ReconcileResult{}; })
+          .has_value());
   manager.start();
   ex.advance(seconds(1));
   std::string text = manager.renderMetrics();
-  EXPECT_NE(text.find("controller_runtime_reconcile_total{controller=\"configmaps\",result=\"success\"} 1"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find(
+          "controller_runtime_reconcile_total{controller=\"configmaps\",result=\"success\"} 1"),
+      std::string::npos)
       << text;
   EXPECT_NE(text.find("workqueue_adds_total{name=\"configmaps\"} 1"), std::string::npos) << text;
   EXPECT_NE(text.find("controller_runtime_max_concurrent_reconciles{controller=\"configmaps\"} 1"),
