@@ -12,6 +12,7 @@
 #include "fakekube/api/label_selector.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/apiserver/api_server.h"
+#include "fakekube/apiserver/selection.h"
 
 namespace fakekube {
 
@@ -76,16 +77,8 @@ Result<ObjectList> ApiServer::list(const GroupVersionResource& gvr, std::string_
 
 Result<ObjectList> ApiServer::listLocked(const ResourceInfo& info, const std::string& ns,
                                          const ListOptions& options) {
-  auto labels = LabelSelector::parse(options.labelSelector);
-  if (!labels) return tl::unexpected(labels.error());
-  auto fields = FieldSelector::parse(options.fieldSelector);
-  if (!fields) return tl::unexpected(fields.error());
-  for (const auto& field : fields->fields()) {
-    if (!info.supportsFieldSelector(field)) {
-      return tl::unexpected(
-          Status::badRequest(fmt::format("field label not supported: {}", field)));
-    }
-  }
+  auto selection = Selection::parse(info, options.labelSelector, options.fieldSelector);
+  if (!selection) return tl::unexpected(selection.error());
 
   // resourceVersion and resourceVersionMatch (metainternalversion validation).
   const std::string& match = options.resourceVersionMatch;
@@ -151,8 +144,7 @@ Result<ObjectList> ApiServer::listLocked(const ResourceInfo& info, const std::st
   bool more = false;
   auto visit = [&](const std::string& k, const ObjectPtr& object) {
     if (!startAfter.empty() && k <= startAfter) return true;
-    if (!labels->matches(meta::labels(*object))) return true;
-    if (!fields->empty() && !fields->matchesObject(*object)) return true;
+    if (!selection->matches(*object)) return true;
     if (limit > 0 && static_cast<std::int64_t>(result.items.size()) >= limit) {
       more = true;
       return false;

@@ -11,6 +11,7 @@
 #include "fakekube/api/field_selector.h"
 #include "fakekube/api/label_selector.h"
 #include "fakekube/api/object_meta.h"
+#include "fakekube/apiserver/selection.h"
 
 namespace fakekube {
 
@@ -90,8 +91,7 @@ struct WatchHub::Watcher {
   // "<group>/<resource>/", plus "<ns>/" for a watch of one namespace: a key filter that needs no
   // look at the object.
   std::string prefix;
-  LabelSelector labels;
-  FieldSelector fields;
+  Selection selection;
   bool selective = false;  // labels or fields restrict anything
   bool bookmarks = false;
   // Events at or below this revision were part of the initial state or the replay (or predate a
@@ -102,9 +102,7 @@ struct WatchHub::Watcher {
   // The watch ended on the hub's side (overflow); dropped at the next prune.
   bool gone = false;
 
-  bool matches(const Json& object) const {
-    return labels.matches(meta::labels(object)) && (fields.empty() || fields.matchesObject(object));
-  }
+  bool matches(const Json& object) const { return selection.matches(object); }
 
   // What this watcher sees of `e`, if anything (the cacheWatcher rules). `stamped` caches, across
   // the watchers of one event, the previous state stamped with the event's revision.
@@ -170,16 +168,8 @@ WatchHub::~WatchHub() { closeAll(); }
 
 Result<std::shared_ptr<Watch>> WatchHub::watch(const ResourceInfo& info, std::string_view ns,
                                                const WatchOptions& options, const Store& store) {
-  auto labels = LabelSelector::parse(options.labelSelector);
-  if (!labels) return tl::unexpected(labels.error());
-  auto fields = FieldSelector::parse(options.fieldSelector);
-  if (!fields) return tl::unexpected(fields.error());
-  for (const auto& field : fields->fields()) {
-    if (!info.supportsFieldSelector(field)) {
-      return tl::unexpected(
-          Status::badRequest(fmt::format("field label not supported: {}", field)));
-    }
-  }
+  auto selection = Selection::parse(info, options.labelSelector, options.fieldSelector);
+  if (!selection) return tl::unexpected(selection.error());
   if (auto invalid = validateWatchOptions(options)) return tl::unexpected(std::move(*invalid));
 
   const std::int64_t current = store.revision();
@@ -206,9 +196,8 @@ Result<std::shared_ptr<Watch>> WatchHub::watch(const ResourceInfo& info, std::st
   const std::string resourcePrefix = info.group + "/" + info.resource + "/";
   w->prefix = resourcePrefix;
   if (info.namespaced && !ns.empty()) w->prefix.append(ns).append("/");
-  w->labels = std::move(*labels);
-  w->fields = std::move(*fields);
-  w->selective = !w->labels.empty() || !w->fields.empty();
+  w->selection = std::move(*selection);
+  w->selective = !w->selection.empty();
   w->bookmarks = options.allowWatchBookmarks;
   w->kind = info.kind;
   w->apiVersion = info.apiVersion();

@@ -1,0 +1,28 @@
+#include "fakekube/apiserver/selection.h"
+
+#include <fmt/format.h>
+
+#include "fakekube/api/object_meta.h"
+
+namespace fakekube {
+
+Result<Selection> Selection::parse(const ResourceInfo& info, std::string_view labelSelector,
+                                   std::string_view fieldSelector) {
+  auto labels = LabelSelector::parse(labelSelector);
+  if (!labels) return tl::unexpected(labels.error());
+  auto fields = FieldSelector::parse(fieldSelector);
+  if (!fields) return tl::unexpected(fields.error());
+  for (const auto& field : fields->fields()) {
+    if (!info.supportsFieldSelector(field)) {
+      return tl::unexpected(
+          Status::badRequest(fmt::format("field label not supported: {}", field)));
+    }
+  }
+  return Selection{std::move(*labels), std::move(*fields)};
+}
+
+bool Selection::matches(const Json& object) const {
+  return labels.matches(meta::labels(object)) && (fields.empty() || fields.matchesObject(object));
+}
+
+}  // namespace fakekube
