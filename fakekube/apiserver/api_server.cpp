@@ -715,6 +715,89 @@ Result<ObjectPtr> ApiServer::commitUpdate(const ResourceInfo& info, const std::s
   return *stored;
 }
 
+// --- subresources created by POST ---
+
+Result<Json> ApiServer::createSubresource(const GroupVersionResource& gvr, std::string_view ns,
+                                          std::string_view name, std::string_view subresource,
+                                          Json body, const CreateOptions& options) {
+  Request request{Verb::Create,      gvr,  std::string(subresource), std::string(ns),
+                  std::string(name), &body};
+  request.dryRun = options.dryRun;
+  auto bound = intercepted<ObjectPtr>(request, [&]() -> Result<ObjectPtr> {
+    auto t = target(gvr, ns);
+    if (!t) return tl::unexpected(t.error());
+    const ResourceInfo& info = *t->info;
+    if (!(info.group.empty() && info.resource == "pods" && subresource == "binding")) {
+      return tl::unexpected(Status::resourceNotServed());
+    }
+    if (!body.is_object()) {
+      return tl::unexpected(Status::badRequest("the body of the request must be a JSON object"));
+    }
+    if (meta::name(body) != name) {
+      return tl::unexpected(
+          Status::badRequest("name in URL does not match name in Binding object"));
+    }
+    const Json& targetJson = body.contains("target") ? body["target"] : Json();
+    const std::string targetKind =
+        targetJson.is_object() ? targetJson.value("kind", std::string()) : "";
+    const std::string node = targetJson.is_object() ? targetJson.value("name", std::string()) : "";
+    FieldErrors errors;
+    if (!targetKind.empty() && targetKind != "Node") {
+      errors.push_back(FieldError::notSupported("target.kind", goQuote(targetKind),
+                                                "supported values: \"Node\""));
+    }
+    if (node.empty()) errors.push_back(FieldError::required("target.name"));
+    if (!errors.empty()) return tl::unexpected(Status::invalid("", "Binding", name, errors));
+
+    std::lock_guard lock(mu_);
+    const std::string podKey = key(info, t->ns, name);
+    ObjectPtr pod = store_->get(podKey);
+    if (pod == nullptr) return tl::unexpected(Status::notFound(info.groupResource(), name));
+    if (meta::isDeleting(*pod)) {
+      return tl::unexpected(Status::conflict(
+          {"", "pods/binding"}, name,
+          fmt::format("pod {} is being deleted, cannot be assigned to a host", name)));
+    }
+    const Json& spec = pod->contains("spec") ? (*pod)["spec"] : Json();
+    const std::string current = spec.is_object() ? spec.value("nodeName", std::string()) : "";
+    if (!current.empty()) {
+      return tl::unexpected(Status::conflict(
+          {"", "pods/binding"}, name,
+          fmt::format("pod {} is already assigned to node {}", name, goQuote(current))));
+    }
+    // assignPod: the node, the binding's annotations, and PodScheduled=True.
+    Json updated = *pod;
+    updated["spec"]["nodeName"] = node;
+    if (const Json& annotations = meta::annotations(body); annotations.is_object()) {
+      for (const auto& [k, v] : annotations.items()) {
+        if (v.is_string()) meta::setAnnotation(updated, k, v.get<std::string>());
+      }
+    }
+    Json& status = updated["status"];
+    if (!status.is_object()) status = Json::object();
+    Json& conditions = status["conditions"];
+    if (!conditions.is_array()) conditions = Json::array();
+    Json scheduled = {{"type", "PodScheduled"},
+                      {"status", "True"},
+                      {"lastProbeTime", nullptr},
+                      {"lastTransitionTime", now()}};
+    bool replaced = false;
+    for (auto& c : conditions) {
+      if (c.is_object() && c.value("type", "") == "PodScheduled") {
+        c = scheduled;
+        replaced = true;
+      }
+    }
+    if (!replaced) conditions.push_back(std::move(scheduled));
+    return commitUpdate(info, podKey, pod, std::move(updated), options.dryRun);
+  });
+  if (!bound) return tl::unexpected(bound.error());
+  Status created = Status::success({}, "", "");
+  created.code = 201;
+  created.details = {};
+  return created.toJson();
+}
+
 // --- patch ---
 
 Result<ObjectPtr> ApiServer::patch(const GroupVersionResource& gvr, std::string_view ns,

@@ -101,6 +101,12 @@ class ApiServer {
   Result<ObjectPtr> updateSubresource(const GroupVersionResource& gvr, std::string_view ns,
                                       Json object, std::string_view subresource,
                                       const UpdateOptions& options = {});
+  // POST …/<name>/<subresource>: "binding" on pods (what the scheduler does: sets spec.nodeName
+  // and the PodScheduled condition; 409 if the pod is bound already or being deleted). Answers
+  // the wire body (a 201 Success Status for a binding).
+  Result<Json> createSubresource(const GroupVersionResource& gvr, std::string_view ns,
+                                 std::string_view name, std::string_view subresource, Json body,
+                                 const CreateOptions& options = {});
   // subresource: "" or "status".
   Result<ObjectPtr> patch(const GroupVersionResource& gvr, std::string_view ns,
                           std::string_view name, PatchType type, std::string_view patch,

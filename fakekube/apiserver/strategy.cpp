@@ -307,9 +307,42 @@ FieldErrors validateCreate(const ResourceInfo& info, const Json& object) {
   return errors;
 }
 
+namespace {
+
+// A pod's spec with the fields an update may change blanked out (ValidatePodUpdate): container
+// and init-container images, activeDeadlineSeconds, tolerations (additions), and
+// terminationGracePeriodSeconds.
+Json podSpecWithoutMutableFields(const Json& pod) {
+  Json spec = at(pod, {"spec"});
+  if (!spec.is_object()) return spec;
+  for (const char* list : {"containers", "initContainers"}) {
+    auto it = spec.find(list);
+    if (it == spec.end() || !it->is_array()) continue;
+    for (auto& c : *it) {
+      if (c.is_object()) c.erase("image");
+    }
+  }
+  for (const char* field :
+       {"activeDeadlineSeconds", "tolerations", "terminationGracePeriodSeconds"}) {
+    spec.erase(field);
+  }
+  return spec;
+}
+
+}  // namespace
+
 FieldErrors validateUpdate(const ResourceInfo& info, const Json& updated, const Json& old) {
   FieldErrors errors = validateCreate(info, updated);
-  if (is(info, "apps", "deployments") || is(info, "apps", "replicasets")) {
+  if (is(info, "", "pods")) {
+    if (podSpecWithoutMutableFields(updated) != podSpecWithoutMutableFields(old)) {
+      errors.push_back(FieldError::forbidden(
+          "spec",
+          "pod updates may not change fields other than `spec.containers[*].image`,"
+          "`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` "
+          "(only additions to existing tolerations),`spec.terminationGracePeriodSeconds` "
+          "(allow it to be set to 1 if it was previously negative)"));
+    }
+  } else if (is(info, "apps", "deployments") || is(info, "apps", "replicasets")) {
     immutable(errors, updated, old, {"spec", "selector"}, "spec.selector");
   } else if (is(info, "batch", "jobs")) {
     immutable(errors, updated, old, {"spec", "selector"}, "spec.selector");
