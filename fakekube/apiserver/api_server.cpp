@@ -163,6 +163,11 @@ Result<std::unique_ptr<ApiServer>> ApiServer::open(Clock& clock, ApiServerOption
                          return true;
                        });
   for (const auto& crd : crds) server->onCustomResourceDefinition(*crd, false);
+  server->store_->scan("/services/", "", [&](const std::string&, const ObjectPtr& service) {
+    const Json& spec = service->contains("spec") ? (*service)["spec"] : Json();
+    if (spec.is_object()) server->clusterIps_.allocate(spec.value("clusterIP", std::string()));
+    return true;
+  });
   if (auto r = server->ensureSystemNamespaces(); !r) return tl::unexpected(r.error());
   return server;
 }
@@ -173,8 +178,61 @@ ApiServer::ApiServer(Clock& clock, ApiServerOptions options, std::unique_ptr<Sto
       store_(std::move(store)),
       hub_(options_.watchBacklog, options_.watchRing) {
   random_.seed(options_.seed ? *options_.seed : std::random_device{}());
-  // Every committed write fans out to the watches; the store calls this under mu_.
-  store_->setObserver([this](const StoredEvent& event) { hub_.onEvent(event); });
+  // Every committed write fans out to the watches; the store calls this under mu_. A deleted
+  // Service gives its cluster IP back, whichever path removed it.
+  store_->setObserver([this](const StoredEvent& event) {
+    if (event.type == EventType::Deleted && event.key.starts_with("/services/")) {
+      const Json& spec = event.object->contains("spec") ? (*event.object)["spec"] : Json();
+      if (spec.is_object()) clusterIps_.release(spec.value("clusterIP", std::string()));
+    }
+    hub_.onEvent(event);
+  });
+}
+
+std::optional<Status> ApiServer::assignClusterIp(Json& service, bool dryRun) {
+  Json& spec = service["spec"];
+  if (!spec.is_object()) spec = Json::object();
+  if (spec.value("type", std::string("ClusterIP")) == "ExternalName") return std::nullopt;
+  std::string ip = spec.value("clusterIP", std::string());
+  if (ip == "None") {  // headless
+    spec["clusterIPs"] = Json::array({"None"});
+    return std::nullopt;
+  }
+  auto refuse = [&](const std::string& why) {
+    return Status::invalid(
+        "", "Service", meta::name(service),
+        {FieldError::invalidString("spec.clusterIPs[0]", ip,
+                                   fmt::format("failed to allocate IP {}: {}", ip, why))});
+  };
+  if (ip.empty()) {
+    auto next = clusterIps_.allocateNext();
+    if (!next) return Status::internal("failed to allocate a serviceIP: range is full");
+    ip = *next;
+    if (dryRun) clusterIps_.release(ip);
+  } else {
+    auto outcome = dryRun ? clusterIps_.check(ip) : clusterIps_.allocate(ip);
+    switch (outcome) {
+      case ClusterIpAllocator::Outcome::Allocated:
+        break;
+      case ClusterIpAllocator::Outcome::InUse:
+        return refuse("provided IP is already allocated");
+      case ClusterIpAllocator::Outcome::NotInRange:
+        return refuse(
+            fmt::format("the provided IP ({}) is not in the valid range. The range of "
+                        "valid IPs is {}",
+                        ip, ClusterIpAllocator::kRange));
+      case ClusterIpAllocator::Outcome::Malformed:
+        return Status::invalid("", "Service", meta::name(service),
+                               {FieldError::invalidString("spec.clusterIPs[0]", ip,
+                                                          "must be a valid IP address, (e.g. "
+                                                          "10.9.8.7 or 2001:db8::ffff)")});
+    }
+  }
+  spec["clusterIP"] = ip;
+  spec["clusterIPs"] = Json::array({ip});
+  spec["ipFamilies"] = Json::array({"IPv4"});
+  spec["ipFamilyPolicy"] = "SingleStack";
+  return std::nullopt;
 }
 
 ApiServer::~ApiServer() {
@@ -487,10 +545,18 @@ Result<ObjectPtr> ApiServer::createLocked(const ResourceInfo& info, std::string 
   metadata["uid"] = newUid();
   metadata["creationTimestamp"] = now();
   strategy::prepareForCreate(info, object);
+  const bool isService = info.group.empty() && info.resource == "services";
+  if (isService) {
+    if (auto error = assignClusterIp(object, dryRun)) return tl::unexpected(*error);
+  }
   if (dryRun) return std::make_shared<const Json>(std::move(object));
 
+  std::string allocated = isService ? object["spec"].value("clusterIP", std::string()) : "";
   auto stored = put(objectKey, std::move(object), EventType::Added);
-  if (!stored) return tl::unexpected(stored.error());
+  if (!stored) {
+    clusterIps_.release(allocated);  // the write failed: the address is free again
+    return tl::unexpected(stored.error());
+  }
   if (isCrd(info)) onCustomResourceDefinition(**stored, false);
   return *stored;
 }
@@ -670,6 +736,7 @@ Result<ObjectPtr> ApiServer::updateLocked(const ResourceInfo& info, std::string 
                         quotedList(added))));
       }
     }
+    strategy::prepareForUpdate(info, updated, old);
     FieldErrors metaErrors = validateObjectMetaOnCreate(updated, info.nameRule, info.namespaced);
     FieldErrors kindErrors = strategy::validateUpdate(info, updated, old);
     errors.insert(errors.end(), metaErrors.begin(), metaErrors.end());

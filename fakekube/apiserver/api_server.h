@@ -31,6 +31,7 @@
 #include "fakekube/api/json.h"
 #include "fakekube/api/resource_registry.h"
 #include "fakekube/api/status.h"
+#include "fakekube/apiserver/cluster_ip_allocator.h"
 #include "fakekube/apiserver/interceptor.h"
 #include "fakekube/apiserver/options.h"
 #include "fakekube/apiserver/watch.h"
@@ -174,6 +175,8 @@ class ApiServer {
   Result<ObjectPtr> put(const std::string& key, Json object, EventType type);
   void onCustomResourceDefinition(const Json& crd, bool removed);
   Result<void> ensureSystemNamespaces();
+  // Gives a Service its cluster IP (or checks the one it asks for); 422 when it cannot.
+  std::optional<Status> assignClusterIp(Json& service, bool dryRun);
 
   std::string newUid();
   std::string generateName(std::string_view prefix);
@@ -185,6 +188,7 @@ class ApiServer {
   std::unique_ptr<Store> store_;
   WatchHub hub_;
   ResourceRegistry registry_;
+  ClusterIpAllocator clusterIps_;
   std::mt19937_64 random_;
   std::vector<std::shared_ptr<Interceptor>> interceptors_;
   mutable std::mutex interceptorsMu_;

@@ -265,6 +265,18 @@ void prepareForCreate(const ResourceInfo& info, Json& object) {
   }
 }
 
+void prepareForUpdate(const ResourceInfo& info, Json& updated, const Json& old) {
+  if (!is(info, "", "services")) return;
+  const Json& oldSpec = at(old, {"spec"});
+  Json& spec = child(updated, "spec");
+  for (const char* field : {"clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy"}) {
+    auto it = spec.find(field);
+    bool missing = it == spec.end() || it->is_null() || (it->is_string() && it->empty()) ||
+                   (it->is_array() && it->empty());
+    if (missing && oldSpec.is_object() && oldSpec.contains(field)) spec[field] = oldSpec[field];
+  }
+}
+
 bool generationChanged(const ResourceInfo& info, const Json& updated, const Json& old) {
   switch (info.generation) {
     case GenerationRule::None:
@@ -342,6 +354,10 @@ FieldErrors validateUpdate(const ResourceInfo& info, const Json& updated, const 
           "(only additions to existing tolerations),`spec.terminationGracePeriodSeconds` "
           "(allow it to be set to 1 if it was previously negative)"));
     }
+  } else if (is(info, "", "services")) {
+    // The allocated address stays (an update that omits it keeps it, as the real strategy fills
+    // it in from the old object before validating).
+    immutable(errors, updated, old, {"spec", "clusterIP"}, "spec.clusterIP");
   } else if (is(info, "apps", "deployments") || is(info, "apps", "replicasets")) {
     immutable(errors, updated, old, {"spec", "selector"}, "spec.selector");
   } else if (is(info, "batch", "jobs")) {

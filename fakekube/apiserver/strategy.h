@@ -14,6 +14,10 @@ namespace fakekube::strategy {
 // selector, ...).
 void prepareForCreate(const ResourceInfo& info, Json& object);
 
+// Before an update is validated: fills in what the server allocated and a client may omit (a
+// Service's cluster IPs).
+void prepareForUpdate(const ResourceInfo& info, Json& updated, const Json& old);
+
 // Whether an update from `old` to `updated` bumps metadata.generation.
 bool generationChanged(const ResourceInfo& info, const Json& updated, const Json& old);
 

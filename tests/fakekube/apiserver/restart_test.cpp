@@ -47,6 +47,9 @@ TEST_F(RestartTest, ReopenedServerHasEveryObjectAndContinuesTheRevision) {
     must(server->deleteObject(kConfigMaps, "team", "held"));
     podUid = meta::uid(must(server->create(kPods, "", pod("p1", "team"))));
     must(server->create(kCrds, "", widgetCrd()));
+    must(server->create(GroupVersionResource{"", "v1", "services"}, "",
+                        {{"metadata", {{"name", "svc"}, {"namespace", "team"}}},
+                         {"spec", {{"clusterIP", "10.96.0.42"}}}}));
     must(server->create(kWidgets, "", widget("w1", "team")));
     ASSERT_TRUE(server->compact(server->revision() - 2));
     revision = server->revision();
@@ -63,6 +66,12 @@ TEST_F(RestartTest, ReopenedServerHasEveryObjectAndContinuesTheRevision) {
       << "custom kinds are served again";
   EXPECT_EQ(must(server->list(kNamespaces, ""))["items"].size(), 5u)
       << "the four system namespaces are not created twice";
+
+  auto sameIp = server->create(GroupVersionResource{"", "v1", "services"}, "",
+                               {{"metadata", {{"name", "svc2"}, {"namespace", "team"}}},
+                                {"spec", {{"clusterIP", "10.96.0.42"}}}});
+  ASSERT_FALSE(sameIp) << "the reopened server knows which cluster IPs are taken";
+  EXPECT_EQ(sameIp.error().code, 422);
 
   Json c2 = must(server->create(kConfigMaps, "", configMap("c2", "team")));
   EXPECT_EQ(rvNumber(c2), revision + 1);
