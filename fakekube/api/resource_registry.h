@@ -64,6 +64,10 @@ struct ResourceInfo {
   GroupVersionKind gvk() const { return {group, versions.front(), kind}; }
   std::string apiVersion() const { return gvr().apiVersion(); }
   bool serves(std::string_view version) const;
+  // Whether this is the kind served as `group`/`resource` ("" for the core group).
+  bool is(std::string_view group, std::string_view resource_) const {
+    return this->group == group && this->resource == resource_;
+  }
   bool supportsFieldSelector(std::string_view field) const;
 };
 

@@ -19,14 +19,6 @@ constexpr int kGenerateNameAttempts = 8;
 constexpr std::size_t kMaxGeneratedPrefix = 58;  // 63 - 5 random characters
 constexpr std::string_view kNameAlphabet = "bcdfghjklmnpqrstvwxz2456789";
 
-bool isCrd(const ResourceInfo& info) {
-  return info.group == "apiextensions.k8s.io" && info.resource == "customresourcedefinitions";
-}
-
-bool isNamespaceKind(const ResourceInfo& info) {
-  return info.group.empty() && info.resource == "namespaces";
-}
-
 // Checks the object's apiVersion/kind against what the request addresses and fills them in when
 // absent (in-process callers may omit them; kubectl always sends them).
 std::optional<Status> checkTypeMeta(const ResourceInfo& info, const GroupVersionResource& gvr,
@@ -389,10 +381,8 @@ Result<T> ApiServer::intercepted(Request request, const std::function<Result<T>(
   std::optional<Status> error;
   if (!response) error = response.error();
   for (const auto& interceptor : chain) interceptor->after(request, error);
-  if (error && (response || !(error->code == response.error().code &&
-                              error->message == response.error().message))) {
-    return tl::unexpected(*error);
-  }
+  // An interceptor can turn an answer into an error (or into another error), not into success.
+  if (error) return tl::unexpected(*error);
   return response;
 }
 
@@ -519,7 +509,7 @@ Result<ObjectPtr> ApiServer::createLocked(const ResourceInfo& info, std::string 
   FieldErrors kindErrors = strategy::validateCreate(info, object);
   errors.insert(errors.end(), kindErrors.begin(), kindErrors.end());
   if (!errors.empty()) return tl::unexpected(Status::invalid(info.group, info.kind, name, errors));
-  if (isCrd(info)) {
+  if (info.is("apiextensions.k8s.io", "customresourcedefinitions")) {
     auto crd = ResourceRegistry::fromCustomResourceDefinition(object);
     if (!crd) return tl::unexpected(crd.error());
     auto existing = registry_.find(crd->group, crd->resource);
@@ -530,7 +520,7 @@ Result<ObjectPtr> ApiServer::createLocked(const ResourceInfo& info, std::string 
     }
   }
 
-  if (!isNamespaceKind(info)) {
+  if (!info.is("", "namespaces")) {
     if (auto error = checkNamespaceForCreate(info, *ns, name)) return tl::unexpected(*error);
   }
   if (resourceVersionSet) {
@@ -545,7 +535,7 @@ Result<ObjectPtr> ApiServer::createLocked(const ResourceInfo& info, std::string 
   metadata["uid"] = newUid();
   metadata["creationTimestamp"] = now();
   strategy::prepareForCreate(info, object);
-  const bool isService = info.group.empty() && info.resource == "services";
+  const bool isService = info.is("", "services");
   if (isService) {
     if (auto error = assignClusterIp(object, dryRun)) return tl::unexpected(*error);
   }
@@ -557,7 +547,8 @@ Result<ObjectPtr> ApiServer::createLocked(const ResourceInfo& info, std::string 
     clusterIps_.release(allocated);  // the write failed: the address is free again
     return tl::unexpected(stored.error());
   }
-  if (isCrd(info)) onCustomResourceDefinition(**stored, false);
+  if (info.is("apiextensions.k8s.io", "customresourcedefinitions"))
+    onCustomResourceDefinition(**stored, false);
   return *stored;
 }
 
@@ -609,7 +600,7 @@ Result<ObjectPtr> ApiServer::updateSubresource(const GroupVersionResource& gvr, 
     auto t = target(gvr, ns);
     if (!t) return tl::unexpected(t.error());
     bool served = (subresource == "status" && t->info->hasStatus) ||
-                  (subresource == "finalize" && isNamespaceKind(*t->info));
+                  (subresource == "finalize" && t->info->is("", "namespaces"));
     if (!served) return tl::unexpected(Status::resourceNotServed());
     if (auto error = checkTypeMeta(*t->info, gvr, object)) return tl::unexpected(*error);
     std::lock_guard lock(mu_);
@@ -741,7 +732,7 @@ Result<ObjectPtr> ApiServer::updateLocked(const ResourceInfo& info, std::string 
     FieldErrors kindErrors = strategy::validateUpdate(info, updated, old);
     errors.insert(errors.end(), metaErrors.begin(), metaErrors.end());
     errors.insert(errors.end(), kindErrors.begin(), kindErrors.end());
-    if (isCrd(info)) {
+    if (info.is("apiextensions.k8s.io", "customresourcedefinitions")) {
       auto crd = ResourceRegistry::fromCustomResourceDefinition(updated);
       if (!crd) return tl::unexpected(crd.error());
     }
@@ -765,7 +756,7 @@ Result<ObjectPtr> ApiServer::commitUpdate(const ResourceInfo& info, const std::s
   // (ShouldDeleteDuringUpdate); a namespace also waits for its spec.finalizers.
   bool remove = meta::isDeleting(updated) && meta::finalizers(updated).empty() &&
                 meta::deletionGracePeriodSeconds(updated).value_or(-1) == 0;
-  if (remove && isNamespaceKind(info)) {
+  if (remove && info.is("", "namespaces")) {
     const Json& spec = updated.contains("spec") ? updated["spec"] : Json();
     remove = !spec.is_object() || !spec.contains("finalizers") || spec["finalizers"].empty();
   }
@@ -773,12 +764,14 @@ Result<ObjectPtr> ApiServer::commitUpdate(const ResourceInfo& info, const std::s
   if (remove) {
     auto removed = store_->remove(objectKey, std::move(updated));
     if (!removed) return tl::unexpected(removed.error());
-    if (isCrd(info)) onCustomResourceDefinition(**removed, true);
+    if (info.is("apiextensions.k8s.io", "customresourcedefinitions"))
+      onCustomResourceDefinition(**removed, true);
     return *removed;
   }
   auto stored = put(objectKey, std::move(updated), EventType::Modified);
   if (!stored) return tl::unexpected(stored.error());
-  if (isCrd(info)) onCustomResourceDefinition(**stored, false);
+  if (info.is("apiextensions.k8s.io", "customresourcedefinitions"))
+    onCustomResourceDefinition(**stored, false);
   return *stored;
 }
 
@@ -794,7 +787,7 @@ Result<Json> ApiServer::createSubresource(const GroupVersionResource& gvr, std::
     auto t = target(gvr, ns);
     if (!t) return tl::unexpected(t.error());
     const ResourceInfo& info = *t->info;
-    if (!(info.group.empty() && info.resource == "pods" && subresource == "binding")) {
+    if (!(info.is("", "pods") && subresource == "binding")) {
       return tl::unexpected(Status::resourceNotServed());
     }
     if (!body.is_object()) {

@@ -15,14 +15,6 @@ namespace {
 constexpr std::string_view kOrphan = "orphan";
 constexpr std::string_view kForeground = "foregroundDeletion";
 
-bool isPod(const ResourceInfo& info) { return info.group.empty() && info.resource == "pods"; }
-bool isNamespace(const ResourceInfo& info) {
-  return info.group.empty() && info.resource == "namespaces";
-}
-bool isCrd(const ResourceInfo& info) {
-  return info.group == "apiextensions.k8s.io" && info.resource == "customresourcedefinitions";
-}
-
 std::string podPhase(const Json& pod) {
   auto status = pod.find("status");
   if (status == pod.end() || !status->is_object()) return "";
@@ -111,7 +103,8 @@ Result<DeleteResult> ApiServer::deleteLocked(const ResourceInfo& info, const std
                     "ResourceVersion in record ({}). The object might have been modified",
                     *options.preconditions.resourceVersion, meta::resourceVersion(old))));
   }
-  if (isNamespace(info) && (name == "default" || name == "kube-system" || name == "kube-public")) {
+  if (info.is("", "namespaces") &&
+      (name == "default" || name == "kube-system" || name == "kube-public")) {
     return tl::unexpected(Status::forbidden(gr, name, "this namespace may not be deleted"));
   }
 
@@ -121,7 +114,8 @@ Result<DeleteResult> ApiServer::deleteLocked(const ResourceInfo& info, const std
       return DeleteResult{std::make_shared<const Json>(std::move(finalState)), true};
     auto removed = store_->remove(objectKey, std::move(finalState));
     if (!removed) return tl::unexpected(removed.error());
-    if (isCrd(info)) onCustomResourceDefinition(**removed, true);
+    if (info.is("apiextensions.k8s.io", "customresourcedefinitions"))
+      onCustomResourceDefinition(**removed, true);
     return DeleteResult{*removed, true};
   };
   auto write = [&](Json updated) -> Result<DeleteResult> {
@@ -136,7 +130,7 @@ Result<DeleteResult> ApiServer::deleteLocked(const ResourceInfo& info, const std
   if (meta::isDeleting(old)) {
     // Already deleting: a no-op, except that a pod's grace period may be shortened (the kubelet
     // confirms a pod's shutdown by deleting it with grace 0).
-    if (!isPod(info) || !options.gracePeriodSeconds) return unchanged();
+    if (!info.is("", "pods") || !options.gracePeriodSeconds) return unchanged();
     std::int64_t grace = *options.gracePeriodSeconds < 0 ? 1 : *options.gracePeriodSeconds;
     std::int64_t current = meta::deletionGracePeriodSeconds(old).value_or(0);
     if (grace >= current) return unchanged();  // a grace period can only shrink
@@ -174,9 +168,9 @@ Result<DeleteResult> ApiServer::deleteLocked(const ResourceInfo& info, const std
     meta::removeFinalizer(updated, kForeground);
   }
 
-  std::int64_t grace = isPod(info) ? podGracePeriod(old, options) : 0;
+  std::int64_t grace = info.is("", "pods") ? podGracePeriod(old, options) : 0;
   bool namespaceWaits = false;
-  if (isNamespace(info)) {
+  if (info.is("", "namespaces")) {
     const Json& spec = old.contains("spec") ? old["spec"] : Json();
     namespaceWaits = spec.is_object() && spec.contains("finalizers") &&
                      spec["finalizers"].is_array() && !spec["finalizers"].empty();
@@ -189,7 +183,7 @@ Result<DeleteResult> ApiServer::deleteLocked(const ResourceInfo& info, const std
   metadata["deletionTimestamp"] = formatRfc3339(nowTime + std::chrono::seconds(grace));
   metadata["deletionGracePeriodSeconds"] = grace;
   if (meta::generation(updated) > 0) metadata["generation"] = meta::generation(updated) + 1;
-  if (isNamespace(info)) {
+  if (info.is("", "namespaces")) {
     Json& status = updated["status"];
     if (!status.is_object()) status = Json::object();
     status["phase"] = "Terminating";

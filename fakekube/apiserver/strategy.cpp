@@ -8,10 +8,6 @@ namespace fakekube::strategy {
 
 namespace {
 
-bool is(const ResourceInfo& info, std::string_view group, std::string_view resource) {
-  return info.group == group && info.resource == resource;
-}
-
 Json& child(Json& parent, const char* key) {
   Json& c = parent[key];
   if (!c.is_object()) c = Json::object();
@@ -218,20 +214,20 @@ void prepareForCreate(const ResourceInfo& info, Json& object) {
   }
   // Nodes are created by their kubelet with a status; every other kind with a status
   // subresource starts with an empty one.
-  if (info.hasStatus && !is(info, "", "nodes")) object.erase("status");
+  if (info.hasStatus && !info.is("", "nodes")) object.erase("status");
 
-  if (is(info, "", "namespaces")) {
+  if (info.is("", "namespaces")) {
     Json& spec = child(object, "spec");
     spec["finalizers"] = Json::array({"kubernetes"});
     object["status"] = {{"phase", "Active"}};
-  } else if (is(info, "", "pods")) {
+  } else if (info.is("", "pods")) {
     Json& spec = child(object, "spec");
     defaultPodSpec(spec);
     Json status = Json::object();
     status.emplace("phase", "Pending");
     status.emplace("qosClass", qosClass(spec));
     object["status"] = std::move(status);
-  } else if (is(info, "", "services")) {
+  } else if (info.is("", "services")) {
     Json& spec = child(object, "spec");
     setDefault(spec, "type", "ClusterIP");
     setDefault(spec, "sessionAffinity", "None");
@@ -243,9 +239,9 @@ void prepareForCreate(const ResourceInfo& info, Json& object) {
       }
     }
     object["status"] = {{"loadBalancer", Json::object()}};
-  } else if (is(info, "", "persistentvolumeclaims")) {
+  } else if (info.is("", "persistentvolumeclaims")) {
     object["status"] = {{"phase", "Pending"}};
-  } else if (is(info, "apps", "deployments")) {
+  } else if (info.is("apps", "deployments")) {
     Json& spec = child(object, "spec");
     setDefault(spec, "replicas", 1);
     setDefault(spec, "revisionHistoryLimit", 10);
@@ -254,19 +250,19 @@ void prepareForCreate(const ResourceInfo& info, Json& object) {
                Json{{"type", "RollingUpdate"},
                     {"rollingUpdate", {{"maxSurge", "25%"}, {"maxUnavailable", "25%"}}}});
     defaultTemplate(spec);
-  } else if (is(info, "apps", "replicasets")) {
+  } else if (info.is("apps", "replicasets")) {
     Json& spec = child(object, "spec");
     setDefault(spec, "replicas", 1);
     defaultTemplate(spec);
-  } else if (is(info, "batch", "jobs")) {
+  } else if (info.is("batch", "jobs")) {
     defaultJob(object);
-  } else if (is(info, "apiextensions.k8s.io", "customresourcedefinitions")) {
+  } else if (info.is("apiextensions.k8s.io", "customresourcedefinitions")) {
     prepareCustomResourceDefinition(object);
   }
 }
 
 void prepareForUpdate(const ResourceInfo& info, Json& updated, const Json& old) {
-  if (!is(info, "", "services")) return;
+  if (!info.is("", "services")) return;
   const Json& oldSpec = at(old, {"spec"});
   Json& spec = child(updated, "spec");
   for (const char* field : {"clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy"}) {
@@ -299,14 +295,14 @@ bool generationChanged(const ResourceInfo& info, const Json& updated, const Json
 
 FieldErrors validateCreate(const ResourceInfo& info, const Json& object) {
   FieldErrors errors;
-  if (is(info, "", "pods")) {
+  if (info.is("", "pods")) {
     validatePodSpec(errors, at(object, {"spec"}), "spec");
-  } else if (is(info, "apps", "deployments") || is(info, "apps", "replicasets")) {
+  } else if (info.is("apps", "deployments") || info.is("apps", "replicasets")) {
     if (at(object, {"spec", "selector"}).is_null())
       errors.push_back(FieldError::required("spec.selector"));
     validateReplicas(errors, object);
     validatePodSpec(errors, at(object, {"spec", "template", "spec"}), "spec.template.spec");
-  } else if (is(info, "batch", "jobs")) {
+  } else if (info.is("batch", "jobs")) {
     validatePodSpec(errors, at(object, {"spec", "template", "spec"}), "spec.template.spec");
     const Json& policy = at(object, {"spec", "template", "spec", "restartPolicy"});
     if (policy != "OnFailure" && policy != "Never") {
@@ -345,7 +341,7 @@ Json podSpecWithoutMutableFields(const Json& pod) {
 
 FieldErrors validateUpdate(const ResourceInfo& info, const Json& updated, const Json& old) {
   FieldErrors errors = validateCreate(info, updated);
-  if (is(info, "", "pods")) {
+  if (info.is("", "pods")) {
     if (podSpecWithoutMutableFields(updated) != podSpecWithoutMutableFields(old)) {
       errors.push_back(FieldError::forbidden(
           "spec",
@@ -354,13 +350,13 @@ FieldErrors validateUpdate(const ResourceInfo& info, const Json& updated, const 
           "(only additions to existing tolerations),`spec.terminationGracePeriodSeconds` "
           "(allow it to be set to 1 if it was previously negative)"));
     }
-  } else if (is(info, "", "services")) {
+  } else if (info.is("", "services")) {
     // The allocated address stays (an update that omits it keeps it, as the real strategy fills
     // it in from the old object before validating).
     immutable(errors, updated, old, {"spec", "clusterIP"}, "spec.clusterIP");
-  } else if (is(info, "apps", "deployments") || is(info, "apps", "replicasets")) {
+  } else if (info.is("apps", "deployments") || info.is("apps", "replicasets")) {
     immutable(errors, updated, old, {"spec", "selector"}, "spec.selector");
-  } else if (is(info, "batch", "jobs")) {
+  } else if (info.is("batch", "jobs")) {
     immutable(errors, updated, old, {"spec", "selector"}, "spec.selector");
     immutable(errors, updated, old, {"spec", "completions"}, "spec.completions");
   }
