@@ -78,12 +78,14 @@ std::optional<WatchEvent> Watch::next(std::chrono::milliseconds timeout) {
 
 void Watch::stop() {
   std::unique_lock lock(mu_);
-  stopped_.store(true, std::memory_order_relaxed);
+  const bool first = !stopped_.exchange(true, std::memory_order_relaxed);
   queue_.clear();
   initialQueued_ = 0;
   closed_ = true;
+  std::function<void()> onStop = first ? std::move(onStop_) : nullptr;
   // The consumer itself asked: wake a blocked next(), but do not ask it to drain.
   release(lock, /*notify=*/false);
+  if (onStop) onStop();
 }
 
 bool Watch::ended() const {
@@ -195,5 +197,23 @@ void Watch::release(std::unique_lock<std::mutex>& lock, bool notify) {
   if (waiting) cv_.notify_all();
   if (callback && *callback) (*callback)();
 }
+
+
+std::shared_ptr<Watch> WatchFeed::open(std::int64_t startRevision, std::function<void()> onStop,
+                                       std::size_t maxBacklog) {
+  std::shared_ptr<Watch> watch(new Watch(maxBacklog, startRevision));
+  watch->onStop_ = std::move(onStop);
+  return watch;
+}
+
+bool WatchFeed::push(Watch& watch, WatchEventType type, ObjectPtr object,
+                     std::int64_t revision) {
+  if (type == WatchEventType::Bookmark) {
+    return watch.pushBookmark(std::move(object), revision) == Watch::Push::Queued;
+  }
+  return watch.push(type, std::move(object), revision) == Watch::Push::Queued;
+}
+
+void WatchFeed::close(Watch& watch, const Status* error) { watch.close(error); }
 
 }  // namespace fakekube

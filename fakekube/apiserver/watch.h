@@ -118,6 +118,7 @@ class Watch {
 
  private:
   friend class WatchHub;
+  friend class WatchFeed;
   bool pastDeadlineLocked() const;
 
   // What happened to a pushed event.
@@ -169,6 +170,26 @@ class Watch {
   int waiters_ = 0;  // threads blocked in next()
   // Shared so the producer can take a reference under mu_ and call it after unlocking.
   std::shared_ptr<const std::function<void()>> notify_;
+  // Set by a WatchFeed: tells the producer that the consumer stopped (run once, by stop()).
+  std::function<void()> onStop_;
+};
+
+// WatchFeed: the producer end of a Watch whose events come from outside this process's API
+// server — a RestClient reading a watch stream over HTTP. The consumer sees the same Watch as
+// from ApiServer::watch(), so informers and controllers cannot tell the difference.
+class WatchFeed {
+ public:
+  // A watch that resumes after `startRevision`. `onStop` runs once, on the consumer's thread,
+  // when the consumer calls stop(): the producer abandons its source then (closes its socket).
+  static std::shared_ptr<Watch> open(std::int64_t startRevision, std::function<void()> onStop,
+                                     std::size_t maxBacklog = 10000);
+  // Queues an event (a BOOKMARK replaces an untaken one). False once the watch has ended:
+  // stopped by the consumer, or cut off after falling maxBacklog events behind.
+  static bool push(Watch& watch, WatchEventType type, ObjectPtr object, std::int64_t revision);
+  // Ends the watch; with an error, the error becomes its last event (an ERROR event).
+  static void close(Watch& watch, const Status* error = nullptr);
+  // The consumer called stop().
+  static bool stopped(const Watch& watch) { return watch.stopped(); }
 };
 
 }  // namespace fakekube
