@@ -1,0 +1,95 @@
+// HttpServer: the Kubernetes HTTP API of an in-process ApiServer, for the real kubectl, client
+// libraries and operators in other processes.
+//
+//   auto server = std::make_unique<HttpServer>(apiServer, HttpServerOptions{.port = 0});
+//   if (auto started = server->start(); !started) { ... started.error() ... }
+//   // kubectl --server http://127.0.0.1:<server->port()> get pods
+//   server->stop();
+//
+// What it serves is RestHandler's (rest_handler.h): discovery, OpenAPI v3, every verb on every
+// kind, watch streams, Tables, Status errors. This class is the transport: it listens, reads
+// requests (bodies over maxBodyBytes are refused with 413), checks the bearer token when one is
+// configured (401 otherwise), and writes responses, watch streams as chunked newline-delimited
+// JSON flushed event by event.
+//
+// Threads. The server owns all of its threads: one accepts connections, and each open connection
+// is served by a thread of its own, taken from a pool that grows on demand up to maxConnections
+// and is reused afterwards (a watch holds its connection's thread for as long as it lasts, so a
+// fixed pool would let a few watches starve every other request). A watch's thread waits for
+// events at most watchPollInterval at a time and checks in between that its client is still
+// connected: a client that disconnects ends its watch, and the API server forgets it.
+//
+// stop() ends every watch stream, closes the listening socket and joins every thread. Idle
+// keep-alive connections are closed once their keep-alive timeout passes, so stop() can take up
+// to keepAliveTimeoutSeconds when a client keeps one open. The destructor stops the server. The
+// ApiServer must outlive the HttpServer.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "fakekube/api/status.h"
+
+namespace fakekube {
+
+class ApiServer;
+
+// One served request, for the optional request log.
+struct HttpRequestLog {
+  std::string method;
+  std::string target;  // path and query as sent
+  int status = 0;
+  std::string remoteAddress;
+  std::string userAgent;
+};
+
+struct HttpServerOptions {
+  // The address to listen on. Loopback unless the caller asks for another one.
+  std::string host = "127.0.0.1";
+  // 0 picks a free port; port() tells which.
+  int port = 0;
+  // When set, every request must carry "Authorization: Bearer <token>" (else 401 Unauthorized).
+  std::string bearerToken;
+  // Larger request bodies are refused with 413 RequestEntityTooLarge (Kubernetes' 3 MiB).
+  std::size_t maxBodyBytes = 3 * 1024 * 1024;
+  // Connections served at once (one thread each); more wait for a free thread.
+  std::size_t maxConnections = 1024;
+  // How long an idle keep-alive connection stays open, and how many requests it may carry.
+  int keepAliveTimeoutSeconds = 5;
+  std::size_t keepAliveMaxRequests = 1000;
+  // How often an idle watch stream checks that its client is still connected.
+  std::chrono::milliseconds watchPollInterval{200};
+  // Called once per request after its response was written (for a watch: after the stream
+  // ended), on the connection's thread. Unset = no logging.
+  std::function<void(const HttpRequestLog&)> requestLog;
+};
+
+class HttpServer {
+ public:
+  HttpServer(ApiServer& server, HttpServerOptions options = {});
+  ~HttpServer();
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  // Binds and starts serving; returns once the server accepts connections. Fails (500
+  // InternalError naming the address) when the address cannot be bound, or when already started.
+  Result<void> start();
+  // The bound port (valid after start()).
+  int port() const;
+  // "http://<host>:<port>".
+  std::string url() const;
+  // Ends every watch, stops listening and joins every thread. Idempotent.
+  void stop();
+
+  // Watch streams currently open.
+  std::size_t activeWatches() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace fakekube

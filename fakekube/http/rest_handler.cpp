@@ -1,0 +1,651 @@
+#include "fakekube/http/rest_handler.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <vector>
+
+#include "fakekube/api/json_writer.h"
+#include "fakekube/api/object_meta.h"
+#include "fakekube/http/discovery.h"
+#include "fakekube/http/media_type.h"
+#include "fakekube/http/openapi.h"
+#include "fakekube/http/partial_object_metadata.h"
+#include "fakekube/http/table.h"
+#include "fakekube/http/watch_stream.h"
+#include "fakekube/http/yaml_to_json.h"
+
+namespace fakekube {
+
+namespace {
+
+using Query = std::optional<std::string>;
+
+// --- responses ---
+
+RestResponse jsonResponse(int status, const Json& body) {
+  RestResponse response;
+  response.status = status;
+  response.body = toJsonText(body);
+  return response;
+}
+
+RestResponse textResponse(std::string body) {
+  RestResponse response;
+  response.contentType = "text/plain; charset=utf-8";
+  response.body = std::move(body);
+  return response;
+}
+
+RestResponse methodNotAllowed() {
+  return RestHandler::errorResponse(Status::generic(
+      405, "MethodNotAllowed", "the server does not allow this method on the requested resource"));
+}
+
+RestResponse notFound() { return RestHandler::errorResponse(Status::resourceNotServed()); }
+
+std::vector<std::string> pathSegments(std::string_view path) {
+  std::vector<std::string> segments;
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    std::size_t end = path.find('/', start);
+    if (end == std::string_view::npos) end = path.size();
+    if (end > start) segments.emplace_back(path.substr(start, end - start));
+    start = end + 1;
+  }
+  return segments;
+}
+
+// --- query parameters ---
+
+// Go's strconv.ParseBool, as the API server decodes boolean parameters.
+Result<std::optional<bool>> boolParam(const RestRequest& request, const char* name) {
+  Query value = request.param(name);
+  if (!value) return std::optional<bool>();
+  const std::string& v = *value;
+  if (v == "1" || v == "t" || v == "T" || v == "true" || v == "TRUE" || v == "True") {
+    return std::optional<bool>(true);
+  }
+  if (v == "0" || v == "f" || v == "F" || v == "false" || v == "FALSE" || v == "False" ||
+      v.empty()) {
+    return std::optional<bool>(false);
+  }
+  return tl::unexpected(Status::badRequest(fmt::format(
+      "invalid value for {}: strconv.ParseBool: parsing {}: invalid syntax", name, goQuote(v))));
+}
+
+Result<std::optional<std::int64_t>> intParam(const RestRequest& request, const char* name) {
+  Query value = request.param(name);
+  if (!value || value->empty()) return std::optional<std::int64_t>();
+  std::int64_t n = 0;
+  auto [end, ec] = std::from_chars(value->data(), value->data() + value->size(), n);
+  if (ec != std::errc() || end != value->data() + value->size()) {
+    return tl::unexpected(Status::badRequest(
+        fmt::format("invalid value for {}: strconv.ParseInt: parsing {}: invalid syntax", name,
+                    goQuote(*value))));
+  }
+  return std::optional<std::int64_t>(n);
+}
+
+// dryRun=All (the only value Kubernetes knows; it may repeat).
+Result<bool> dryRunParam(const RestRequest& request, std::string_view optionsKind) {
+  bool dryRun = false;
+  for (const auto& [k, v] : request.query) {
+    if (k != "dryRun") continue;
+    if (v != "All") {
+      return tl::unexpected(Status::invalid(
+          "meta.k8s.io", optionsKind, "",
+          {FieldError::notSupported("dryRun", fmt::format("[]string{{{}}}", goQuote(v)),
+                                    "supported values: \"All\"")}));
+    }
+    dryRun = true;
+  }
+  return dryRun;
+}
+
+std::optional<Status> checkFieldValidation(const RestRequest& request,
+                                           std::string_view optionsKind) {
+  Query value = request.param("fieldValidation");
+  if (!value || value->empty() || *value == "Ignore" || *value == "Warn" || *value == "Strict") {
+    return std::nullopt;
+  }
+  return Status::invalid(
+      "meta.k8s.io", optionsKind, "",
+      {FieldError::notSupported("fieldValidation", goQuote(*value),
+                                "supported values: \"Ignore\", \"Strict\", \"Warn\"")});
+}
+
+Result<ListOptions> listOptions(const RestRequest& request) {
+  ListOptions options;
+  options.labelSelector = request.param("labelSelector").value_or("");
+  options.fieldSelector = request.param("fieldSelector").value_or("");
+  options.continueToken = request.param("continue").value_or("");
+  options.resourceVersion = request.param("resourceVersion").value_or("");
+  options.resourceVersionMatch = request.param("resourceVersionMatch").value_or("");
+  auto limit = intParam(request, "limit");
+  if (!limit) return tl::unexpected(limit.error());
+  options.limit = limit->value_or(0);
+  if (options.limit < 0) options.limit = 0;
+  return options;
+}
+
+Result<WatchOptions> watchOptions(const RestRequest& request) {
+  WatchOptions options;
+  options.labelSelector = request.param("labelSelector").value_or("");
+  options.fieldSelector = request.param("fieldSelector").value_or("");
+  options.resourceVersion = request.param("resourceVersion").value_or("");
+  options.resourceVersionMatch = request.param("resourceVersionMatch").value_or("");
+  auto bookmarks = boolParam(request, "allowWatchBookmarks");
+  if (!bookmarks) return tl::unexpected(bookmarks.error());
+  options.allowWatchBookmarks = bookmarks->value_or(false);
+  auto initial = boolParam(request, "sendInitialEvents");
+  if (!initial) return tl::unexpected(initial.error());
+  options.sendInitialEvents = *initial;
+  auto timeout = intParam(request, "timeoutSeconds");
+  if (!timeout) return tl::unexpected(timeout.error());
+  options.timeoutSeconds = *timeout;
+  return options;
+}
+
+// --- request bodies ---
+
+Result<Json> parseJson(std::string_view text) {
+  try {
+    return Json::parse(text);
+  } catch (const Json::exception& e) {
+    return tl::unexpected(Status::badRequest(
+        fmt::format("couldn't get version/kind; json parse error: {}", e.what())));
+  }
+}
+
+// A create/update body: JSON, or YAML (which the API server also accepts).
+Result<Json> decodeBody(const RestRequest& request) {
+  const std::string type = baseMediaType(request.contentType);
+  if (type.empty() || type == "application/json" || type == "*/*") return parseJson(request.body);
+  if (type == "application/yaml") return yamlToJson(request.body);
+  return tl::unexpected(Status::unsupportedMediaType(fmt::format(
+      "the body of the request was in an unknown format - accepted media types include: "
+      "application/json, application/yaml")));
+}
+
+// DeleteOptions from the query, then the body (which wins, as the API server decodes it last).
+Result<DeleteOptions> deleteOptions(const RestRequest& request) {
+  DeleteOptions options;
+  auto dryRun = dryRunParam(request, "DeleteOptions");
+  if (!dryRun) return tl::unexpected(dryRun.error());
+  options.dryRun = *dryRun;
+  auto grace = intParam(request, "gracePeriodSeconds");
+  if (!grace) return tl::unexpected(grace.error());
+  options.gracePeriodSeconds = *grace;
+  if (Query policy = request.param("propagationPolicy"); policy && !policy->empty()) {
+    options.propagationPolicy = *policy;
+  }
+  auto orphan = boolParam(request, "orphanDependents");
+  if (!orphan) return tl::unexpected(orphan.error());
+  if (*orphan && !options.propagationPolicy) {
+    options.propagationPolicy = **orphan ? "Orphan" : "Background";
+  }
+
+  if (request.body.find_first_not_of(" \t\r\n") == std::string::npos) return options;
+  auto body = baseMediaType(request.contentType) == "application/yaml" ? yamlToJson(request.body)
+                                                                       : parseJson(request.body);
+  if (!body) return tl::unexpected(body.error());
+  if (!body->is_object()) {
+    return tl::unexpected(
+        Status::badRequest("the body of a DELETE must be a DeleteOptions object"));
+  }
+  const Json& j = *body;
+  if (auto it = j.find("propagationPolicy"); it != j.end() && it->is_string()) {
+    options.propagationPolicy = it->get<std::string>();
+  }
+  if (auto it = j.find("orphanDependents");
+      it != j.end() && it->is_boolean() && !j.contains("propagationPolicy")) {
+    options.propagationPolicy = it->get<bool>() ? "Orphan" : "Background";
+  }
+  if (auto it = j.find("gracePeriodSeconds"); it != j.end() && it->is_number_integer()) {
+    options.gracePeriodSeconds = it->get<std::int64_t>();
+  }
+  if (auto it = j.find("preconditions"); it != j.end() && it->is_object()) {
+    if (auto uid = it->find("uid"); uid != it->end() && uid->is_string()) {
+      options.preconditions.uid = uid->get<std::string>();
+    }
+    if (auto rv = it->find("resourceVersion"); rv != it->end() && rv->is_string()) {
+      options.preconditions.resourceVersion = rv->get<std::string>();
+    }
+  }
+  if (auto it = j.find("dryRun"); it != j.end() && it->is_array()) {
+    for (const auto& v : *it) {
+      if (v != "All") {
+        return tl::unexpected(Status::invalid(
+            "meta.k8s.io", "DeleteOptions", "",
+            {FieldError::notSupported("dryRun", v.dump(), "supported values: \"All\"")}));
+      }
+      options.dryRun = true;
+    }
+  }
+  return options;
+}
+
+// The name in a PUT body must be the one on the URL.
+std::optional<Status> checkBodyName(const Json& object, const std::string& name) {
+  if (!object.is_object()) return std::nullopt;  // the API server reports the bad body itself
+  const std::string bodyName = meta::name(object);
+  if (bodyName == name) return std::nullopt;
+  return Status::badRequest(fmt::format(
+      "the name of the object ({}) does not match the name on the URL ({})", bodyName, name));
+}
+
+// --- the resource a path addresses ---
+
+struct Target {
+  ResourceInfoPtr info;
+  GroupVersionResource gvr;
+  std::string ns;
+  bool hasNamespace = false;  // the path had namespaces/<ns>/
+  std::string name;
+  std::string subresource;
+};
+
+// nullopt when the path is not a resource path this server serves.
+std::optional<Target> resolveTarget(const ApiServer& server, const std::vector<std::string>& s) {
+  Target t;
+  std::size_t i = 0;
+  if (s.size() >= 3 && s[0] == "api") {
+    t.gvr.version = s[1];
+    i = 2;
+  } else if (s.size() >= 4 && s[0] == "apis") {
+    t.gvr.group = s[1];
+    t.gvr.version = s[2];
+    i = 3;
+  } else {
+    return std::nullopt;
+  }
+  std::vector<std::string> rest(s.begin() + static_cast<std::ptrdiff_t>(i), s.end());
+  // namespaces/<n>/status and namespaces/<n>/finalize are the namespace's own subresources.
+  if (rest.size() >= 3 && rest[0] == "namespaces" &&
+      !(rest.size() == 3 && (rest[2] == "status" || rest[2] == "finalize"))) {
+    t.ns = rest[1];
+    t.hasNamespace = true;
+    rest.erase(rest.begin(), rest.begin() + 2);
+  }
+  if (rest.empty() || rest.size() > 3) return std::nullopt;
+  t.gvr.resource = rest[0];
+  if (rest.size() > 1) t.name = rest[1];
+  if (rest.size() > 2) t.subresource = rest[2];
+  t.info = server.registry().find(t.gvr);
+  if (t.info == nullptr) return std::nullopt;
+  if (t.hasNamespace && !t.info->namespaced) return std::nullopt;
+  if (!t.hasNamespace && t.info->namespaced && !t.name.empty()) return std::nullopt;
+  if (!t.subresource.empty()) {
+    const bool served = (t.subresource == "status" && t.info->hasStatus) ||
+                        (t.subresource == "binding" && t.info->is("", "pods")) ||
+                        (t.subresource == "finalize" && t.info->is("", "namespaces"));
+    if (!served) return std::nullopt;
+  }
+  return t;
+}
+
+// --- the verbs ---
+
+class Call {
+ public:
+  Call(ApiServer& server, const RestRequest& request, Target target)
+      : server_(server),
+        request_(request),
+        t_(std::move(target)),
+        form_(negotiateForm(request.accept)) {}
+
+  RestResponse run();
+
+ private:
+  RestResponse collection();
+  RestResponse item();
+  RestResponse status();
+
+  RestResponse list();
+  RestResponse watch();
+  RestResponse create();
+  RestResponse deleteCollection();
+  RestResponse get();
+  RestResponse update(std::string_view subresource);
+  RestResponse patch(std::string_view subresource);
+  RestResponse remove();
+  RestResponse bind();
+
+  // An object answered in the form the request negotiated.
+  RestResponse objectResponse(int code, const Json& object);
+  RestResponse listResponse(const ObjectList& list);
+  Json tableOfObjects(const std::vector<ObjectPtr>& objects, const std::string& rv,
+                      const std::string& continueToken, bool noHeaders) const;
+  TableOptions tableOptions(bool noHeaders) const;
+  bool exists();
+
+  ApiServer& server_;
+  const RestRequest& request_;
+  Target t_;
+  NegotiatedForm form_;
+};
+
+RestResponse Call::run() {
+  if (t_.subresource == "status") return status();
+  if (t_.subresource == "finalize") {
+    return request_.method == "PUT" ? update("finalize") : methodNotAllowed();
+  }
+  if (t_.subresource == "binding") return request_.method == "POST" ? bind() : methodNotAllowed();
+  return t_.name.empty() ? collection() : item();
+}
+
+RestResponse Call::collection() {
+  // The all-namespaces path of a namespaced kind serves only reads.
+  const bool writable = t_.hasNamespace || !t_.info->namespaced;
+  const std::string& m = request_.method;
+  if (m == "GET" || m == "HEAD") {
+    auto watchParam = boolParam(request_, "watch");
+    if (!watchParam) return RestHandler::errorResponse(watchParam.error());
+    return watchParam->value_or(false) ? watch() : list();
+  }
+  if (m == "POST" && writable) return create();
+  if (m == "DELETE" && writable) return deleteCollection();
+  return methodNotAllowed();
+}
+
+RestResponse Call::item() {
+  const std::string& m = request_.method;
+  if (m == "GET" || m == "HEAD") return get();
+  if (m == "PUT") return update("");
+  if (m == "PATCH") return patch("");
+  if (m == "DELETE") return remove();
+  return methodNotAllowed();
+}
+
+RestResponse Call::status() {
+  const std::string& m = request_.method;
+  if (m == "GET" || m == "HEAD") return get();
+  if (m == "PUT") return update("status");
+  if (m == "PATCH") return patch("status");
+  return methodNotAllowed();
+}
+
+TableOptions Call::tableOptions(bool noHeaders) const {
+  TableOptions options;
+  options.apiVersion = form_.apiVersion;
+  options.includeObject = request_.param("includeObject").value_or("Metadata");
+  options.noHeaders = noHeaders;
+  options.now = server_.clock().now();
+  return options;
+}
+
+Json Call::tableOfObjects(const std::vector<ObjectPtr>& objects, const std::string& rv,
+                          const std::string& continueToken, bool noHeaders) const {
+  return tableOf(*t_.info, objects, tableOptions(noHeaders), rv, continueToken);
+}
+
+RestResponse Call::objectResponse(int code, const Json& object) {
+  // Answers that are not the object (a Status from DELETE or a binding) go out as they are.
+  const bool isObject = meta::kind(object) == t_.info->kind;
+  if (!isObject || form_.form == ResponseForm::Object) return jsonResponse(code, object);
+  if (form_.form == ResponseForm::PartialObjectMetadata) {
+    return jsonResponse(code, partialObjectMetadata(object, form_.apiVersion));
+  }
+  auto shared = std::make_shared<const Json>(object);
+  return jsonResponse(code, tableOfObjects({shared}, meta::resourceVersion(object), "", false));
+}
+
+RestResponse Call::listResponse(const ObjectList& list) {
+  if (form_.form == ResponseForm::Table) {
+    return jsonResponse(
+        200, tableOfObjects(list.items, list.resourceVersion, list.continueToken, false));
+  }
+  if (form_.form == ResponseForm::PartialObjectMetadata) {
+    return jsonResponse(200, partialObjectMetadataList(list, form_.apiVersion));
+  }
+  // Written item by item: a large list is never copied into one document first.
+  RestResponse response;
+  std::string& out = response.body;
+  out.append(R"({"kind":)");
+  appendJson(out, list.kind);
+  out.append(R"(,"apiVersion":)");
+  appendJson(out, list.apiVersion);
+  out.append(R"(,"metadata":{"resourceVersion":)");
+  appendJson(out, list.resourceVersion);
+  if (!list.continueToken.empty()) {
+    out.append(R"(,"continue":)");
+    appendJson(out, list.continueToken);
+  }
+  out.append(R"(},"items":[)");
+  for (std::size_t i = 0; i < list.items.size(); ++i) {
+    if (i > 0) out.push_back(',');
+    appendJson(out, *list.items[i]);
+  }
+  out.append("]}");
+  return response;
+}
+
+RestResponse Call::list() {
+  auto options = listOptions(request_);
+  if (!options) return RestHandler::errorResponse(options.error());
+  auto result = server_.list(t_.gvr, t_.ns, *options);
+  if (!result) return RestHandler::errorResponse(result.error());
+  return listResponse(*result);
+}
+
+RestResponse Call::watch() {
+  auto options = watchOptions(request_);
+  if (!options) return RestHandler::errorResponse(options.error());
+  auto watch = server_.watch(t_.gvr, t_.ns, *options);
+  if (!watch) return RestHandler::errorResponse(watch.error());
+
+  WatchStream::Encoder encode;
+  if (form_.form == ResponseForm::PartialObjectMetadata) {
+    encode = [apiVersion = form_.apiVersion](const WatchEvent& event) {
+      return partialObjectMetadata(*event.object, apiVersion);
+    };
+  } else if (form_.form == ResponseForm::Table) {
+    // Column definitions go with the first event only, as the API server sends them.
+    encode = [info = t_.info, options = tableOptions(false), &clock = server_.clock(),
+              headersSent = false](const WatchEvent& event) mutable {
+      if (event.type == WatchEventType::Bookmark) return *event.object;
+      TableOptions now = options;
+      now.now = clock.now();
+      now.noHeaders = headersSent;
+      headersSent = true;
+      return tableOf(*info, {event.object}, now, meta::resourceVersion(*event.object));
+    };
+  }
+  RestResponse response;
+  response.stream = std::make_shared<WatchStream>(std::move(*watch), std::move(encode));
+  return response;
+}
+
+RestResponse Call::create() {
+  if (auto error = checkFieldValidation(request_, "CreateOptions")) {
+    return RestHandler::errorResponse(*error);
+  }
+  auto dryRun = dryRunParam(request_, "CreateOptions");
+  if (!dryRun) return RestHandler::errorResponse(dryRun.error());
+  auto body = decodeBody(request_);
+  if (!body) return RestHandler::errorResponse(body.error());
+  CreateOptions options;
+  options.dryRun = *dryRun;
+  options.fieldManager = request_.param("fieldManager").value_or("");
+  auto created = server_.create(t_.gvr, t_.ns, std::move(*body), options);
+  if (!created) return RestHandler::errorResponse(created.error());
+  return objectResponse(201, **created);
+}
+
+RestResponse Call::deleteCollection() {
+  auto list = listOptions(request_);
+  if (!list) return RestHandler::errorResponse(list.error());
+  auto options = deleteOptions(request_);
+  if (!options) return RestHandler::errorResponse(options.error());
+  auto deleted = server_.deleteCollection(t_.gvr, t_.ns, *list, *options);
+  if (!deleted) return RestHandler::errorResponse(deleted.error());
+  return listResponse(*deleted);
+}
+
+RestResponse Call::get() {
+  auto object = server_.get(t_.gvr, t_.ns, t_.name);
+  if (!object) return RestHandler::errorResponse(object.error());
+  return objectResponse(200, **object);
+}
+
+bool Call::exists() { return server_.get(t_.gvr, t_.ns, t_.name).has_value(); }
+
+RestResponse Call::update(std::string_view subresource) {
+  if (auto error = checkFieldValidation(request_, "UpdateOptions")) {
+    return RestHandler::errorResponse(*error);
+  }
+  auto dryRun = dryRunParam(request_, "UpdateOptions");
+  if (!dryRun) return RestHandler::errorResponse(dryRun.error());
+  auto body = decodeBody(request_);
+  if (!body) return RestHandler::errorResponse(body.error());
+  if (auto error = checkBodyName(*body, t_.name)) return RestHandler::errorResponse(*error);
+  UpdateOptions options;
+  options.dryRun = *dryRun;
+  options.fieldManager = request_.param("fieldManager").value_or("");
+  // Kinds that PUT may create answer 201 when it did.
+  const bool creates = subresource.empty() && t_.info->allowCreateOnUpdate && !exists();
+  Result<ObjectPtr> updated =
+      subresource.empty()
+          ? server_.update(t_.gvr, t_.ns, std::move(*body), options)
+          : server_.updateSubresource(t_.gvr, t_.ns, std::move(*body), subresource, options);
+  if (!updated) return RestHandler::errorResponse(updated.error());
+  return objectResponse(creates ? 201 : 200, **updated);
+}
+
+RestResponse Call::patch(std::string_view subresource) {
+  auto type = patchTypeFor(request_.contentType);
+  if (!type || (*type == PatchType::StrategicMerge && t_.info->custom)) {
+    std::string accepted =
+        "application/json-patch+json, application/merge-patch+json, "
+        "application/apply-patch+yaml";
+    if (!t_.info->custom) accepted += ", application/strategic-merge-patch+json";
+    return RestHandler::errorResponse(Status::unsupportedMediaType(
+        "the body of the request was in an unknown format - accepted media types include: " +
+        accepted));
+  }
+  if (auto error = checkFieldValidation(request_, "PatchOptions")) {
+    return RestHandler::errorResponse(*error);
+  }
+  auto dryRun = dryRunParam(request_, "PatchOptions");
+  if (!dryRun) return RestHandler::errorResponse(dryRun.error());
+  auto force = boolParam(request_, "force");
+  if (!force) return RestHandler::errorResponse(force.error());
+  PatchOptions options;
+  options.dryRun = *dryRun;
+  options.fieldManager = request_.param("fieldManager").value_or("");
+  options.force = force->value_or(false);
+
+  std::string patchText = request_.body;
+  bool creates = false;
+  if (*type == PatchType::Apply) {
+    // Apply configurations are YAML (JSON is YAML too); the server reads them as JSON.
+    auto document = yamlToJson(request_.body);
+    if (!document) return RestHandler::errorResponse(document.error());
+    patchText = toJsonText(*document);
+    creates = subresource.empty() && !exists();
+  }
+  auto patched = server_.patch(t_.gvr, t_.ns, t_.name, *type, patchText, options, subresource);
+  if (!patched) return RestHandler::errorResponse(patched.error());
+  return objectResponse(creates ? 201 : 200, **patched);
+}
+
+RestResponse Call::remove() {
+  auto options = deleteOptions(request_);
+  if (!options) return RestHandler::errorResponse(options.error());
+  auto deleted = server_.deleteObject(t_.gvr, t_.ns, t_.name, *options);
+  if (!deleted) return RestHandler::errorResponse(deleted.error());
+  return objectResponse(200, server_.deleteResponse(t_.gvr, *deleted));
+}
+
+RestResponse Call::bind() {
+  auto dryRun = dryRunParam(request_, "CreateOptions");
+  if (!dryRun) return RestHandler::errorResponse(dryRun.error());
+  auto body = decodeBody(request_);
+  if (!body) return RestHandler::errorResponse(body.error());
+  CreateOptions options;
+  options.dryRun = *dryRun;
+  options.fieldManager = request_.param("fieldManager").value_or("");
+  auto bound =
+      server_.createSubresource(t_.gvr, t_.ns, t_.name, "binding", std::move(*body), options);
+  if (!bound) return RestHandler::errorResponse(bound.error());
+  const int code =
+      bound->is_object() && bound->value("code", 0) > 0 ? bound->value("code", 0) : 201;
+  return jsonResponse(code, *bound);
+}
+
+Json versionDocument() {
+  return {{"major", "1"},
+          {"minor", "32"},
+          {"gitVersion", "v1.32.0-fakekube"},
+          {"gitCommit", "0000000000000000000000000000000000000000"},
+          {"gitTreeState", "clean"},
+          {"buildDate", "2024-01-01T00:00:00Z"},
+          {"goVersion", "go1.23.0"},
+          {"compiler", "gc"},
+          {"platform", "linux/amd64"}};
+}
+
+}  // namespace
+
+RestHandler::RestHandler(ApiServer& server, std::string serverAddress)
+    : server_(server), serverAddress_(std::move(serverAddress)) {}
+
+RestResponse RestHandler::errorResponse(const Status& status) {
+  RestResponse response = jsonResponse(status.code, status.toJson());
+  if (status.details.retryAfterSeconds > 0 || status.code == 429) {
+    response.headers.emplace_back("Retry-After",
+                                  std::to_string(std::max(1, status.details.retryAfterSeconds)));
+  }
+  return response;
+}
+
+RestResponse RestHandler::handle(const RestRequest& request) {
+  const std::vector<std::string> s = pathSegments(request.path);
+  const bool read = request.method == "GET" || request.method == "HEAD";
+  const ResourceRegistry& registry = server_.registry();
+
+  if (s.empty()) return notFound();
+  if (s.size() == 1 && s[0] == "version") {
+    return read ? jsonResponse(200, versionDocument()) : methodNotAllowed();
+  }
+  if (s[0] == "healthz" || s[0] == "readyz" || s[0] == "livez") {
+    return read ? textResponse("ok") : methodNotAllowed();
+  }
+  if (s[0] == "openapi") {
+    if (s.size() < 2 || s[1] != "v3") return notFound();
+    if (!read) return methodNotAllowed();
+    if (s.size() == 2) return jsonResponse(200, openApiIndexDocument(registry));
+    std::string gvPath = s[2];
+    for (std::size_t i = 3; i < s.size(); ++i) gvPath += "/" + s[i];
+    auto document = openApiGroupVersionDocument(registry, gvPath);
+    if (!document) return notFound();
+    RestResponse response = jsonResponse(200, *document);
+    return response;
+  }
+  // Discovery.
+  if (s.size() == 1 && s[0] == "api") {
+    return read ? jsonResponse(200, apiVersionsDocument(serverAddress_)) : methodNotAllowed();
+  }
+  if (s.size() == 1 && s[0] == "apis") {
+    return read ? jsonResponse(200, apiGroupListDocument(registry)) : methodNotAllowed();
+  }
+  if (s.size() == 2 && s[0] == "apis") {
+    auto group = apiGroupDocument(registry, s[1]);
+    if (!group) return notFound();
+    return read ? jsonResponse(200, *group) : methodNotAllowed();
+  }
+  if ((s.size() == 2 && s[0] == "api") || (s.size() == 3 && s[0] == "apis")) {
+    auto resources = s[0] == "api" ? apiResourceListDocument(registry, "", s[1])
+                                   : apiResourceListDocument(registry, s[1], s[2]);
+    if (!resources) return notFound();
+    return read ? jsonResponse(200, *resources) : methodNotAllowed();
+  }
+  auto target = resolveTarget(server_, s);
+  if (!target) return notFound();
+  return Call(server_, request, std::move(*target)).run();
+}
+
+}  // namespace fakekube

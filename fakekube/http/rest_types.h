@@ -1,0 +1,48 @@
+// RestRequest / RestResponse: one HTTP exchange as the REST facade sees it, free of any HTTP
+// library.
+//
+// The transport (http_server.cpp, over cpp-httplib) decodes a request into a RestRequest, hands
+// it to the RestHandler, and writes the RestResponse back: a whole body, or for a watch a
+// WatchStream it drains chunk by chunk. Keeping the facade's logic behind these two structs keeps
+// the HTTP library out of every header but one .cpp file.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace fakekube {
+
+class WatchStream;
+
+struct RestRequest {
+  std::string method;  // "GET", "POST", ...
+  std::string path;    // URL-decoded path, without the query
+  // URL-decoded query parameters in the order sent; a name may repeat (dryRun=All&dryRun=All).
+  std::vector<std::pair<std::string, std::string>> query;
+  std::string accept;       // the Accept header ("" when absent)
+  std::string contentType;  // the Content-Type header ("" when absent)
+  std::string body;
+
+  // The first value of a query parameter, or nullopt when it is absent.
+  std::optional<std::string> param(std::string_view name) const {
+    for (const auto& [k, v] : query) {
+      if (k == name) return v;
+    }
+    return std::nullopt;
+  }
+};
+
+struct RestResponse {
+  int status = 200;
+  std::string contentType = "application/json";
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;
+  // Set for a watch: the response is 200 with a chunked body the transport pulls from here.
+  std::shared_ptr<WatchStream> stream;
+};
+
+}  // namespace fakekube
