@@ -5,10 +5,11 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "fakekube/api/json_patch.h"
-#include "fakekube/api/merge_patch.h"
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/patch_schema.h"
+#include "fakekube/api/server_side_apply.h"
 #include "fakekube/api/validation.h"
+#include "fakekube/apiserver/patching.h"
 #include "fakekube/apiserver/strategy.h"
 
 namespace fakekube {
@@ -863,7 +864,8 @@ Result<Json> ApiServer::createSubresource(const GroupVersionResource& gvr, std::
 Result<ObjectPtr> ApiServer::patch(const GroupVersionResource& gvr, std::string_view ns,
                                    std::string_view name, PatchType type,
                                    std::string_view patchText, const PatchOptions& options,
-                                   std::string_view subresource) {
+                                   std::string_view subresource, bool* created) {
+  if (created != nullptr) *created = false;
   Request request{Verb::Patch, gvr, std::string(subresource), std::string(ns), std::string(name)};
   request.patch = patchText;
   request.patchType = type;
@@ -884,20 +886,64 @@ Result<ObjectPtr> ApiServer::patch(const GroupVersionResource& gvr, std::string_
           "application/json-patch+json, application/merge-patch+json, "
           "application/apply-patch+yaml")));
     }
-    if (type == PatchType::StrategicMerge || type == PatchType::Apply) {
-      return tl::unexpected(Status::unsupportedMediaType(fmt::format(
-          "patch type {} is not supported by the in-process server yet", patchTypeName(type))));
+    if (auto error = patching::validateOptions(type, options)) return tl::unexpected(*error);
+    Json applied;
+    if (type == PatchType::Apply) {
+      auto parsed = parseAppliedConfiguration(patchText);
+      if (!parsed) return tl::unexpected(parsed.error());
+      if (auto error = patching::checkAppliedConfiguration(info, gvr, *parsed)) {
+        return tl::unexpected(*error);
+      }
+      applied = std::move(*parsed);
     }
+
     std::lock_guard lock(mu_);
     ObjectPtr current = store_->get(key(info, t->ns, name));
-    if (current == nullptr) return tl::unexpected(Status::notFound(info.groupResource(), name));
-    Result<Json> patched = type == PatchType::Json ? applyJsonPatch(*current, patchText)
-                                                   : applyMergePatch(*current, patchText);
-    if (!patched && type == PatchType::Json && patched.error().code == 422) {
-      // The API server answers a JSON patch that does not apply with a generic 422
-      // (NewGenericServerResponse without a resource): a fixed message, no causes.
-      return tl::unexpected(Status::generic(
-          422, "Invalid", "the server rejected our request due to an error in our request"));
+    if (current == nullptr) {
+      // Only apply creates what is missing, and never through a subresource.
+      if (type != PatchType::Apply || !subresource.empty()) {
+        return tl::unexpected(Status::notFound(info.groupResource(), name));
+      }
+      const std::string uid = meta::uid(applied);
+      if (!uid.empty()) {
+        return tl::unexpected(Status::conflict(
+            info.groupResource(), name,
+            fmt::format("uid mismatch: the provided object specified uid {}, and no existing "
+                        "object was found",
+                        uid)));
+      }
+      if (auto error = checkTypeMeta(info, gvr, applied)) return tl::unexpected(*error);
+      const std::string appliedName = meta::name(applied);
+      if (appliedName.empty()) {
+        return tl::unexpected(Status::badRequest(fmt::format(
+            "the name of the object ({} based on URL) was undeterminable: name must be provided",
+            name)));
+      }
+      if (appliedName != name) {
+        return tl::unexpected(Status::badRequest(
+            fmt::format("the name of the object ({}) does not match the name on the URL ({})",
+                        appliedName, name)));
+      }
+      meta::metadata(applied).erase("resourceVersion");
+      auto made = createLocked(info, t->ns, std::move(applied), options.dryRun);
+      if (made && created != nullptr) *created = true;
+      return made;
+    }
+
+    // The merge lists: the built-in table, or for a custom resource what its definition declares
+    // (only apply merges custom resources by schema; strategic merge was refused above).
+    PatchSchema schema = PatchSchema::forKind(info.group, info.kind);
+    if (info.custom && type == PatchType::Apply) {
+      auto crds = registry_.find("apiextensions.k8s.io", "customresourcedefinitions");
+      ObjectPtr crd =
+          crds != nullptr ? store_->get(key(*crds, "", info.resource + "." + info.group)) : nullptr;
+      if (crd != nullptr) schema = PatchSchema::forCustomResource(*crd, gvr.version);
+    }
+    Result<Json> patched = *current;
+    if (type == PatchType::Apply) {
+      mergeAppliedConfiguration(*patched, applied, schema);
+    } else {
+      patched = patching::patchedObject(*current, type, patchText, schema);
     }
     if (!patched) return tl::unexpected(patched.error());
     if (!patched->is_object()) {

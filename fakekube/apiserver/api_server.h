@@ -108,10 +108,15 @@ class ApiServer {
   Result<Json> createSubresource(const GroupVersionResource& gvr, std::string_view ns,
                                  std::string_view name, std::string_view subresource, Json body,
                                  const CreateOptions& options = {});
-  // subresource: "" or "status".
+  // subresource: "" or "status". JSON, merge and strategic merge patches (the last for built-in
+  // kinds only; 415 for custom resources) change an existing object. Server-side apply
+  // (PatchType::Apply; the body is JSON or YAML and options.fieldManager is required) creates the
+  // object when it is missing and merges into it otherwise; `created`, when given, tells which
+  // (the HTTP answer is 201 for a creation).
   Result<ObjectPtr> patch(const GroupVersionResource& gvr, std::string_view ns,
                           std::string_view name, PatchType type, std::string_view patch,
-                          const PatchOptions& options = {}, std::string_view subresource = "");
+                          const PatchOptions& options = {}, std::string_view subresource = "",
+                          bool* created = nullptr);
   Result<DeleteResult> deleteObject(const GroupVersionResource& gvr, std::string_view ns,
                                     std::string_view name, const DeleteOptions& options = {});
   // Deletes every object the list options select; answers the list of what it deleted.

@@ -1,0 +1,133 @@
+#include "fakekube/api/server_side_apply.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "fakekube/api/yaml.h"
+
+namespace fakekube {
+
+namespace {
+
+void mergeValue(Json& live, const Json& applied, const PatchSchema::Field& field);
+
+// The applied value where nothing was: nulls mean "unset", so they go.
+Json withoutNulls(const Json& v) {
+  if (v.is_object()) {
+    Json out = Json::object();
+    for (const auto& [key, value] : v.items()) {
+      if (!value.is_null()) out[key] = withoutNulls(value);
+    }
+    return out;
+  }
+  if (v.is_array()) {
+    Json out = Json::array();
+    for (const auto& item : v) out.push_back(withoutNulls(item));
+    return out;
+  }
+  return v;
+}
+
+void mergeObject(Json& live, const Json& applied, const PatchSchema& schema) {
+  if (!live.is_object()) live = Json::object();
+  for (const auto& [key, value] : applied.items()) {
+    if (value.is_null()) {
+      live.erase(key);
+      continue;
+    }
+    auto existing = live.find(key);
+    if (existing == live.end()) {
+      live[key] = withoutNulls(value);
+    } else {
+      mergeValue(*existing, value, schema.field(key));
+    }
+  }
+}
+
+// Whether two list-map elements have the same key values (a missing key matches only a missing
+// key).
+bool sameElement(const Json& a, const Json& b, const std::vector<std::string>& keys) {
+  for (const auto& key : keys) {
+    auto ia = a.find(key);
+    auto ib = b.find(key);
+    const bool hasA = ia != a.end();
+    const bool hasB = ib != b.end();
+    if (hasA != hasB || (hasA && *ia != *ib)) return false;
+  }
+  return true;
+}
+
+void mergeListMap(Json& live, const Json& applied, const PatchSchema::Field& field) {
+  const bool allObjects =
+      std::all_of(live.begin(), live.end(), [](const Json& v) { return v.is_object(); }) &&
+      std::all_of(applied.begin(), applied.end(), [](const Json& v) { return v.is_object(); });
+  if (!allObjects) {  // not the list the schema describes: the applied one wins
+    live = withoutNulls(applied);
+    return;
+  }
+  for (const auto& element : applied) {
+    auto match = std::find_if(live.begin(), live.end(),
+                              [&](const Json& l) { return sameElement(l, element, field.keys); });
+    if (match != live.end()) {
+      mergeObject(*match, element, field.schema);
+    } else {
+      live.push_back(withoutNulls(element));
+    }
+  }
+}
+
+void mergeSet(Json& live, const Json& applied) {
+  for (const auto& value : applied) {
+    if (std::find(live.begin(), live.end(), value) == live.end()) live.push_back(value);
+  }
+}
+
+void mergeValue(Json& live, const Json& applied, const PatchSchema::Field& field) {
+  if (live.is_object() && applied.is_object() && !field.atomicObject) {
+    mergeObject(live, applied, field.schema);
+  } else if (live.is_array() && applied.is_array() && field.list == ListStrategy::Map) {
+    mergeListMap(live, applied, field);
+  } else if (live.is_array() && applied.is_array() && field.list == ListStrategy::Set) {
+    mergeSet(live, applied);
+  } else {
+    live = withoutNulls(applied);
+  }
+}
+
+}  // namespace
+
+Result<Json> parseAppliedConfiguration(std::string_view body) {
+  Json applied;
+  // kubectl sends JSON; parse that directly so numbers keep their exact form. Anything else is
+  // YAML (of which JSON is a subset).
+  try {
+    applied = Json::parse(body);
+  } catch (const std::exception&) {
+    auto decoded = decodeYaml(body);
+    if (!decoded) {
+      return tl::unexpected(
+          Status::badRequest(fmt::format("error decoding YAML: {}", decoded.error().message)));
+    }
+    applied = std::move(*decoded);
+  }
+  if (applied.is_null()) return Json::object();
+  if (!applied.is_object()) {
+    return tl::unexpected(Status::badRequest(fmt::format(
+        "error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot "
+        "unmarshal {} into Go value of type map[string]interface {{}}",
+        applied.is_array()     ? "array"
+        : applied.is_string()  ? "string"
+        : applied.is_boolean() ? "bool"
+                               : "number")));
+  }
+  return applied;
+}
+
+void mergeAppliedConfiguration(Json& live, const Json& applied, const PatchSchema& schema) {
+  mergeObject(live, applied, schema);
+}
+
+}  // namespace fakekube
