@@ -63,6 +63,11 @@ class CachedClient final : public Client {
                                        const WatchOptions& options = {}) override {
     return client_.watch(gvr, ns, options);
   }
+  Result<Json> createSubresource(const GroupVersionResource& gvr, std::string_view ns,
+                                 std::string_view name, std::string_view subresource, Json body,
+                                 const CreateOptions& options = {}) override {
+    return client_.createSubresource(gvr, ns, name, subresource, std::move(body), options);
+  }
 
   // Reads that bypass the cache and see the server's current state (controller-runtime's
   // manager.GetAPIReader()).

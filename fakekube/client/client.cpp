@@ -23,4 +23,11 @@ Result<ObjectList> Reader::listShared(const GroupVersionResource& gvr, std::stri
   return out;
 }
 
+Result<Json> Client::createSubresource(const GroupVersionResource& gvr, std::string_view,
+                                      std::string_view, std::string_view subresource, Json,
+                                      const CreateOptions&) {
+  return tl::unexpected(Status::methodNotSupported(
+      {gvr.group, gvr.resource + "/" + std::string(subresource)}, "create"));
+}
+
 }  // namespace fakekube

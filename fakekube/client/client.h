@@ -75,6 +75,11 @@ class Client : public Reader {
   // A watch stream (see apiserver/watch.h for how to consume it on an executor).
   virtual Result<std::shared_ptr<Watch>> watch(const GroupVersionResource& gvr, std::string_view ns,
                                                const WatchOptions& options = {}) = 0;
+  // POST …/<name>/<subresource> ("binding" on pods: what the scheduler does). Answers the wire
+  // body. This default answers 405 MethodNotSupported, for clients that cannot.
+  virtual Result<Json> createSubresource(const GroupVersionResource& gvr, std::string_view ns,
+                                         std::string_view name, std::string_view subresource,
+                                         Json body, const CreateOptions& options = {});
 };
 
 }  // namespace fakekube

@@ -73,4 +73,11 @@ Result<std::shared_ptr<Watch>> InProcessClient::watch(const GroupVersionResource
   return server_.watch(gvr, ns, options);
 }
 
+Result<Json> InProcessClient::createSubresource(const GroupVersionResource& gvr,
+                                               std::string_view ns, std::string_view name,
+                                               std::string_view subresource, Json body,
+                                               const CreateOptions& options) {
+  return server_.createSubresource(gvr, ns, name, subresource, std::move(body), options);
+}
+
 }  // namespace fakekube

@@ -38,6 +38,9 @@ class InProcessClient final : public Client {
                            const DeleteOptions& deleteOptions = {}) override;
   Result<std::shared_ptr<Watch>> watch(const GroupVersionResource& gvr, std::string_view ns,
                                        const WatchOptions& options = {}) override;
+  Result<Json> createSubresource(const GroupVersionResource& gvr, std::string_view ns,
+                                 std::string_view name, std::string_view subresource, Json body,
+                                 const CreateOptions& options = {}) override;
 
   ApiServer& server() const { return server_; }
 
