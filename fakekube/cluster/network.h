@@ -1,0 +1,113 @@
+// Network: the simulated cluster network, in process, so simulated programs reach each other the
+// way pods do: by Service DNS name, ClusterIP or pod IP.
+//
+// Listening. A simulated process listens on (pod IP, port) with a handler for HTTP-shaped
+// requests (method, path, headers, body -> status, headers, body). A call runs the handler
+// synchronously, in the caller's task: a request/response exchange costs no virtual time, and a
+// program that must wait schedules its next step on the executor.
+//
+// Resolution (what CoreDNS and kube-proxy do), for a caller in namespace `ns`:
+//   <svc>.<ns>.svc.cluster.local, <svc>.<ns>.svc, <svc>.<ns>, <svc>   (a trailing dot allowed)
+//                        the Service; no such Service is "no such host"
+//   a Service's ClusterIP    the Service
+//   any other IP             a pod IP: the listener on (ip, port), or "connection refused"
+// A Service forwards port -> targetPort (a number, or a container port name looked up in the
+// pod) to one of its endpoints: pods in its namespace that its selector matches, Ready (or any,
+// with publishNotReadyAddresses), not being deleted, with a pod IP and a listener on the target
+// port. Endpoints are taken in turn (round robin, in pod name order), so a run is deterministic.
+// No endpoint, or no such Service port: "connection refused". A headless Service (clusterIP
+// None) resolves to its first endpoint's pod IP.
+//
+// Services and Pods are read through the Reader given (a manager's client: its cache), so the
+// network sees what an informer sees; the ClusterIP is the one the API server allocated.
+//
+// Errors are values shaped like Go's net errors:
+//   dial tcp: lookup nosuch.default.svc.cluster.local: no such host
+//   dial tcp 10.96.0.12:8265: connect: connection refused
+//
+// Thread-safe: handlers run outside the network's lock, so a handler may call the network.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tl/expected.hpp>
+
+#include "fakekube/client/client.h"
+
+namespace fakekube {
+
+struct HttpRequest {
+  std::string method = "GET";
+  std::string path = "/";
+  std::map<std::string, std::string> headers;
+  std::string body;
+};
+
+struct HttpResponse {
+  int status = 200;
+  std::map<std::string, std::string> headers;
+  std::string body;
+};
+
+using HttpHandler = std::function<HttpResponse(const HttpRequest& request)>;
+
+struct NetworkError {
+  enum class Kind {
+    NoSuchHost,
+    ConnectionRefused,
+    AddressInUse,
+  };
+  Kind kind = Kind::ConnectionRefused;
+  std::string message;
+};
+
+template <class T>
+using NetworkResult = tl::expected<T, NetworkError>;
+
+class Network {
+ public:
+  // `reader` (Services and Pods) must outlive the network.
+  explicit Network(Reader& reader);
+  Network(const Network&) = delete;
+  Network& operator=(const Network&) = delete;
+
+  // Starts serving (ip, port). AddressInUse if something listens there already.
+  NetworkResult<void> listen(const std::string& ip, int port, HttpHandler handler);
+  // Stops serving (ip, port); false if nothing listened.
+  bool close(const std::string& ip, int port);
+  bool listening(const std::string& ip, int port) const;
+
+  // The address `host` names for a caller in `callerNamespace`: a ClusterIP, or a pod IP for an
+  // IP literal or a headless Service.
+  NetworkResult<std::string> resolve(std::string_view host, std::string_view callerNamespace);
+
+  // Sends `request` to host:port, as a pod in `callerNamespace` would.
+  NetworkResult<HttpResponse> call(std::string_view callerNamespace, std::string_view host,
+                                   int port, const HttpRequest& request);
+
+ private:
+  struct Target {
+    std::string ip;
+    int port = 0;
+  };
+  // The Service a DNS name or ClusterIP names, if any.
+  std::optional<Json> serviceFor(std::string_view host, std::string_view callerNamespace,
+                                 bool* isName);
+  // The endpoint a connection to service:port goes to.
+  NetworkResult<Target> pickEndpoint(const Json& service, int port, std::string_view shownHost,
+                                     bool advance);
+  std::shared_ptr<HttpHandler> handlerAt(const std::string& ip, int port) const;
+
+  Reader& reader_;
+  mutable std::mutex mu_;
+  std::map<std::string, std::shared_ptr<HttpHandler>> listeners_;  // "ip:port"
+  std::map<std::string, std::uint64_t> nextEndpoint_;              // by service uid and port
+};
+
+}  // namespace fakekube

@@ -1,0 +1,120 @@
+#include "fakekube/cluster/node_lifecycle_controller.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "fakekube/api/object_meta.h"
+#include "fakekube/cluster/nodes.h"
+#include "fakekube/cluster/pod_status.h"
+#include "fakekube/runtime/builder.h"
+
+namespace fakekube {
+
+namespace {
+
+const GroupVersionResource kPods{"", "v1", "pods"};
+constexpr std::string_view kNodeNameIndex = "spec.nodeName";
+
+// The pod's own tolerationSeconds for the taint a node with this Ready status carries.
+std::optional<Duration> podToleration(const Json& pod, const std::string& readyStatus) {
+  const std::string key =
+      readyStatus == "Unknown" ? "node.kubernetes.io/unreachable" : "node.kubernetes.io/not-ready";
+  for (const auto& t : pod["spec"].value("tolerations", Json::array())) {
+    if (t.value("key", "") != key || !t.contains("tolerationSeconds")) continue;
+    std::string effect = t.value("effect", "");
+    if (!effect.empty() && effect != "NoExecute") continue;
+    return std::chrono::seconds(t["tolerationSeconds"].get<std::int64_t>());
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+class NodeLifecycleController::Impl : public std::enable_shared_from_this<Impl> {
+ public:
+  Impl(Manager& manager, Options options) : manager_(manager), options_(options) {}
+
+  Result<void> start() {
+    Informer& pods = manager_.cache().informerFor(kPods);
+    pods.addIndexer(std::string(kNodeNameIndex), [](const Json& pod) {
+      std::string node = podstatus::nodeName(pod);
+      return node.empty() ? std::vector<std::string>{} : std::vector<std::string>{node};
+    });
+    // A pod that lands on (or changes on) a node that is not Ready is the node's business.
+    auto nodeOfPod = enqueueRequestsFromMapFunc([](const Json& pod) {
+      std::string node = podstatus::nodeName(pod);
+      return node.empty() ? std::vector<ReconcileRequest>{}
+                          : std::vector<ReconcileRequest>{{"", node}};
+    });
+    auto self = shared_from_this();
+    auto controller =
+        ControllerBuilder(manager_)
+            .named("node-lifecycle")
+            .forResource(kNodesResource)
+            .watches(kPods, nodeOfPod)
+            .complete([self](const ReconcileRequest& request) { return self->reconcile(request); });
+    if (!controller) return tl::unexpected(controller.error());
+    return {};
+  }
+
+ private:
+  ReconcileOutcome reconcile(const ReconcileRequest& request) {
+    auto node = manager_.cache().getShared(kNodesResource, "", request.name);
+    if (!node || podstatus::isNodeReady(**node)) return ReconcileResult{};
+    const Json* ready = podstatus::findCondition(**node, "Ready");
+    const std::string readyStatus = ready ? ready->value("status", "Unknown") : "Unknown";
+    const TimePoint now = manager_.executor().now();
+    TimePoint since = now;
+    if (ready != nullptr) parseRfc3339(ready->value("lastTransitionTime", ""), &since);
+
+    std::optional<Duration> wake;
+    std::optional<Status> failure;
+    auto pods = manager_.cache().informerFor(kPods).byIndex(kNodeNameIndex, request.name);
+    for (const auto& podPtr : pods) {
+      const Json& pod = *podPtr;
+      if (podstatus::isTerminal(pod)) continue;
+      TimePoint evictAt = since + podToleration(pod, readyStatus).value_or(options_.evictionDelay);
+      Json updated = pod;
+      Json& status = updated["status"];
+      bool changed = false;
+      if (now >= evictAt && !meta::isDeleting(pod)) {
+        status["phase"] = "Failed";
+        status["reason"] = "NodeLost";
+        status["message"] = fmt::format("Node {} which was running pod {} is unresponsive",
+                                        request.name, meta::name(pod));
+        changed = true;
+      } else if (now < evictAt) {
+        Duration left = evictAt - now;
+        if (!wake || left < *wake) wake = left;
+      }
+      if (podstatus::conditionStatus(pod, "Ready") != "False") {
+        Json condition = podstatus::findCondition(pod, "Ready") != nullptr
+                             ? *podstatus::findCondition(pod, "Ready")
+                             : Json{{"type", "Ready"}};
+        condition["status"] = "False";
+        podstatus::setCondition(status, condition, now);
+        changed = true;
+      }
+      if (!changed) continue;
+      auto written = manager_.client().updateStatus(kPods, std::move(updated));
+      if (!written && !isNotFound(written.error())) failure = written.error();
+    }
+    if (failure) return reconcileError(*failure);  // a 409: again on a fresher cache
+    return wake ? ReconcileResult{*wake} : ReconcileResult{};
+  }
+
+  Manager& manager_;
+  const Options options_;
+};
+
+NodeLifecycleController::NodeLifecycleController(Manager& manager)
+    : NodeLifecycleController(manager, Options{}) {}
+NodeLifecycleController::NodeLifecycleController(Manager& manager, Options options)
+    : impl_(std::make_shared<Impl>(manager, options)) {}
+NodeLifecycleController::~NodeLifecycleController() = default;
+
+Result<void> NodeLifecycleController::start() { return impl_->start(); }
+
+}  // namespace fakekube

@@ -1,0 +1,98 @@
+// Scheduler: kube-scheduler's default profile, reduced to what decides where a pod runs in a
+// simulated cluster. A runtime controller on pods; it sees the cluster only through its
+// manager's client (cache reads, server writes), so it runs over HTTP as well.
+//
+// Which pods. Pods with no spec.nodeName, spec.schedulerName equal to Options::schedulerName
+// ("default-scheduler"), not being deleted and not finished. Pods for another scheduler (e.g.
+// "volcano") are left alone.
+//
+// Filter, per node, in the default plugin order; the first failing filter is the node's reason:
+//   NodeUnschedulable   spec.unschedulable (unless the pod tolerates
+//                       node.kubernetes.io/unschedulable)    "node(s) were unschedulable"
+//   TaintToleration     spec.taints with effect NoSchedule/NoExecute the pod does not tolerate,
+//                       and the taint a node that is not Ready carries (node.kubernetes.io/
+//                       not-ready, or unreachable when its Ready condition is Unknown)
+//                                                 "node(s) had untolerated taint {key: value}"
+//   NodeAffinity        spec.nodeSelector        "node(s) didn't match Pod's node
+//   affinity/selector" NodeResourcesFit    allocatable minus the requests of the non-terminal pods
+//   bound to the node
+//                       (and pods this scheduler bound that its cache has not seen bound yet: the
+//                       scheduler cache's "assumed" pods) must hold the pod's requests; "Too many
+//                       pods", "Insufficient cpu", "Insufficient memory", "Insufficient <name>"
+// A pod's requests (podRequests) are the sum over its containers (requests, or limits where a
+// request is missing, as API defaulting copies them), max'd per resource with its largest init
+// container, plus spec.overhead; and one pod.
+//
+// Score. NodeResourcesFit's LeastAllocated over cpu and memory (equal weights), counting pods
+// without requests as 100m cpu / 200Mi memory as the real scorer does, so replicas spread over
+// empty nodes. Ties go to the node whose name sorts first (the real scheduler picks at random).
+//
+// Bind. POST pods/<name>/binding (the API server sets spec.nodeName and PodScheduled=True), and
+// a Normal event Scheduled "Successfully assigned <ns>/<pod> to <node>".
+//
+// No fit. status condition PodScheduled=False, reason Unschedulable, with the real FitError
+// message, written only when it changes:
+//   0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 No
+//   preemption victims found for incoming pod.
+// (every pod here has priority 0, so preemption never finds a victim; nodes that fail an
+// unresolvable filter count as "Preemption is not helpful for scheduling"), and a Warning event
+// FailedScheduling. The pod waits in an unschedulable set until something may make room: a node
+// added or changed (Ready again, uncordoned, resized), or a bound pod deleted or finished; and at
+// the latest after Options::unschedulableRetry (podMaxInUnschedulablePodsDuration, 5 min).
+//
+// Not modelled: node affinity terms, pod (anti-)affinity, topology spread, ports, volumes,
+// preemption, priority order of the queue (pods are taken in the order events enqueue them).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "fakekube/api/json.h"
+#include "fakekube/api/status.h"
+#include "fakekube/runtime/manager.h"
+#include "fakekube/sim/clock.h"
+
+namespace fakekube {
+
+// Canonical quantities by resource name (see quantity.h): cpu in milli-units, the rest in units.
+using ResourceList = std::map<std::string, std::int64_t>;
+
+// The pod's effective requests (see the file comment), without the pod count. An unparsable
+// quantity is a 400 error.
+Result<ResourceList> podRequests(const Json& pod);
+
+class Scheduler {
+ public:
+  struct Options {
+    // The spec.schedulerName this scheduler serves.
+    std::string schedulerName = "default-scheduler";
+    // An unschedulable pod is tried again at least this often, even if nothing changed.
+    Duration unschedulableRetry = std::chrono::minutes(5);
+    // Record Scheduled / FailedScheduling events.
+    bool recordEvents = true;
+  };
+
+  // `manager` must outlive the scheduler's use; the controller is owned by the manager.
+  explicit Scheduler(Manager& manager);
+  Scheduler(Manager& manager, Options options);
+  ~Scheduler();
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  // Registers the controller (named "scheduler") and its watches on the manager. Once.
+  Result<void> start();
+
+  // Successful bindings so far.
+  std::uint64_t bindings() const;
+  // Pods waiting in the unschedulable set now.
+  std::size_t unschedulablePods() const;
+
+ private:
+  class Impl;
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace fakekube

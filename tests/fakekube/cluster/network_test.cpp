@@ -1,0 +1,161 @@
+// The simulated network: names and addresses resolve as CoreDNS and kube-proxy resolve them,
+// Services reach ready pods that listen, and failures are clear error values.
+#include "fakekube/cluster/network.h"
+
+#include <gtest/gtest.h>
+
+#include "pod_lifecycle_fixture.h"
+
+namespace fakekube::clustertest {
+namespace {
+
+// Listens on 8080 and answers with its pod's name; `ready` false keeps it unready.
+ProcessFactory echoServer(bool ready = true) {
+  return behavior::fromFunction([ready](const std::shared_ptr<ProcessContext>& context) {
+    std::string name = meta::name(context->pod());
+    (void)context->listen(8080, [name](const HttpRequest& request) {
+      return HttpResponse{200, {}, name + " " + request.method + " " + request.path};
+    });
+    if (!ready) context->setReady(false);
+  });
+}
+
+class NetworkTest : public PodLifecycleTest {
+ protected:
+  void SetUp() override {
+    PodLifecycleTest::SetUp();
+    behaviors.onImage("echo:1", echoServer());
+    behaviors.onImage("echo:unready", echoServer(false));
+    addNode("node-a");
+    startCluster();
+    create(kNamespaces, namespaceObject("other"));
+  }
+
+  void webPod(const std::string& name, const std::string& image = "echo:1") {
+    Json p = podWith(name, {container("main", image)});
+    p["metadata"]["labels"] = {{"app", "web"}};
+    p["spec"]["containers"][0]["ports"] =
+        Json::array({{{"name", "http"}, {"containerPort", 8080}}});
+    createPod(p);
+  }
+  Json webService(const std::string& name = "web", Json targetPort = 8080) {
+    return create(kServices,
+                  {{"apiVersion", "v1"},
+                   {"kind", "Service"},
+                   {"metadata", {{"name", name}, {"namespace", "default"}}},
+                   {"spec",
+                    {{"selector", {{"app", "web"}}},
+                     {"ports", Json::array({{{"port", 80}, {"targetPort", targetPort}}})}}}});
+  }
+  NetworkResult<HttpResponse> get(std::string_view host, int port,
+                                  std::string_view from = "default") {
+    HttpRequest request;
+    request.path = "/api/version";
+    return network->call(from, host, port, request);
+  }
+};
+
+TEST_F(NetworkTest, EveryNameFormReachesTheServiceFromItsNamespace) {
+  webPod("web-0");
+  Json service = webService();
+  run(seconds(2));
+  const std::string clusterIp = service["spec"]["clusterIP"];
+  ASSERT_FALSE(clusterIp.empty());
+  for (std::string host : {"web", "web.default", "web.default.svc", "web.default.svc.cluster.local",
+                           "web.default.svc.cluster.local.", clusterIp.c_str()}) {
+    auto answer = get(host, 80);
+    ASSERT_TRUE(answer.has_value()) << host << ": " << answer.error().message;
+    EXPECT_EQ(answer->status, 200);
+    EXPECT_EQ(answer->body, "web-0 GET /api/version") << host;
+  }
+  EXPECT_EQ(*network->resolve("web.default.svc.cluster.local", "other"), clusterIp);
+  // The pod itself, by IP.
+  const std::string podIp = pod("web-0")["status"]["podIP"];
+  EXPECT_EQ(get(podIp, 8080)->body, "web-0 GET /api/version");
+  // From another namespace, the short name is another Service: there is none.
+  EXPECT_TRUE(get("web.default", 80, "other").has_value());
+  auto missing = get("web", 80, "other");
+  ASSERT_FALSE(missing.has_value());
+  EXPECT_EQ(missing.error().kind, NetworkError::Kind::NoSuchHost);
+  EXPECT_EQ(missing.error().message, "dial tcp: lookup web: no such host");
+  EXPECT_EQ(get("nosuch.default.svc.cluster.local", 80).error().message,
+            "dial tcp: lookup nosuch.default.svc.cluster.local: no such host");
+  EXPECT_EQ(get("web.default.pod", 80).error().kind, NetworkError::Kind::NoSuchHost);
+}
+
+TEST_F(NetworkTest, AServiceReachesOnlyReadyPodsThatListenInTurn) {
+  webPod("web-0");
+  webPod("web-1");
+  webPod("web-unready", "echo:unready");
+  webPod("web-silent", "nginx:1.27");  // ready, but listens on nothing
+  webService("web", "http");           // a named target port
+  run(seconds(2));
+  std::vector<std::string> bodies;
+  for (int i = 0; i < 4; ++i) bodies.push_back(get("web", 80)->body.substr(0, 5));
+  EXPECT_EQ(bodies, (std::vector<std::string>{"web-0", "web-1", "web-0", "web-1"}));
+}
+
+TEST_F(NetworkTest, RefusedWhenNothingListens) {
+  webPod("web-silent", "nginx:1.27");
+  Json service = webService();
+  run(seconds(2));
+  const std::string clusterIp = service["spec"]["clusterIP"];
+  auto refused = get("web", 80);
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_EQ(refused.error().kind, NetworkError::Kind::ConnectionRefused);
+  EXPECT_EQ(refused.error().message, "dial tcp " + clusterIp + ":80: connect: connection refused");
+  EXPECT_EQ(get("web", 81).error().message,
+            "dial tcp " + clusterIp + ":81: connect: connection refused");
+  const std::string podIp = pod("web-silent")["status"]["podIP"];
+  EXPECT_EQ(get(podIp, 8080).error().message,
+            "dial tcp " + podIp + ":8080: connect: connection refused");
+}
+
+TEST_F(NetworkTest, AListenerGoesAwayWithItsPod) {
+  webPod("web-0");
+  webService();
+  run(seconds(2));
+  const std::string podIp = pod("web-0")["status"]["podIP"];
+  ASSERT_TRUE(network->listening(podIp, 8080));
+  remove(kPods, "default", "web-0");
+  settle();
+  EXPECT_FALSE(network->listening(podIp, 8080));
+  EXPECT_EQ(get("web", 80).error().kind, NetworkError::Kind::ConnectionRefused);
+}
+
+TEST_F(NetworkTest, AProcessCallsAServiceAndExitsWithTheAnswer) {
+  // The shape of `ray job submit`: ask a server, exit 0 on success, 1 otherwise.
+  behaviors.onCommand(
+      "submit", behavior::fromFunction([](std::shared_ptr<ProcessContext> context) {
+        context->after(seconds(1), [context] {
+          auto answer = context->call("web", 80, HttpRequest{"POST", "/api/jobs/", {}, "{}"});
+          context->exit(answer && answer->status == 200 ? 0 : 1);
+        });
+      }));
+  webPod("web-0");
+  webService();
+  Json ok = podWith("submitter", {container("main", "ray:2.9")});
+  ok["spec"]["containers"][0]["command"] = Json::array({"ray", "job", "submit"});
+  ok["spec"]["restartPolicy"] = "Never";
+  createPod(ok);
+  Json lost = ok;
+  lost["metadata"]["name"] = "lost-submitter";
+  lost["metadata"]["namespace"] = "other";  // "web" does not resolve there
+  createPod(lost);
+  run(seconds(3));
+  EXPECT_EQ(pod("submitter")["status"]["phase"], "Succeeded");
+  EXPECT_EQ(pod("lost-submitter", "other")["status"]["phase"], "Failed");
+}
+
+TEST_F(NetworkTest, AddressesAreTakenOnce) {
+  ASSERT_TRUE(network->listen("10.0.0.1", 80, [](const HttpRequest&) { return HttpResponse{}; })
+                  .has_value());
+  auto again = network->listen("10.0.0.1", 80, [](const HttpRequest&) { return HttpResponse{}; });
+  ASSERT_FALSE(again.has_value());
+  EXPECT_EQ(again.error().message, "listen tcp 10.0.0.1:80: bind: address already in use");
+  EXPECT_TRUE(network->close("10.0.0.1", 80));
+  EXPECT_FALSE(network->close("10.0.0.1", 80));
+}
+
+}  // namespace
+}  // namespace fakekube::clustertest

@@ -1,0 +1,217 @@
+// The scheduler: which node a pod lands on, the Unschedulable condition and its message, and
+// the retries when capacity frees.
+#include "fakekube/cluster/scheduler.h"
+
+#include <gtest/gtest.h>
+
+#include "pod_lifecycle_fixture.h"
+
+namespace fakekube::clustertest {
+namespace {
+
+class SchedulerTest : public PodLifecycleTest {
+ protected:
+  // The scheduler alone: pods stay where it puts them, nothing runs.
+  void SetUp() override { PodLifecycleTest::SetUp(); }
+  std::string nodeOf(const std::string& name) { return podstatus::nodeName(pod(name)); }
+  void removeNow(const std::string& name) {
+    DeleteOptions options;
+    options.gracePeriodSeconds = 0;
+    remove(kPods, "default", name, options);
+  }
+};
+
+TEST_F(SchedulerTest, TwoReplicasOnTwoEmptyNodesSpread) {
+  addNode("node-a");
+  addNode("node-b");
+  startCluster(/*withKubelet=*/false);
+  createPod(podWith("web-1", {container("main", "nginx:1.27")}));
+  createPod(podWith("web-2", {container("main", "nginx:1.27")}));
+  settle();
+  EXPECT_EQ(nodeOf("web-1"), "node-a");  // a tie: the first name
+  EXPECT_EQ(nodeOf("web-2"), "node-b");  // least allocated
+  Json scheduled = condition(pod("web-1"), "PodScheduled");
+  EXPECT_EQ(scheduled["status"], "True");
+  EXPECT_EQ(scheduled["lastTransitionTime"], at(seconds(0)));
+  EXPECT_EQ(scheduler->bindings(), 2u);
+  Json events = list(kEventList, "default");
+  ASSERT_EQ(events["items"].size(), 2u);
+  EXPECT_EQ(events["items"][0]["reason"], "Scheduled");
+  EXPECT_EQ(events["items"][0]["source"]["component"], "default-scheduler");
+  std::set<std::string> messages;
+  for (const auto& e : events["items"]) messages.insert(e["message"]);
+  EXPECT_TRUE(messages.count("Successfully assigned default/web-1 to node-a"));
+  EXPECT_TRUE(messages.count("Successfully assigned default/web-2 to node-b"));
+}
+
+TEST_F(SchedulerTest, PodsBeyondCapacityStayPendingUntilCapacityFrees) {
+  addNode("node-a", "1");
+  addNode("node-b", "1");
+  startCluster(/*withKubelet=*/false);
+  for (const char* name : {"p1", "p2", "p3"}) {
+    createPod(podWith(name, {container("main", "nginx:1.27", "600m")}));
+  }
+  settle();
+  EXPECT_EQ(nodeOf("p1"), "node-a");
+  EXPECT_EQ(nodeOf("p2"), "node-b");
+  Json waiting = pod("p3");
+  EXPECT_EQ(nodeOf("p3"), "");
+  EXPECT_EQ(waiting["status"]["phase"], "Pending");
+  Json scheduled = condition(waiting, "PodScheduled");
+  EXPECT_EQ(scheduled["status"], "False");
+  EXPECT_EQ(scheduled["reason"], "Unschedulable");
+  EXPECT_EQ(scheduled["message"],
+            "0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 "
+            "No preemption victims found for incoming pod.");
+  EXPECT_EQ(scheduled["lastTransitionTime"], at(seconds(0)));
+  EXPECT_EQ(scheduler->unschedulablePods(), 1u);
+
+  // Retried every 5 minutes; the same verdict is not written again.
+  const std::string rvBefore = rv(waiting);
+  run(minutes(11));
+  EXPECT_EQ(rv(pod("p3")), rvBefore);
+  EXPECT_EQ(nodeOf("p3"), "");
+
+  // A bound pod is deleted: its cpu is free, and the waiting pod takes it at once.
+  removeNow("p2");
+  settle();
+  EXPECT_EQ(nodeOf("p3"), "node-b");
+  EXPECT_EQ(condition(pod("p3"), "PodScheduled")["status"], "True");
+  EXPECT_EQ(scheduler->unschedulablePods(), 0u);
+}
+
+TEST_F(SchedulerTest, CapacityFreedByAFinishedPodOrANewNode) {
+  addNode("node-a", "1");
+  startCluster(/*withKubelet=*/false);
+  createPod(podWith("done", {container("main", "busybox:1.36", "800m")}));
+  createPod(podWith("next", {container("main", "busybox:1.36", "800m")}));
+  createPod(podWith("third", {container("main", "busybox:1.36", "800m")}));
+  settle();
+  EXPECT_EQ(nodeOf("done"), "node-a");
+  EXPECT_EQ(nodeOf("next"), "");
+  EXPECT_EQ(nodeOf("third"), "");
+  // A Succeeded pod holds nothing.
+  Json finished = pod("done");
+  finished["status"]["phase"] = "Succeeded";
+  updateStatus(kPods, finished);
+  settle();
+  EXPECT_EQ(nodeOf("next"), "node-a");
+  EXPECT_EQ(nodeOf("third"), "");
+  // A new node makes room for the last one.
+  addNode("node-b", "1");
+  settle();
+  EXPECT_EQ(nodeOf("third"), "node-b");
+}
+
+TEST_F(SchedulerTest, NodeSelectorIsHonoured) {
+  NodeConfig gpuNode;
+  gpuNode.name = "gpu-node";
+  gpuNode.gpu = "2";
+  gpuNode.labels = {{"accelerator", "nvidia"}};
+  addNode("cpu-node");
+  addNode(gpuNode);
+  startCluster(/*withKubelet=*/false);
+  Json trainer = podWith("trainer", {container("main", "pytorch:2")});
+  trainer["spec"]["nodeSelector"] = {{"accelerator", "nvidia"}};
+  trainer["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] = "2";
+  createPod(trainer);
+  Json nowhere = podWith("nowhere", {container("main", "pytorch:2")});
+  nowhere["spec"]["nodeSelector"] = {{"accelerator", "tpu"}};
+  createPod(nowhere);
+  Json tooMany = podWith("too-many-gpus", {container("main", "pytorch:2")});
+  tooMany["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] = "1";
+  createPod(tooMany);
+  settle();
+  EXPECT_EQ(nodeOf("trainer"), "gpu-node");
+  EXPECT_EQ(nodeOf("nowhere"), "");
+  EXPECT_EQ(condition(pod("nowhere"), "PodScheduled")["message"],
+            "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector. "
+            "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.");
+  // Both GPUs are taken; the CPU node has none.
+  EXPECT_EQ(condition(pod("too-many-gpus"), "PodScheduled")["message"],
+            "0/2 nodes are available: 2 Insufficient nvidia.com/gpu. preemption: 0/2 nodes are "
+            "available: 2 No preemption victims found for incoming pod.");
+}
+
+TEST_F(SchedulerTest, PodsForAnotherSchedulerAreLeftAlone) {
+  addNode("node-a");
+  startCluster(/*withKubelet=*/false);
+  Json gang = podWith("gang-0", {container("main", "ray:2.9")});
+  gang["spec"]["schedulerName"] = "volcano";
+  createPod(gang);
+  run(minutes(10));
+  Json left = pod("gang-0");
+  EXPECT_EQ(podstatus::nodeName(left), "");
+  EXPECT_TRUE(condition(left, "PodScheduled").is_null());
+  EXPECT_EQ(left["status"]["phase"], "Pending");
+  EXPECT_EQ(scheduler->bindings(), 0u);
+}
+
+TEST_F(SchedulerTest, InitContainersCountByTheirMaximum) {
+  Json pod = podWith("init", {container("a", "app", "500m", "1Gi"), container("b", "app", "200m")},
+                     {container("setup", "tool", "1", "512Mi"), container("warm", "tool", "300m")});
+  pod["spec"]["overhead"] = {{"memory", "10Mi"}};
+  auto requests = podRequests(pod);
+  ASSERT_TRUE(requests.has_value()) << requests.error().str();
+  EXPECT_EQ(requests->at("cpu"), 1000);                  // max(500+200, 1000, 300)
+  EXPECT_EQ(requests->at("memory"), (1024 + 10) << 20);  // max(1Gi, 512Mi) + overhead
+
+  addNode("small", "900m");
+  startCluster(/*withKubelet=*/false);
+  createPod(pod);
+  settle();
+  EXPECT_EQ(nodeOf("init"), "");
+  EXPECT_EQ(condition(this->pod("init"), "PodScheduled")["message"],
+            "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 "
+            "No preemption victims found for incoming pod.");
+
+  Json bad = podWith("bad", {container("a", "app", "lots")});
+  EXPECT_FALSE(podRequests(bad).has_value());
+}
+
+TEST_F(SchedulerTest, TooManyPods) {
+  NodeConfig tiny;
+  tiny.name = "tiny";
+  tiny.pods = "1";
+  addNode(tiny);
+  startCluster(/*withKubelet=*/false);
+  createPod(podWith("first", {container("main", "nginx:1.27")}));
+  createPod(podWith("second", {container("main", "nginx:1.27")}));
+  settle();
+  EXPECT_EQ(nodeOf("first"), "tiny");
+  EXPECT_EQ(condition(pod("second"), "PodScheduled")["message"],
+            "0/1 nodes are available: 1 Too many pods. preemption: 0/1 nodes are available: 1 No "
+            "preemption victims found for incoming pod.");
+}
+
+TEST_F(SchedulerTest, NotReadyAndCordonedNodesAreSkippedUntilTheyRecover) {
+  addNode("node-a");
+  addNode("node-b");
+  must(setNodeUnschedulable(*client, "node-a", true));
+  must(setNodeNotReady(*client, ex.clock(), "node-b"));
+  startCluster(/*withKubelet=*/false, /*withLifecycle=*/false);
+  createPod(podWith("web", {container("main", "nginx:1.27")}));
+  settle();
+  EXPECT_EQ(nodeOf("web"), "");
+  EXPECT_EQ(condition(pod("web"), "PodScheduled")["message"],
+            "0/2 nodes are available: 1 node(s) had untolerated taint "
+            "{node.kubernetes.io/unreachable: }, 1 node(s) were unschedulable. preemption: 0/2 "
+            "nodes are available: 2 Preemption is not helpful for scheduling.");
+  must(setNodeReady(*client, ex.clock(), "node-b"));
+  settle();
+  EXPECT_EQ(nodeOf("web"), "node-b");
+}
+
+TEST_F(SchedulerTest, NoNodesAtAll) {
+  startCluster(/*withKubelet=*/false);
+  createPod(podWith("web", {container("main", "nginx:1.27")}));
+  settle();
+  EXPECT_EQ(condition(pod("web"), "PodScheduled")["message"],
+            "no nodes available to schedule pods");
+  addNode("late");
+  settle();
+  EXPECT_EQ(nodeOf("web"), "late");
+}
+
+}  // namespace
+}  // namespace fakekube::clustertest
