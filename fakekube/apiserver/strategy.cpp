@@ -129,17 +129,27 @@ void prepareCustomResourceDefinition(Json& crd) {
   crd["status"] = std::move(status);
 }
 
-// A Job's generated selector: the controller-uid label on selector and template.
-void defaultJob(Json& job) {
-  Json& spec = child(job, "spec");
+// The defaults of a Job's spec (pkg/apis/batch/v1/defaults.go): both parallelism and
+// completions 1 when neither is set, otherwise parallelism 1 when unset (completions stay unset:
+// a work-queue Job); backoffLimit 6; completionMode NonIndexed; suspend false;
+// podReplacementPolicy Failed with a podFailurePolicy, TerminatingOrFailed without.
+void defaultJobSpec(Json& spec) {
+  bool noCompletions = !spec.contains("completions") || spec["completions"].is_null();
+  bool noParallelism = !spec.contains("parallelism") || spec["parallelism"].is_null();
+  if (noCompletions && noParallelism) spec["completions"] = 1;
+  if (noParallelism) spec["parallelism"] = 1;
   setDefault(spec, "backoffLimit", 6);
   setDefault(spec, "completionMode", "NonIndexed");
   setDefault(spec, "suspend", false);
-  if (!spec.contains("parallelism") || spec["parallelism"].is_null()) spec["parallelism"] = 1;
-  if ((!spec.contains("completions") || spec["completions"].is_null()) &&
-      (!spec.contains("parallelism") || spec["parallelism"] == 1)) {
-    spec["completions"] = 1;
-  }
+  bool failurePolicy = spec.contains("podFailurePolicy") && !spec["podFailurePolicy"].is_null();
+  setDefault(spec, "podReplacementPolicy", failurePolicy ? "Failed" : "TerminatingOrFailed");
+  defaultTemplate(spec);
+}
+
+// A Job's generated selector: the controller-uid label on selector and template.
+void defaultJob(Json& job) {
+  Json& spec = child(job, "spec");
+  defaultJobSpec(spec);
   bool manual = spec.value("manualSelector", false);
   if (!manual) {
     const std::string uid = meta::uid(job);
@@ -155,6 +165,21 @@ void defaultJob(Json& job) {
     Json& tmplMeta = child(tmpl, "metadata");
     Json& tmplLabels = child(tmplMeta, "labels");
     for (auto& [k, v] : labels.items()) tmplLabels[k] = v;
+  }
+}
+
+// The defaults of a Deployment's spec (pkg/apis/apps/v1/defaults.go), also for a strategy given
+// only in part.
+void defaultDeploymentSpec(Json& spec) {
+  setDefault(spec, "replicas", 1);
+  setDefault(spec, "revisionHistoryLimit", 10);
+  setDefault(spec, "progressDeadlineSeconds", 600);
+  Json& strategy = child(spec, "strategy");
+  setDefault(strategy, "type", "RollingUpdate");
+  if (strategy["type"] == "RollingUpdate") {
+    Json& rollingUpdate = child(strategy, "rollingUpdate");
+    setDefault(rollingUpdate, "maxSurge", "25%");
+    setDefault(rollingUpdate, "maxUnavailable", "25%");
   }
   defaultTemplate(spec);
 }
@@ -242,14 +267,7 @@ void prepareForCreate(const ResourceInfo& info, Json& object) {
   } else if (info.is("", "persistentvolumeclaims")) {
     object["status"] = {{"phase", "Pending"}};
   } else if (info.is("apps", "deployments")) {
-    Json& spec = child(object, "spec");
-    setDefault(spec, "replicas", 1);
-    setDefault(spec, "revisionHistoryLimit", 10);
-    setDefault(spec, "progressDeadlineSeconds", 600);
-    setDefault(spec, "strategy",
-               Json{{"type", "RollingUpdate"},
-                    {"rollingUpdate", {{"maxSurge", "25%"}, {"maxUnavailable", "25%"}}}});
-    defaultTemplate(spec);
+    defaultDeploymentSpec(child(object, "spec"));
   } else if (info.is("apps", "replicasets")) {
     Json& spec = child(object, "spec");
     setDefault(spec, "replicas", 1);

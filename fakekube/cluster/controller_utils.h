@@ -1,0 +1,138 @@
+// What the workload controllers (ReplicaSet, Deployment, Job) share, after
+// kube-controller-manager's pkg/controller/controller_utils.go and pkg/api/v1/pod:
+//
+//   pod readings     which pods count (active, ready, available after minReadySeconds on the
+//                    executor's clock), their restarts and ready times;
+//   controller refs  claiming the pods a selector picks: adopting orphans by patching their
+//                    ownerReferences (with uid and resourceVersion preconditions: a pod replaced
+//                    or changed meanwhile is not adopted by mistake), releasing owned pods that
+//                    no longer match;
+//   pod creation     a pod from a controller's template: its labels, annotations and finalizers,
+//                    generateName "<owner>-", and an ownerReference with controller and
+//                    blockOwnerDeletion true;
+//   scale-down       the order in which a controller deletes surplus pods (ActivePodsWithRanks);
+//   slow start       creating many pods in batches 1, 2, 4, ... that stop at the first failure, so
+//                    a quota or admission error costs one request, not a thousand.
+//
+// The controllers read through a Manager's cache and write through its client; nothing here
+// touches an ApiServer directly, so it all works over HTTP too.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fakekube/api/group_version.h"
+#include "fakekube/api/json.h"
+#include "fakekube/api/label_selector.h"
+#include "fakekube/api/status.h"
+#include "fakekube/cache/cache.h"
+#include "fakekube/client/client.h"
+#include "fakekube/sim/clock.h"
+#include "fakekube/store/store.h"
+
+namespace fakekube::workload {
+
+inline const GroupVersionResource kPods{"", "v1", "pods"};
+inline const GroupVersionResource kReplicaSets{"apps", "v1", "replicasets"};
+inline const GroupVersionResource kDeployments{"apps", "v1", "deployments"};
+inline const GroupVersionResource kJobs{"batch", "v1", "jobs"};
+
+// SlowStartInitialBatchSize.
+inline constexpr int kSlowStartInitialBatchSize = 1;
+// The annotation that lets users say which pods to delete first (controller.kubernetes.io).
+inline constexpr std::string_view kPodDeletionCostAnnotation =
+    "controller.kubernetes.io/pod-deletion-cost";
+
+// --- pod readings ---
+std::string podPhase(const Json& pod);
+std::string podNodeName(const Json& pod);
+// Not Succeeded, not Failed, not being deleted (controller.IsPodActive).
+bool isPodActive(const Json& pod);
+// Being deleted but not finished yet (controller.IsPodTerminating).
+bool isPodTerminating(const Json& pod);
+// The Ready condition is True (podutil.IsPodReady).
+bool isPodReady(const Json& pod);
+// When the Ready condition last changed, if it is True.
+std::optional<TimePoint> podReadySince(const Json& pod);
+// Ready for longer than minReadySeconds at `now` (podutil.IsPodAvailable: strictly longer).
+bool isPodAvailable(const Json& pod, int minReadySeconds, TimePoint now);
+// The highest restartCount of the pod's containers (init containers included).
+int maxContainerRestarts(const Json& pod);
+// The sum of the restartCounts of its containers and init containers.
+int totalContainerRestarts(const Json& pod);
+std::optional<TimePoint> parseTime(const Json& value);
+
+// --- selectors ---
+// The object's spec.selector; a missing selector selects nothing (LabelSelectorAsSelector).
+Result<LabelSelector> specSelector(const Json& owner);
+// A label selector that is {} selects everything: controllers refuse to act on it.
+bool selectsEverything(const Json& owner);
+
+// --- listing through a cache (shared documents, no copies) ---
+std::vector<ObjectPtr> listInNamespace(Cache& cache, const GroupVersionResource& gvr,
+                                       std::string_view ns);
+
+// --- controller references ---
+// What claiming needs to know about the controller (the owner).
+struct ClaimContext {
+  Client& client;    // writes (the patches)
+  Reader& uncached;  // the fresh read of the owner before the first adoption
+  GroupVersionResource ownerResource;
+  const Json& owner;  // as read from the cache
+  const LabelSelector& selector;
+  // Adopted objects get this finalizer, released ones lose it (the Job controller's tracking
+  // finalizer); none when empty.
+  std::string trackingFinalizer;
+};
+
+// PodControllerRefManager.ClaimPods for any kind: of `candidates`, the objects the owner now
+// controls, adopting orphans that match and releasing owned objects that no longer do. Objects
+// controlled by someone else are left alone; so are orphans being deleted, and everything when
+// the owner itself is being deleted. Before the first adoption the owner is read again from the
+// server: an owner that was deleted or replaced (another uid) adopts nothing (the error is
+// returned after the already-owned objects are claimed). An adopted or released object that is
+// gone (404) is skipped.
+Result<std::vector<ObjectPtr>> claimObjects(const ClaimContext& context,
+                                            const GroupVersionResource& resource,
+                                            const std::vector<ObjectPtr>& candidates);
+
+// The controller reference to `owner` of `owner`'s kind (metav1.NewControllerRef).
+Json controllerRefJson(const Json& owner);
+// Whether the object's controller reference names this uid.
+bool isControlledBy(const Json& object, std::string_view ownerUid);
+
+// --- pod creation ---
+// The pod GetPodFromTemplate builds: template labels, annotations, finalizers and spec;
+// generateName "<owner name>-" (shortened when the name is too long); the owner's namespace; the
+// controller reference. `extraFinalizer` (if not empty) is added to the template's finalizers.
+Json podFromTemplate(const Json& owner, const Json& podTemplate,
+                     std::string_view extraFinalizer = "");
+
+// --- scale-down order ---
+// The pods to delete first, best candidate first (ActivePodsWithRanks.Less): unassigned before
+// assigned; Pending < Unknown < Running; not ready before ready; lower pod-deletion-cost first;
+// pods doubled up on a node (more related pods there) first; ready for less time first; more
+// restarts first; newer first; name as the last tie-break so the order is deterministic.
+// `related` are the pods counted for the node ranks (the controller's pods when empty).
+std::vector<ObjectPtr> podsToDeleteFirst(std::vector<ObjectPtr> pods,
+                                         const std::vector<ObjectPtr>& related, std::size_t count);
+
+// --- slow start ---
+// Calls `fn` `count` times in batches of 1, 2, 4, ... (controller.slowStartBatch); stops after a
+// batch in which a call failed. Answers how many calls succeeded and the first error.
+struct SlowStartResult {
+  int successes = 0;
+  std::optional<Status> error;
+};
+SlowStartResult slowStartBatch(int count, int initialBatchSize,
+                               const std::function<Result<void>()>& fn);
+
+// --- conditions ---
+// status.conditions[type == `type`] of `object`, or nullptr.
+const Json* findCondition(const Json& object, std::string_view type);
+Json* findCondition(Json& object, std::string_view type);
+
+}  // namespace fakekube::workload
