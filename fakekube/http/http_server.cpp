@@ -110,6 +110,12 @@ struct HttpServer::Impl {
 
 void HttpServer::Impl::serve(const httplib::Request& req, httplib::Response& res,
                              const httplib::ContentReader* reader) {
+  // Never compress: httplib would gzip every application/json answer a client accepts gzip for
+  // (Go clients always do), and its compressor holds a watch stream's events back until a buffer
+  // fills. On loopback compression only costs CPU. httplib decides after the handler returns, from
+  // the request's headers, which it owns and hands out as const.
+  const_cast<httplib::Request&>(req).headers.erase("Accept-Encoding");
+
   RestRequest request;
   bool tooLarge = false;
   if (reader != nullptr) {

@@ -41,6 +41,21 @@ TEST_F(WatchTest, StreamsAddedModifiedDeletedInOrder) {
   }
 }
 
+TEST_F(WatchTest, ClientsAcceptingGzipStillGetEachEventAsItHappens) {
+  // Go clients always send Accept-Encoding: gzip; a compressor would hold events back.
+  const std::string rv = listRv(*client, kConfigMaps);
+  WatchReader reader(http->port(), kConfigMaps + "?watch=true&resourceVersion=" + rv,
+                     {{"Accept-Encoding", "gzip, deflate"}});
+  ASSERT_TRUE(eventually([&] { return http->activeWatches() == 1; }));
+  ASSERT_EQ(post(kConfigMaps, configMap("c1"))->status, 201);
+  std::vector<Json> events = reader.waitForEvents(1);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0]["object"]["metadata"]["name"], "c1");
+
+  auto list = get(kConfigMaps, {{"Accept-Encoding", "gzip"}});
+  EXPECT_FALSE(list->has_header("Content-Encoding"));
+}
+
 TEST_F(WatchTest, WithoutAResourceVersionTheCurrentStateComesFirst) {
   ASSERT_EQ(post(kConfigMaps, configMap("a"))->status, 201);
   ASSERT_EQ(post(kConfigMaps, configMap("b"))->status, 201);
