@@ -499,6 +499,20 @@ TEST(ProtobufTest, RepeatedMessageMergesAsProtobufDoes) {
               R"({"name": "second", "labels": {"a": "1", "b": "2"}})");
 }
 
+TEST(ProtobufTest, TimeCalendarEdges) {
+  auto created = [](std::int64_t seconds) {
+    Message meta =
+        Message().message(8, Message().varint(1, static_cast<std::uint64_t>(seconds)).varint(2, 0));
+    return decoded(
+        body("v1", "ConfigMap", Message().message(1, meta)))["metadata"]["creationTimestamp"];
+  };
+  EXPECT_EQ(created(1709210096), "2024-02-29T12:34:56Z");
+  EXPECT_EQ(created(-1), "1969-12-31T23:59:59Z");
+  EXPECT_EQ(created(253402300799), "9999-12-31T23:59:59Z");
+  EXPECT_EQ(created(-62135596800), nullptr);  // Go's zero time written as seconds
+  EXPECT_EQ(created(-62135596799), "0001-01-01T00:00:01Z");
+}
+
 // --- malformed and unsupported input ---
 
 TEST(ProtobufTest, BadMagicIsBadRequest) {
