@@ -43,7 +43,10 @@ class Query {
     text_ += urlEncode(value);
     return *this;
   }
-  Query& add(std::string_view key, bool value) { return value ? add(key, "true") : *this; }
+  // "key=true" when `value`; nothing otherwise.
+  Query& addFlag(std::string_view key, bool value) {
+    return value ? add(key, std::string_view("true")) : *this;
+  }
   const std::string& str() const { return text_; }
 
  private:
@@ -487,7 +490,7 @@ Result<Json> RestClient::patch(const GroupVersionResource& gvr, std::string_view
   Query query;
   query.add("dryRun", options.dryRun ? "All" : "")
       .add("fieldManager", options.fieldManager)
-      .add("force", options.force);
+      .addFlag("force", options.force);
   return impl_->request("PATCH", *path + query.str(), patch, patchTypeName(type));
 }
 
@@ -522,7 +525,7 @@ Result<std::shared_ptr<Watch>> RestClient::watch(const GroupVersionResource& gvr
       .add("fieldSelector", options.fieldSelector)
       .add("resourceVersion", options.resourceVersion)
       .add("resourceVersionMatch", options.resourceVersionMatch)
-      .add("allowWatchBookmarks", options.allowWatchBookmarks);
+      .addFlag("allowWatchBookmarks", options.allowWatchBookmarks);
   if (options.sendInitialEvents) {
     query.add("sendInitialEvents", *options.sendInitialEvents ? "true" : "false");
   }

@@ -9,13 +9,14 @@
 
 #include "fakekube/api/json_writer.h"
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/protobuf.h"
+#include "fakekube/api/yaml.h"
 #include "fakekube/http/discovery.h"
 #include "fakekube/http/media_type.h"
 #include "fakekube/http/openapi.h"
 #include "fakekube/http/partial_object_metadata.h"
 #include "fakekube/http/table.h"
 #include "fakekube/http/watch_stream.h"
-#include "fakekube/http/yaml_to_json.h"
 
 namespace fakekube {
 
@@ -160,14 +161,16 @@ Result<Json> parseJson(std::string_view text) {
   }
 }
 
-// A create/update body: JSON, or YAML (which the API server also accepts).
+// A create/update body: JSON, YAML (which the API server also accepts), or Kubernetes protobuf
+// (what kubectl's typed `create` commands send), decoded into the JSON a JSON client sends.
 Result<Json> decodeBody(const RestRequest& request) {
   const std::string type = baseMediaType(request.contentType);
   if (type.empty() || type == "application/json" || type == "*/*") return parseJson(request.body);
-  if (type == "application/yaml") return yamlToJson(request.body);
+  if (type == "application/yaml") return decodeYaml(request.body);
+  if (type == kKubernetesProtobufMediaType) return decodeKubernetesProtobuf(request.body);
   return tl::unexpected(Status::unsupportedMediaType(fmt::format(
       "the body of the request was in an unknown format - accepted media types include: "
-      "application/json, application/yaml")));
+      "application/json, application/yaml, application/vnd.kubernetes.protobuf")));
 }
 
 // DeleteOptions from the query, then the body (which wins, as the API server decodes it last).
@@ -189,8 +192,7 @@ Result<DeleteOptions> deleteOptions(const RestRequest& request) {
   }
 
   if (request.body.find_first_not_of(" \t\r\n") == std::string::npos) return options;
-  auto body = baseMediaType(request.contentType) == "application/yaml" ? yamlToJson(request.body)
-                                                                       : parseJson(request.body);
+  auto body = decodeBody(request);
   if (!body) return tl::unexpected(body.error());
   if (!body->is_object()) {
     return tl::unexpected(
@@ -538,16 +540,10 @@ RestResponse Call::patch(std::string_view subresource) {
   options.fieldManager = request_.param("fieldManager").value_or("");
   options.force = force->value_or(false);
 
-  std::string patchText = request_.body;
+  // Apply bodies are YAML or JSON; the API server reads them (parseAppliedConfiguration).
   bool creates = false;
-  if (*type == PatchType::Apply) {
-    // Apply configurations are YAML (JSON is YAML too); the server reads them as JSON.
-    auto document = yamlToJson(request_.body);
-    if (!document) return RestHandler::errorResponse(document.error());
-    patchText = toJsonText(*document);
-    creates = subresource.empty() && !exists();
-  }
-  auto patched = server_.patch(t_.gvr, t_.ns, t_.name, *type, patchText, options, subresource);
+  auto patched =
+      server_.patch(t_.gvr, t_.ns, t_.name, *type, request_.body, options, subresource, &creates);
   if (!patched) return RestHandler::errorResponse(patched.error());
   return objectResponse(creates ? 201 : 200, **patched);
 }

@@ -302,8 +302,9 @@ TEST_F(CrudTest, TransportAndRoutingErrorsAreStatusDocuments) {
   // Name on the URL and in the body differ: 400.
   ASSERT_EQ(post(kConfigMaps, configMap("c1"))->status, 201);
   EXPECT_EQ(put(kConfigMaps + "/c1", configMap("other"))->status, 400);
-  // Unsupported body media type: 415.
-  EXPECT_EQ(client->Post(kConfigMaps, "x", "application/vnd.kubernetes.protobuf")->status, 415);
+  // Unsupported body media type: 415; a protobuf body that is not one: 400.
+  EXPECT_EQ(client->Post(kConfigMaps, "x", "application/cbor")->status, 415);
+  EXPECT_EQ(client->Post(kConfigMaps, "x", "application/vnd.kubernetes.protobuf")->status, 400);
 }
 
 TEST_F(CrudTest, YamlBodiesAreAcceptedOnCreate) {

@@ -1,0 +1,106 @@
+// Cluster: everything a Kubernetes cluster runs around its API server, started together —
+// kube-controller-manager's controllers (garbage collector, namespace, node lifecycle, Job,
+// TTL-after-finished, ReplicaSet, Deployment), the scheduler, and the kubelets of a set of
+// simulated nodes.
+//
+//   SimExecutor executor;
+//   auto server = ApiServer::open(executor.clock()).value();
+//   Cluster cluster(executor, *server, ClusterOptions{.nodes = 2});
+//   cluster.start();                      // nodes node-1, node-2 exist; controllers run
+//   ... create a Deployment; executor.runFor(10s); its pods are Running and Ready ...
+//
+// Each part is also usable on its own (see its header); this class only wires them in the order
+// a real cluster comes up: nodes first, then the controllers, which find the nodes in their
+// caches when they start. The controllers built on the runtime share one Manager (one cache, one
+// client), as kube-controller-manager's do; the garbage collector and the namespace controller
+// watch the server directly.
+//
+// `enabled` picks the parts by the names `fakekube serve --controllers` takes:
+//   gc, namespace, node-lifecycle, scheduler, kubelet, job, ttl-after-finished, replicaset,
+//   deployment
+// What a disabled part would do simply does not happen (without "kubelet", bound pods stay
+// Pending, as in envtest).
+//
+// The executor and the server must outlive the cluster. start() and stop() are not thread-safe
+// against each other; everything else runs on the executor.
+#pragma once
+
+#include <memory>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fakekube/api/status.h"
+#include "fakekube/cluster/container_behavior.h"
+#include "fakekube/cluster/kubelet.h"
+#include "fakekube/cluster/network.h"
+#include "fakekube/cluster/node_lifecycle_controller.h"
+#include "fakekube/cluster/nodes.h"
+#include "fakekube/cluster/scheduler.h"
+#include "fakekube/runtime/manager.h"
+#include "fakekube/sim/executor.h"
+
+namespace fakekube {
+
+class ApiServer;
+
+// Every part's name, in start order.
+const std::vector<std::string>& clusterComponentNames();
+
+// "" or "all": every part; otherwise a comma-separated list of names ("gc,namespace"). Unknown
+// names are a 400 error that lists the known ones.
+Result<std::set<std::string>> parseClusterComponents(std::string_view list);
+
+struct ClusterOptions {
+  // The parts to run (default: all).
+  std::set<std::string> enabled = {clusterComponentNames().begin(), clusterComponentNames().end()};
+  // Nodes to create at start: node-1 ... node-N, each like `node` (its name is replaced). A node
+  // that exists already (a restarted file-backed server) is kept as it is.
+  int nodes = 0;
+  NodeConfig node;
+
+  Scheduler::Options scheduler;
+  Kubelet::Options kubelet;
+  NodeLifecycleController::Options nodeLifecycle;
+};
+
+class Cluster {
+ public:
+  Cluster(Executor& executor, ApiServer& server, ClusterOptions options = {});
+  // stop().
+  ~Cluster();
+  Cluster(const Cluster&) = delete;
+  Cluster& operator=(const Cluster&) = delete;
+
+  // Creates the nodes, then starts the parts. Once.
+  Result<void> start();
+  // Stops every part (the manager's controllers, the watches). The server is untouched.
+  void stop();
+
+  // The manager the runtime controllers share (add your own controllers to it).
+  Manager& manager() { return *manager_; }
+  // What simulated containers do (add behaviours before pods start).
+  BehaviorRegistry& behaviors() { return behaviors_; }
+  // The in-process network of the simulated pods.
+  Network& network() { return *network_; }
+  bool enabled(std::string_view component) const;
+
+  // True when no part has work pending now (only the parts that can tell: the garbage collector,
+  // the namespace controller).
+  bool idle() const;
+
+ private:
+  struct Parts;
+
+  Executor& executor_;
+  ApiServer& server_;
+  ClusterOptions options_;
+  BehaviorRegistry behaviors_;
+  std::unique_ptr<Manager> manager_;
+  std::unique_ptr<Network> network_;
+  std::unique_ptr<Parts> parts_;
+  bool started_ = false;
+};
+
+}  // namespace fakekube

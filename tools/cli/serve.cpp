@@ -1,0 +1,131 @@
+// `fakekube serve`: the Kubernetes API on a local port, for kubectl, client libraries and
+// operators in other processes, with the cluster's controllers running in process.
+//
+// It runs on real threads and the real clock (ThreadPoolExecutor): the same components that tests
+// drive in virtual time. It prints one line, `fakekube: serving on http://HOST:PORT`, once the
+// server accepts connections (scripts wait for it), then serves until SIGINT or SIGTERM, and
+// stops in order: HTTP first (no new requests), then the controllers, then the store.
+#include <fmt/format.h>
+#include <signal.h>
+
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "fakekube/apiserver/api_server.h"
+#include "fakekube/client/kubeconfig.h"
+#include "fakekube/cluster/cluster.h"
+#include "fakekube/http/http_server.h"
+#include "fakekube/sim/thread_pool_executor.h"
+#include "tools/cli/commands.h"
+
+namespace fakekube::cli {
+namespace {
+
+int fail(const std::string& message) {
+  std::fprintf(stderr, "fakekube serve: %s\n", message.c_str());
+  return 1;
+}
+
+// "HOST:PORT", "[v6]:PORT" or ":PORT" (loopback).
+bool parseListen(const std::string& listen, std::string& host, int& port) {
+  auto colon = listen.rfind(':');
+  if (colon == std::string::npos) return false;
+  host = listen.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  if (host.empty()) host = "127.0.0.1";
+  const std::string portText = listen.substr(colon + 1);
+  if (portText.empty() || portText.size() > 5) return false;
+  for (char c : portText) {
+    if (c < '0' || c > '9') return false;
+  }
+  port = std::stoi(portText);
+  return port <= 65535;
+}
+
+}  // namespace
+
+int runServe(const ServeOptions& options) {
+  std::string host;
+  int port = 0;
+  if (!parseListen(options.listen, host, port)) {
+    return fail(fmt::format("--listen \"{}\": expected HOST:PORT (port 0 picks a free one)",
+                            options.listen));
+  }
+  if (options.nodes < 0 || options.nodes > 10000) {
+    return fail(fmt::format("--nodes {}: expected 0..10000", options.nodes));
+  }
+  if (options.retainedRevisions < 0) {
+    return fail(
+        fmt::format("--retained-revisions {}: expected 0 or more", options.retainedRevisions));
+  }
+  auto controllers = parseClusterComponents(options.controllers);
+  if (!controllers) return fail(controllers.error().message);
+
+  // Block the stop signals before any thread starts, so every thread inherits the mask and
+  // sigwait() below is the only place they are seen.
+  sigset_t stopSignals;
+  sigemptyset(&stopSignals);
+  sigaddset(&stopSignals, SIGINT);
+  sigaddset(&stopSignals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stopSignals, nullptr);
+
+  ThreadPoolExecutor executor(4);
+  ApiServerOptions serverOptions;
+  serverOptions.executor = &executor;
+  if (!options.db.empty()) serverOptions.store.path = options.db;
+  serverOptions.store.retainedRevisions = options.retainedRevisions;
+  auto opened = ApiServer::open(executor.clock(), serverOptions);
+  if (!opened) return fail(fmt::format("cannot open the store: {}", opened.error().message));
+  std::unique_ptr<ApiServer> server = std::move(*opened);
+
+  ClusterOptions clusterOptions;
+  clusterOptions.enabled = *controllers;
+  clusterOptions.nodes = options.nodes;
+  Cluster cluster(executor, *server, clusterOptions);
+  if (auto started = cluster.start(); !started) {
+    return fail(fmt::format("cannot start the controllers: {}", started.error().message));
+  }
+
+  HttpServerOptions httpOptions;
+  httpOptions.host = host;
+  httpOptions.port = port;
+  httpOptions.bearerToken = options.token;
+  HttpServer http(*server, httpOptions);
+  if (auto started = http.start(); !started) return fail(started.error().message);
+
+  if (!options.kubeconfigOut.empty()) {
+    std::ofstream out(options.kubeconfigOut, std::ios::trunc);
+    out << renderKubeconfig(http.url(), options.token);
+    if (!out) return fail(fmt::format("cannot write {}", options.kubeconfigOut));
+  }
+  // Watches that allow bookmarks get one a minute, as from a real API server: it lets a client
+  // that resumes after a dropped connection start from a recent revision.
+  auto bookmarks = std::make_shared<std::function<void()>>();
+  *bookmarks = [&executor, &server, weak = std::weak_ptr(bookmarks)] {
+    server->sendBookmarks();
+    if (auto next = weak.lock()) executor.postAfter(std::chrono::minutes(1), *next);
+  };
+  executor.postAfter(std::chrono::minutes(1), *bookmarks);
+
+  std::printf("fakekube: serving on %s\n", http.url().c_str());
+  std::fflush(stdout);
+
+  int signal = 0;
+  sigwait(&stopSignals, &signal);
+  std::fprintf(stderr, "fakekube: %s, stopping\n", signal == SIGINT ? "interrupted" : "terminated");
+  http.stop();
+  cluster.stop();
+  executor.shutdown();
+  bookmarks.reset();
+  return 0;
+}
+
+}  // namespace fakekube::cli
