@@ -143,18 +143,23 @@ Result<Kubeconfig> loadKubeconfig(const std::string& path, std::string_view cont
 }
 
 std::string renderKubeconfig(std::string_view server, std::string_view token,
-                             std::string_view name) {
+                             std::string_view certificateAuthority, std::string_view name) {
   std::string out = fmt::format(
       "apiVersion: v1\n"
       "kind: Config\n"
       "clusters:\n"
       "- name: {0}\n"
       "  cluster:\n"
-      "    server: {1}\n"
+      "    server: {1}\n",
+      name, server);
+  if (!certificateAuthority.empty()) {
+    out += fmt::format("    certificate-authority-data: {}\n", base64Encode(certificateAuthority));
+  }
+  out += fmt::format(
       "users:\n"
       "- name: {0}\n"
       "  user:\n",
-      name, server);
+      name);
   if (!token.empty()) {
     out += fmt::format("    token: {}\n", token);
   } else {

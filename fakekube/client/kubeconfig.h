@@ -43,8 +43,10 @@ Result<Kubeconfig> parseKubeconfig(std::string_view yaml, std::string_view conte
                                    const std::string& baseDir = ".");
 
 // The kubeconfig text kubectl needs to reach `server` (plain HTTP or HTTPS), with a bearer token
-// when `token` is not empty: one cluster, user and context, all named `name`.
+// when `token` is not empty and the server's CA certificate (PEM) when `certificateAuthority` is
+// not empty: one cluster, user and context, all named `name`.
 std::string renderKubeconfig(std::string_view server, std::string_view token,
+                             std::string_view certificateAuthority = "",
                              std::string_view name = "fakekube");
 
 }  // namespace fakekube

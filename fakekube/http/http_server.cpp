@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <httplib.h>
+#include <openssl/pem.h>
 
 #include <atomic>
 #include <condition_variable>
@@ -19,6 +20,29 @@
 namespace fakekube {
 
 namespace {
+
+// An HTTPS server with `tls`'s certificate and key (httplib takes its own references to both).
+Result<std::unique_ptr<httplib::Server>> makeTlsServer(const TlsCertificate& tls) {
+  auto invalid = [](std::string_view what) {
+    return tl::unexpected(Status::internal(fmt::format("TLS: {}", what)));
+  };
+  std::unique_ptr<BIO, decltype(&BIO_free)> certBio(
+      BIO_new_mem_buf(tls.certificatePem.data(), static_cast<int>(tls.certificatePem.size())),
+      &BIO_free);
+  std::unique_ptr<BIO, decltype(&BIO_free)> keyBio(
+      BIO_new_mem_buf(tls.privateKeyPem.data(), static_cast<int>(tls.privateKeyPem.size())),
+      &BIO_free);
+  if (!certBio || !keyBio) return invalid("out of memory");
+  std::unique_ptr<X509, decltype(&X509_free)> cert(
+      PEM_read_bio_X509(certBio.get(), nullptr, nullptr, nullptr), &X509_free);
+  std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)> key(
+      PEM_read_bio_PrivateKey(keyBio.get(), nullptr, nullptr, nullptr), &EVP_PKEY_free);
+  if (!cert) return invalid("the certificate is not PEM");
+  if (!key) return invalid("the private key is not PEM");
+  auto server = std::make_unique<httplib::SSLServer>(cert.get(), key.get());
+  if (!server->is_valid()) return invalid("the certificate and key do not form a usable pair");
+  return std::unique_ptr<httplib::Server>(std::move(server));
+}
 
 // Beyond the limit a body is still read (and dropped) up to this much, so that the client, which
 // is still sending, receives the 413 rather than a reset connection.
@@ -96,7 +120,8 @@ struct HttpServer::Impl {
 
   ApiServer& api;
   const HttpServerOptions options;
-  httplib::Server server;
+  // An httplib::SSLServer when options.tls is set (made in start()).
+  std::unique_ptr<httplib::Server> server;
   std::unique_ptr<RestHandler> handler;
   std::thread listener;
   int port = 0;
@@ -200,7 +225,14 @@ Result<void> HttpServer::start() {
   if (impl.started.exchange(true)) {
     return tl::unexpected(Status::internal("the HTTP server was started already"));
   }
-  httplib::Server& server = impl.server;
+  if (impl.options.tls) {
+    auto made = makeTlsServer(*impl.options.tls);
+    if (!made) return tl::unexpected(made.error());
+    impl.server = std::move(*made);
+  } else {
+    impl.server = std::make_unique<httplib::Server>();
+  }
+  httplib::Server& server = *impl.server;
   const std::size_t maxConnections = impl.options.maxConnections;
   server.new_task_queue = [maxConnections] { return new ConnectionThreads(maxConnections); };
   server.set_tcp_nodelay(true);
@@ -266,7 +298,7 @@ Result<void> HttpServer::start() {
   }
   impl.handler = std::make_unique<RestHandler>(impl.api, fmt::format("{}:{}", host, impl.port));
   impl.listener = std::thread([&impl] {
-    impl.server.listen_after_bind();
+    impl.server->listen_after_bind();
     impl.listenerDone.store(true);
   });
   // stop() only takes effect once httplib runs its accept loop.
@@ -277,7 +309,8 @@ Result<void> HttpServer::start() {
 int HttpServer::port() const { return impl_->port; }
 
 std::string HttpServer::url() const {
-  return fmt::format("http://{}:{}", impl_->options.host, impl_->port);
+  return fmt::format("{}://{}:{}", impl_->options.tls ? "https" : "http", impl_->options.host,
+                     impl_->port);
 }
 
 void HttpServer::stop() {
@@ -287,7 +320,7 @@ void HttpServer::stop() {
     std::lock_guard lock(impl.streamsMu);
     for (const auto& stream : impl.streams) stream->stop();
   }
-  impl.server.stop();
+  if (impl.server) impl.server->stop();
   if (impl.listener.joinable()) impl.listener.join();
 }
 

@@ -29,9 +29,11 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "fakekube/api/status.h"
+#include "fakekube/http/tls_certificate.h"
 
 namespace fakekube {
 
@@ -53,6 +55,8 @@ struct HttpServerOptions {
   int port = 0;
   // When set, every request must carry "Authorization: Bearer <token>" (else 401 Unauthorized).
   std::string bearerToken;
+  // When set, the server speaks HTTPS with this certificate (clients send tokens only over TLS).
+  std::optional<TlsCertificate> tls;
   // Larger request bodies are refused with 413 RequestEntityTooLarge (Kubernetes' 3 MiB).
   std::size_t maxBodyBytes = 3 * 1024 * 1024;
   // Connections served at once (one thread each); more wait for a free thread.
@@ -79,7 +83,7 @@ class HttpServer {
   Result<void> start();
   // The bound port (valid after start()).
   int port() const;
-  // "http://<host>:<port>".
+  // "http://<host>:<port>", or https:// with TLS.
   std::string url() const;
   // Ends every watch, stops listening and joins every thread. Idempotent.
   void stop();

@@ -297,8 +297,10 @@ class KubectlTokenTest : public KubectlTest {
 
 TEST_F(KubectlTokenTest, TheTokenIsRequired) {
   EXPECT_EQ(ok({"get", "configmaps", "-n", "kube-system", "-o", "name"}), "");
-  RunResult denied = run({kKubectl, "--server", serve->url(), "--token", "wrong", "--cache-dir",
-                          dir.path() + "/cache2", "get", "configmaps"});
+  EXPECT_EQ(serve->url().rfind("https://", 0), 0u) << "a token needs TLS: " << serve->url();
+  RunResult denied =
+      run({kKubectl, "--server", serve->url(), "--token", "wrong", "--insecure-skip-tls-verify",
+           "--cache-dir", dir.path() + "/cache2", "get", "configmaps"});
   EXPECT_NE(denied.exitCode, 0);
   EXPECT_THAT(denied.err, HasSubstr("error: You must be logged in to the server"));
 }

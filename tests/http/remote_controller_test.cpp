@@ -169,5 +169,31 @@ TEST_F(RemoteControllerTest, TheRestClientPassesServerStatusesThrough) {
   EXPECT_EQ(RestClient::create(notHttp).error().code, 400);
 }
 
+TEST(RemoteTlsTest, TheRestClientVerifiesTheServerAndSendsTheToken) {
+  TempDirectory dir;
+  Serve serve(dir.path(), {"--token", "s3cret"});
+  ASSERT_EQ(serve.url().rfind("https://", 0), 0u) << serve.url();
+  auto config = loadKubeconfig(serve.kubeconfig());
+  ASSERT_TRUE(config.has_value()) << config.error().message;
+  EXPECT_FALSE(config->certificateAuthority.empty());
+  auto rest = RestClient::create(*config);
+  ASSERT_TRUE(rest.has_value()) << rest.error().message;
+  auto listed = (*rest)->list(kConfigMaps, "kube-system");
+  ASSERT_TRUE(listed.has_value()) << listed.error().message;
+
+  Kubeconfig wrongToken = *config;
+  wrongToken.token = "wrong";
+  auto denied = (*RestClient::create(wrongToken))->list(kConfigMaps, "default");
+  ASSERT_FALSE(denied.has_value());
+  EXPECT_EQ(denied.error().code, 401);
+
+  Kubeconfig untrusted = *config;
+  untrusted.certificateAuthority.clear();  // the system roots do not know this server
+  auto refused = (*RestClient::create(untrusted))->list(kConfigMaps, "default");
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_EQ(refused.error().code, 503);
+  EXPECT_EQ(serve.stop(), 0);
+}
+
 }  // namespace
 }  // namespace fakekube::e2e

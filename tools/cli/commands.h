@@ -17,6 +17,7 @@ struct ServeOptions {
   std::string db;  // "" = in memory
   std::string kubeconfigOut;
   std::string token;
+  bool tls = false;         // HTTPS even without a token (always with one)
   std::string controllers;  // "" = all
   int nodes = 1;
   long long retainedRevisions = 10000;

@@ -1,4 +1,6 @@
-// `fakekube demo`: the API server's rules told as a story on the in-memory store, in virtual time.
+// `fakekube demo`: fakekube's stories in virtual time. First the seed's part 0, a Deployment on a
+// simulated two-node cluster (demo_part0.cpp); then the API server's rules told as a story on the
+// in-memory store.
 //
 // Every line is the outcome of a real request to the in-process API server; nothing is scripted
 // output. The timestamps are virtual: the whole story runs in microseconds.
@@ -17,6 +19,8 @@
 #include "fakekube/cluster/namespace_controller.h"
 #include "fakekube/sim/sim_executor.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/demo_part0.h"
+#include "tools/cli/timeline.h"
 
 namespace fakekube::cli {
 
@@ -29,36 +33,6 @@ const GroupVersionResource kDeployments{"apps", "v1", "deployments"};
 const GroupVersionResource kCrds{"apiextensions.k8s.io", "v1", "customresourcedefinitions"};
 const GroupVersionResource kWidgets{"example.com", "v1", "widgets"};
 const GroupVersionResource kReplicaSets{"apps", "v1", "replicasets"};
-
-class Timeline {
- public:
-  Timeline(SimExecutor& executor, ApiServer& server, bool color)
-      : executor_(executor), server_(server), color_(color) {}
-
-  void chapter(const std::string& title) {
-    std::printf("\n%s\n", color_ ? fmt::format("\033[1m{}\033[0m", title).c_str() : title.c_str());
-  }
-
-  // One line: virtual time since the start, the store revision, what happened.
-  void line(const std::string& text) {
-    auto elapsed =
-        std::chrono::duration_cast<std::chrono::seconds>(executor_.now() - kSimulatedEpoch);
-    std::printf("  [+%3llds rv=%-3lld] %s\n", static_cast<long long>(elapsed.count()),
-                static_cast<long long>(server_.revision()), text.c_str());
-  }
-
-  void error(const std::string& what, const Status& status) {
-    line(fmt::format("{} -> {} {}", what, status.code, status.reason));
-    std::printf("  %17s %s\n", "", status.message.c_str());
-  }
-
-  void tick(int seconds = 1) { executor_.advance(std::chrono::seconds(seconds)); }
-
- private:
-  SimExecutor& executor_;
-  ApiServer& server_;
-  bool color_;
-};
 
 Json pod(const std::string& name, const std::string& node = "") {
   Json p = {{"apiVersion", "v1"},
@@ -337,6 +311,10 @@ int story(SimExecutor& executor, ApiServer& server, bool color) {
 }  // namespace
 
 int runDemo(const DemoOptions& options) {
+  std::printf(
+      "fakekube demo: fakekube's stories on the embedded in-memory store, in virtual time\n");
+  if (int failed = deploymentStory(options.color); failed != 0) return failed;
+
   SimExecutor executor(SimExecutor::Options{.seed = 1});
   ApiServerOptions serverOptions;
   serverOptions.seed = 1;
@@ -345,7 +323,8 @@ int runDemo(const DemoOptions& options) {
     std::fprintf(stderr, "fakekube: %s\n", server.error().message.c_str());
     return 1;
   }
-  std::printf("fakekube demo: the API server's rules on the embedded in-memory store\n");
+  Timeline(executor, **server, options.color)
+      .heading("The API server's rules, on the embedded in-memory store");
   return story(executor, **server, options.color);
 }
 

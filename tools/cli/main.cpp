@@ -24,7 +24,11 @@ int main(int argc, char** argv) {
   serveCmd->add_option("--db", serve.db, "SQLite file that keeps the state (default: in memory)");
   serveCmd->add_option("--kubeconfig-out", serve.kubeconfigOut,
                        "Write a kubeconfig for kubectl to this file");
-  serveCmd->add_option("--token", serve.token, "Require this bearer token on every request");
+  serveCmd->add_option("--token", serve.token,
+                       "Require this bearer token on every request (serves HTTPS: clients send "
+                       "tokens only over TLS)");
+  serveCmd->add_flag("--tls", serve.tls,
+                     "Serve HTTPS with a self-signed certificate (written into --kubeconfig-out)");
   serveCmd->add_option("--controllers", serve.controllers,
                        "Comma-separated parts to run: gc, namespace, node-lifecycle, scheduler, "
                        "kubelet, job, ttl-after-finished, replicaset, deployment (default: all)");

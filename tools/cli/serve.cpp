@@ -21,6 +21,7 @@
 #include "fakekube/client/kubeconfig.h"
 #include "fakekube/cluster/cluster.h"
 #include "fakekube/http/http_server.h"
+#include "fakekube/http/tls_certificate.h"
 #include "fakekube/sim/thread_pool_executor.h"
 #include "tools/cli/commands.h"
 
@@ -98,12 +99,21 @@ int runServe(const ServeOptions& options) {
   httpOptions.host = host;
   httpOptions.port = port;
   httpOptions.bearerToken = options.token;
+  // Kubernetes clients send a token only over TLS: with --token (or --tls) serve HTTPS, with a
+  // certificate made now and handed to clients as the kubeconfig's certificate authority.
+  if (options.tls || !options.token.empty()) {
+    std::vector<std::string> names = {host, "localhost", "127.0.0.1"};
+    auto certificate = makeSelfSignedCertificate(names);
+    if (!certificate) return fail(certificate.error().message);
+    httpOptions.tls = *certificate;
+  }
   HttpServer http(*server, httpOptions);
   if (auto started = http.start(); !started) return fail(started.error().message);
 
   if (!options.kubeconfigOut.empty()) {
     std::ofstream out(options.kubeconfigOut, std::ios::trunc);
-    out << renderKubeconfig(http.url(), options.token);
+    out << renderKubeconfig(http.url(), options.token,
+                            httpOptions.tls ? httpOptions.tls->certificatePem : "");
     if (!out) return fail(fmt::format("cannot write {}", options.kubeconfigOut));
   }
   // Watches that allow bookmarks get one a minute, as from a real API server: it lets a client

@@ -6,7 +6,7 @@ FAKEKUBE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 FAKEKUBE_PACKAGES=(
   cmake ninja-build g++ pkg-config
   libsqlite3-dev nlohmann-json3-dev libfmt-dev libexpected-dev libcli11-dev
-  libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev libyaml-cpp-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev libyaml-cpp-dev libssl-dev
 )
 
 # install_packages PKG...: apt-get installs the packages that are not installed yet.

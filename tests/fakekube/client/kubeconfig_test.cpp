@@ -90,6 +90,11 @@ TEST(KubeconfigTest, RenderedConfigReadsBack) {
   EXPECT_EQ(withToken->token, "t0ken");
   EXPECT_EQ(withToken->namespace_, "default");
 
+  auto withCa = parseKubeconfig(
+      renderKubeconfig("https://127.0.0.1:36443", "t0ken", "-----BEGIN CERTIFICATE-----\nAA\n"));
+  ASSERT_TRUE(withCa.has_value()) << withCa.error().message;
+  EXPECT_EQ(withCa->certificateAuthority, "-----BEGIN CERTIFICATE-----\nAA\n");
+
   auto anonymous = parseKubeconfig(renderKubeconfig("http://127.0.0.1:1", ""));
   ASSERT_TRUE(anonymous.has_value()) << anonymous.error().message;
   EXPECT_TRUE(anonymous->token.empty());

@@ -1,0 +1,381 @@
+// The seed's part 0 as the first story of `fakekube demo`: a Deployment on a simulated cluster of
+// two nodes, with every part a real cluster runs (Deployment and ReplicaSet controllers, the
+// scheduler, the kubelets, the garbage collector) on one SimExecutor.
+//
+// The story's own requests (create, delete) are printed with their answers; everything the
+// cluster does is told from watch events on Deployments, ReplicaSets and Pods, drained after
+// every executor task so each line carries the virtual instant of the write it shows and that
+// write's resourceVersion. Who did what is read off the change: a pod whose controller reference
+// names a ReplicaSet was created by it, spec.nodeName is set only by a binding (the scheduler),
+// pod status is written by the kubelet.
+#include "tools/cli/demo_part0.h"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "fakekube/api/object_meta.h"
+#include "fakekube/apiserver/api_server.h"
+#include "fakekube/cluster/cluster.h"
+#include "fakekube/cluster/pod_status.h"
+#include "fakekube/sim/sim_executor.h"
+#include "tools/cli/timeline.h"
+
+namespace fakekube::cli {
+
+namespace {
+
+using std::chrono::seconds;
+
+const GroupVersionResource kNodes{"", "v1", "nodes"};
+const GroupVersionResource kPods{"", "v1", "pods"};
+const GroupVersionResource kDeployments{"apps", "v1", "deployments"};
+const GroupVersionResource kReplicaSets{"apps", "v1", "replicasets"};
+
+// The seed's Deployment: app: intro, two replicas of a web container whose readiness probe starts
+// checking 5 s after the container started.
+Json introDeployment() {
+  Json labels = {{"app", "intro"}};
+  Json web = {
+      {"name", "web"},
+      {"image", "nginx:1.27"},
+      {"resources", {{"requests", {{"cpu", "100m"}, {"memory", "128Mi"}}}}},
+      {"readinessProbe", {{"httpGet", {{"path", "/"}, {"port", 80}}}, {"initialDelaySeconds", 5}}}};
+  return {
+      {"apiVersion", "apps/v1"},
+      {"kind", "Deployment"},
+      {"metadata", {{"name", "intro-deployment"}}},
+      {"spec",
+       {{"replicas", 2},
+        {"selector", {{"matchLabels", labels}}},
+        {"template",
+         {{"metadata", {{"labels", labels}}}, {"spec", {{"containers", Json::array({web})}}}}}}}};
+}
+
+// A pod nobody owns, with labels no ReplicaSet selects.
+Json barePod() {
+  return {{"apiVersion", "v1"},
+          {"kind", "Pod"},
+          {"metadata", {{"name", "bare-pod"}, {"labels", {{"app", "bare"}}}}},
+          {"spec", {{"containers", {{{"name", "web"}, {"image", "nginx:1.27"}}}}}}};
+}
+
+std::int64_t revisionOf(const Json& object) { return std::stoll(meta::resourceVersion(object)); }
+
+std::string conditionText(const Json& object, const std::string& type) {
+  const Json* c = podstatus::findCondition(object, type);
+  if (c == nullptr) return type + " absent";
+  std::string text = fmt::format("{}={}", type, c->value("status", ""));
+  if (!c->value("reason", "").empty()) text += fmt::format(" ({})", c->value("reason", ""));
+  return text;
+}
+
+// Turns the watch events of the default namespace into timeline lines.
+class Narrator {
+ public:
+  Narrator(SimExecutor& executor, ApiServer& server, Timeline& timeline)
+      : executor_(executor), server_(server), t_(timeline) {}
+  ~Narrator() {
+    for (auto& w : watches_) w->stop();
+  }
+
+  // Watches Deployments, ReplicaSets and Pods from the current revision.
+  Result<void> open() {
+    WatchOptions fromNow;
+    fromNow.resourceVersion = std::to_string(server_.revision());
+    for (const auto* gvr : {&kDeployments, &kReplicaSets, &kPods}) {
+      auto watch = server_.watch(*gvr, "default", fromNow);
+      if (!watch) return tl::unexpected(watch.error());
+      watches_.push_back(std::move(*watch));
+    }
+    return {};
+  }
+
+  // Lets `d` of virtual time pass, telling what happens.
+  void runFor(Duration d) {
+    runUntil([] { return false; }, d);
+    executor_.runUntilIdle();
+    drain();
+  }
+  // Runs until `done` holds, at most `limit`, telling what happens.
+  bool runUntil(const std::function<bool()>& done, Duration limit) {
+    bool reached = executor_.runUntil(
+        [&] {
+          drain();
+          return done();
+        },
+        limit);
+    drain();
+    return reached;
+  }
+  // Runs until `at` virtual time since the start of the run.
+  void runTo(Duration at) { runFor(kSimulatedEpoch + at - executor_.now()); }
+
+ private:
+  // What was last told about a pod, to tell only what a later event changed.
+  struct PodSeen {
+    std::string node;
+    std::string phase;
+    bool ready = false;
+    bool deleting = false;
+  };
+
+  void drain() {
+    for (auto& w : watches_) {
+      while (auto event = w->tryNext()) {
+        const Json& object = *event->object;
+        const std::string kind = meta::kind(object);
+        if (kind == "Pod") onPod(event->type, object);
+        if (kind == "ReplicaSet") onReplicaSet(event->type, object);
+        if (kind == "Deployment") onDeployment(event->type, object);
+      }
+    }
+  }
+
+  void onDeployment(WatchEventType type, const Json& d) {
+    const std::int64_t rv = revisionOf(d);
+    if (type == WatchEventType::Deleted) {
+      t_.line(rv, fmt::format("Deployment {} deleted", meta::name(d)));
+      return;
+    }
+    if (!d.contains("status") || !d["status"].contains("conditions")) return;
+    const Json& status = d["status"];
+    std::string told =
+        fmt::format("{}/{} ready, {} available; {}", status.value("readyReplicas", 0),
+                    d["spec"].value("replicas", 0), status.value("availableReplicas", 0),
+                    conditionText(d, "Available"));
+    if (told == deploymentTold_) return;
+    deploymentTold_ = told;
+    t_.line(rv, fmt::format("Deployment {}: {}", meta::name(d), told));
+  }
+
+  void onReplicaSet(WatchEventType type, const Json& rs) {
+    const std::int64_t rv = revisionOf(rs);
+    auto owner = meta::controllerOf(rs);
+    if (type == WatchEventType::Added) {
+      t_.line(rv,
+              fmt::format("ReplicaSet {} created by {} {}: replicas {}, selector {}",
+                          meta::name(rs), owner ? owner->kind : "nobody", owner ? owner->name : "",
+                          rs["spec"].value("replicas", 0), selectorText(rs)));
+    } else if (type == WatchEventType::Deleted) {
+      bool ownerGone = owner && !server_.get(kDeployments, "default", owner->name);
+      t_.line(rv, fmt::format("ReplicaSet {} deleted{}", meta::name(rs),
+                              ownerGone ? fmt::format(" by the garbage collector: its owner {} {} "
+                                                      "no longer exists",
+                                                      owner->kind, owner->name)
+                                        : ""));
+    }
+  }
+
+  void onPod(WatchEventType type, const Json& p) {
+    const std::int64_t rv = revisionOf(p);
+    const std::string name = meta::name(p);
+    PodSeen& seen = pods_[name];
+    auto owner = meta::controllerOf(p);
+
+    if (type == WatchEventType::Added) {
+      t_.line(rv,
+              fmt::format("Pod {} created by {}: Pending, no node yet", name,
+                          owner ? owner->kind + " " + owner->name : "the user, owned by nobody"));
+    }
+    if (type == WatchEventType::Deleted) {
+      t_.line(rv, fmt::format("Pod {} deleted: the kubelet on {} stopped it and confirmed with "
+                              "gracePeriodSeconds 0",
+                              name, seen.node));
+      pods_.erase(name);
+      return;
+    }
+    const std::string node = podstatus::nodeName(p);
+    if (!node.empty() && seen.node.empty()) {
+      seen.node = node;
+      t_.line(rv, fmt::format("Pod {} bound to {} by the scheduler: {}", name, node,
+                              conditionText(p, "PodScheduled")));
+    }
+    const std::string phase = podstatus::phase(p);
+    if (meta::isDeleting(p) && !seen.deleting) {
+      seen.deleting = true;
+      TimePoint deadline{};
+      parseRfc3339(meta::deletionTimestamp(p), &deadline);
+      bool ownerGone = owner && !server_.get(kReplicaSets, "default", owner->name);
+      t_.line(rv,
+              fmt::format("Pod {} terminating{}: deletionTimestamp +{}s (grace {}s)", name,
+                          ownerGone ? fmt::format(" (the garbage collector deleted it: its "
+                                                  "owner {} {} is gone)",
+                                                  owner->kind, owner->name)
+                                    : "",
+                          std::chrono::duration_cast<seconds>(deadline - kSimulatedEpoch).count(),
+                          meta::deletionGracePeriodSeconds(p).value_or(0)));
+    }
+    if (seen.deleting) return;  // the kubelet is stopping it; its next step is the delete
+    if (phase != seen.phase && !node.empty() && p["status"].contains("containerStatuses")) {
+      seen.phase = phase;
+      const Json& container = p["status"]["containerStatuses"][0];
+      if (phase == "Pending") {
+        std::string waiting = container["state"].contains("waiting")
+                                  ? container["state"]["waiting"].value("reason", "")
+                                  : "";
+        t_.line(rv, fmt::format("Pod {} on {}: Pending, container {} {}; {}", name, node,
+                                container.value("name", ""), waiting, conditionText(p, "Ready")));
+      } else if (phase == "Running") {
+        seen.ready = podstatus::isReady(p);  // told here when Running and Ready come together
+        t_.line(rv, fmt::format("Pod {} Running on {}, IP {}; container {} started, {}", name, node,
+                                p["status"].value("podIP", ""), container.value("name", ""),
+                                podstatus::isReady(p) ? "Ready=True"
+                                                      : conditionText(p, "ContainersReady")));
+      } else {
+        t_.line(rv, fmt::format("Pod {} {}", name, phase));
+      }
+    }
+    if (podstatus::isReady(p) && !seen.ready) {
+      seen.ready = true;
+      t_.line(rv, fmt::format("Pod {} Ready: {}, {}", name, conditionText(p, "ContainersReady"),
+                              conditionText(p, "Ready")));
+    }
+  }
+
+  static std::string selectorText(const Json& object) {
+    std::string text;
+    for (const auto& [key, value] : object["spec"]["selector"]["matchLabels"].items()) {
+      text += (text.empty() ? "" : ",") + key + "=" + value.get<std::string>();
+    }
+    return text;
+  }
+
+  SimExecutor& executor_;
+  ApiServer& server_;
+  Timeline& t_;
+  std::vector<std::shared_ptr<Watch>> watches_;
+  std::map<std::string, PodSeen> pods_;
+  std::string deploymentTold_;
+};
+
+// "NAME READY STATUS NODE IP" for every pod, as `kubectl get pods -o wide` reads them.
+void tellPods(Timeline& t, ApiServer& server, const std::string& what) {
+  auto pods = server.list(kPods, "default");
+  if (pods->items.empty()) {
+    t.line(what + ": no pods");
+    return;
+  }
+  t.line(what + ":");
+  for (const auto& object : pods->items) {
+    const Json& p = *object;
+    t.more(fmt::format("  {:<36} {:<5} {:<8} {:<7} {}", meta::name(p),
+                       podstatus::isReady(p) ? "1/1" : "0/1",
+                       meta::isDeleting(p) ? "Terminating" : podstatus::phase(p),
+                       podstatus::nodeName(p), p["status"].value("podIP", "")));
+  }
+}
+
+int tell(SimExecutor& executor, ApiServer& server, Cluster& cluster, bool color) {
+  Timeline t(executor, server, color);
+  Narrator narrator(executor, server, t);
+  if (auto opened = narrator.open(); !opened) {
+    std::fprintf(stderr, "fakekube: %s\n", opened.error().message.c_str());
+    return 1;
+  }
+
+  t.heading("The seed's part 0: a Deployment on a simulated cluster of two nodes");
+  t.chapter("0.1 intro-deployment with 2 replicas comes up on 2 nodes");
+  if (auto started = cluster.start(); !started) {
+    std::fprintf(stderr, "fakekube: %s\n", started.error().message.c_str());
+    return 1;
+  }
+  executor.runUntilIdle();
+  for (const auto& node : server.list(kNodes, "")->items) {
+    const Json& n = *node;
+    t.line(fmt::format("Node {}: {}, cpu {}, memory {}, pod range {}", meta::name(n),
+                       conditionText(n, "Ready"), n["status"]["allocatable"].value("cpu", ""),
+                       n["status"]["allocatable"].value("memory", ""),
+                       n["spec"].value("podCIDR", "")));
+  }
+  auto created = server.create(kDeployments, "default", introDeployment());
+  if (!created) {
+    t.error("create Deployment default/intro-deployment", created.error());
+    return 1;
+  }
+  t.line(revisionOf(**created),
+         fmt::format("create Deployment default/intro-deployment: replicas 2, selector app=intro, "
+                     "container web nginx:1.27 requesting 100m cpu / 128Mi, readiness probe "
+                     "from 5 s after start"));
+  auto available = [&] {
+    auto d = server.get(kDeployments, "default", "intro-deployment");
+    return d && (**d)["status"].value("availableReplicas", 0) == 2;
+  };
+  narrator.runUntil(available, std::chrono::minutes(1));
+  tellPods(t, server, "get pods");
+
+  t.chapter(
+      "0.2 One pod is deleted: a replacement is scheduled and becomes Ready; "
+      "a bare pod is not replaced");
+  narrator.runTo(seconds(10));
+  std::string victim;
+  for (const auto& p : server.list(kPods, "default")->items) {
+    if (podstatus::nodeName(*p) == "node-1") victim = meta::name(*p);
+  }
+  auto deleted = server.deleteObject(kPods, "default", victim);
+  t.line(fmt::format("delete Pod {} (on node-1) -> graceful: deletionTimestamp set, grace {}s",
+                     victim, meta::deletionGracePeriodSeconds(*deleted->object).value_or(0)));
+  narrator.runUntil([&] { return available() && !server.get(kPods, "default", victim); },
+                    std::chrono::minutes(1));
+  narrator.runTo(seconds(20));
+  auto bare = server.create(kPods, "default", barePod());
+  t.line(revisionOf(**bare), "create Pod default/bare-pod, labels app=bare, no ownerReferences");
+  narrator.runUntil(
+      [&] {
+        auto p = server.get(kPods, "default", "bare-pod");
+        return p && podstatus::isReady(**p);
+      },
+      std::chrono::minutes(1));
+  narrator.runTo(seconds(30));
+  server.deleteObject(kPods, "default", "bare-pod");
+  t.line("delete Pod bare-pod");
+  narrator.runFor(seconds(60));
+  tellPods(t, server, "a minute later, get pods (nothing replaced bare-pod)");
+
+  t.chapter("0.3 The Deployment is deleted: the garbage collector removes its ReplicaSet and pods");
+  server.deleteObject(kDeployments, "default", "intro-deployment");
+  t.line("delete Deployment intro-deployment (propagationPolicy Background, the default)");
+  narrator.runUntil(
+      [&] {
+        return server.list(kPods, "default")->items.empty() &&
+               server.list(kReplicaSets, "default")->items.empty();
+      },
+      std::chrono::minutes(1));
+  narrator.runFor(seconds(60));
+  t.line(fmt::format("a minute later: {} Deployments, {} ReplicaSets, {} Pods in default",
+                     server.list(kDeployments, "default")->items.size(),
+                     server.list(kReplicaSets, "default")->items.size(),
+                     server.list(kPods, "default")->items.size()));
+
+  std::printf(
+      "\n%lld writes in %.0f virtual seconds; every line above is a real request or watch "
+      "event.\n",
+      static_cast<long long>(server.revision()),
+      std::chrono::duration<double>(executor.now() - kSimulatedEpoch).count());
+  return 0;
+}
+
+}  // namespace
+
+int deploymentStory(bool color) {
+  SimExecutor executor(SimExecutor::Options{.seed = 1});
+  ApiServerOptions serverOptions;
+  serverOptions.seed = 1;
+  auto server = ApiServer::open(executor.clock(), serverOptions);
+  if (!server) {
+    std::fprintf(stderr, "fakekube: %s\n", server.error().message.c_str());
+    return 1;
+  }
+  ClusterOptions options;
+  options.nodes = 2;
+  Cluster cluster(executor, **server, options);
+  return tell(executor, **server, cluster, color);
+}
+
+}  // namespace fakekube::cli

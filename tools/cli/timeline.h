@@ -1,0 +1,60 @@
+// Timeline: how `fakekube demo` prints its stories. Each line carries the virtual time since the
+// start of the simulated run and a store revision, then what was observed:
+//
+//   [+  6s rv=41 ] Pod default/intro-deployment-5d8f7-x2k9q Ready
+//
+// The timeline only prints; every caller passes the outcome of a real request or watch event.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+#include "fakekube/api/status.h"
+#include "fakekube/apiserver/api_server.h"
+#include "fakekube/sim/sim_executor.h"
+
+namespace fakekube::cli {
+
+class Timeline {
+ public:
+  Timeline(SimExecutor& executor, ApiServer& server, bool color)
+      : executor_(executor), server_(server), color_(color) {}
+
+  void heading(const std::string& text) {
+    std::printf("\n%s\n", color_ ? fmt::format("\033[1;4m{}\033[0m", text).c_str() : text.c_str());
+  }
+
+  void chapter(const std::string& title) {
+    std::printf("\n%s\n", color_ ? fmt::format("\033[1m{}\033[0m", title).c_str() : title.c_str());
+  }
+
+  // One line at the store's current revision.
+  void line(const std::string& text) { line(server_.revision(), text); }
+  // One line at `revision` (a watched object's resourceVersion: the write it shows).
+  void line(std::int64_t revision, const std::string& text) {
+    auto elapsed =
+        std::chrono::duration_cast<std::chrono::seconds>(executor_.now() - kSimulatedEpoch);
+    std::printf("  [+%3llds rv=%-3lld] %s\n", static_cast<long long>(elapsed.count()),
+                static_cast<long long>(revision), text.c_str());
+  }
+  // A line continued without time and revision.
+  void more(const std::string& text) { std::printf("  %17s %s\n", "", text.c_str()); }
+
+  void error(const std::string& what, const Status& status) {
+    line(fmt::format("{} -> {} {}", what, status.code, status.reason));
+    more(status.message);
+  }
+
+  void tick(int seconds = 1) { executor_.advance(std::chrono::seconds(seconds)); }
+
+ private:
+  SimExecutor& executor_;
+  ApiServer& server_;
+  bool color_;
+};
+
+}  // namespace fakekube::cli
