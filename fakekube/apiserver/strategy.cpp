@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 
 namespace fakekube::strategy {
@@ -184,22 +185,11 @@ void defaultDeploymentSpec(Json& spec) {
   defaultTemplate(spec);
 }
 
-const Json& at(const Json& j, std::initializer_list<const char*> path) {
-  static const Json kNull;
-  const Json* cur = &j;
-  for (const char* p : path) {
-    if (!cur->is_object()) return kNull;
-    auto it = cur->find(p);
-    if (it == cur->end()) return kNull;
-    cur = &*it;
-  }
-  return *cur;
-}
 
 void immutable(FieldErrors& errors, const Json& updated, const Json& old,
                std::initializer_list<const char*> path, const char* field) {
-  const Json& a = at(updated, path);
-  const Json& b = at(old, path);
+  const Json& a = jsonAt(updated, path);
+  const Json& b = jsonAt(old, path);
   if (a != b) errors.push_back(FieldError::invalid(field, a.dump(), "field is immutable"));
 }
 
@@ -221,7 +211,7 @@ void validatePodSpec(FieldErrors& errors, const Json& spec, const std::string& f
 }
 
 void validateReplicas(FieldErrors& errors, const Json& object) {
-  const Json& replicas = at(object, {"spec", "replicas"});
+  const Json& replicas = jsonAt(object, {"spec", "replicas"});
   if (replicas.is_number_integer() && replicas.get<std::int64_t>() < 0) {
     errors.push_back(FieldError::invalid("spec.replicas", replicas.dump(),
                                          "must be greater than or equal to 0"));
@@ -281,7 +271,7 @@ void prepareForCreate(const ResourceInfo& info, Json& object) {
 
 void prepareForUpdate(const ResourceInfo& info, Json& updated, const Json& old) {
   if (!info.is("", "services")) return;
-  const Json& oldSpec = at(old, {"spec"});
+  const Json& oldSpec = jsonAt(old, {"spec"});
   Json& spec = child(updated, "spec");
   for (const char* field : {"clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy"}) {
     auto it = spec.find(field);
@@ -296,7 +286,7 @@ bool generationChanged(const ResourceInfo& info, const Json& updated, const Json
     case GenerationRule::None:
       return false;
     case GenerationRule::SpecChange:
-      return at(updated, {"spec"}) != at(old, {"spec"});
+      return jsonAt(updated, {"spec"}) != jsonAt(old, {"spec"});
     case GenerationRule::NonMetadataChange: {
       for (const auto& [key, value] : updated.items()) {
         if (key == "metadata") continue;
@@ -314,15 +304,15 @@ bool generationChanged(const ResourceInfo& info, const Json& updated, const Json
 FieldErrors validateCreate(const ResourceInfo& info, const Json& object) {
   FieldErrors errors;
   if (info.is("", "pods")) {
-    validatePodSpec(errors, at(object, {"spec"}), "spec");
+    validatePodSpec(errors, jsonAt(object, {"spec"}), "spec");
   } else if (info.is("apps", "deployments") || info.is("apps", "replicasets")) {
-    if (at(object, {"spec", "selector"}).is_null())
+    if (jsonAt(object, {"spec", "selector"}).is_null())
       errors.push_back(FieldError::required("spec.selector"));
     validateReplicas(errors, object);
-    validatePodSpec(errors, at(object, {"spec", "template", "spec"}), "spec.template.spec");
+    validatePodSpec(errors, jsonAt(object, {"spec", "template", "spec"}), "spec.template.spec");
   } else if (info.is("batch", "jobs")) {
-    validatePodSpec(errors, at(object, {"spec", "template", "spec"}), "spec.template.spec");
-    const Json& policy = at(object, {"spec", "template", "spec", "restartPolicy"});
+    validatePodSpec(errors, jsonAt(object, {"spec", "template", "spec"}), "spec.template.spec");
+    const Json& policy = jsonAt(object, {"spec", "template", "spec", "restartPolicy"});
     if (policy != "OnFailure" && policy != "Never") {
       errors.push_back(
           FieldError::notSupported("spec.template.spec.restartPolicy",
@@ -339,7 +329,7 @@ namespace {
 // and init-container images, activeDeadlineSeconds, tolerations (additions), and
 // terminationGracePeriodSeconds.
 Json podSpecWithoutMutableFields(const Json& pod) {
-  Json spec = at(pod, {"spec"});
+  Json spec = jsonAt(pod, {"spec"});
   if (!spec.is_object()) return spec;
   for (const char* list : {"containers", "initContainers"}) {
     auto it = spec.find(list);

@@ -5,6 +5,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/cluster/controller_utils.h"
 
@@ -12,17 +13,6 @@ namespace fakekube::workload {
 
 namespace {
 
-const Json& at(const Json& j, std::initializer_list<const char*> path) {
-  static const Json kNull;
-  const Json* cur = &j;
-  for (const char* p : path) {
-    if (!cur->is_object()) return kNull;
-    auto it = cur->find(p);
-    if (it == cur->end()) return kNull;
-    cur = &*it;
-  }
-  return *cur;
-}
 
 std::optional<std::int64_t> parseInt(const std::string& text) {
   if (text.empty()) return std::nullopt;
@@ -44,10 +34,10 @@ std::optional<std::int64_t> annotationInt(const Json& object, std::string_view k
 // The fenceposts of a RollingUpdate: {maxSurge, maxUnavailable} for `desired` replicas.
 std::pair<std::int64_t, std::int64_t> resolveFenceposts(const Json& deployment,
                                                         std::int64_t desired) {
-  const Json& rollingUpdate = at(deployment, {"spec", "strategy", "rollingUpdate"});
+  const Json& rollingUpdate = jsonAt(deployment, {"spec", "strategy", "rollingUpdate"});
   // Unset (an update does not default them): the API server's 25%.
   auto field = [&rollingUpdate](const char* key) {
-    const Json& value = at(rollingUpdate, {key});
+    const Json& value = jsonAt(rollingUpdate, {key});
     return value.is_null() ? Json("25%") : value;
   };
   std::int64_t surge = scaledValue(field("maxSurge"), desired, true);
@@ -59,22 +49,22 @@ std::pair<std::int64_t, std::int64_t> resolveFenceposts(const Json& deployment,
 }  // namespace
 
 std::int64_t specReplicas(const Json& object) {
-  const Json& replicas = at(object, {"spec", "replicas"});
+  const Json& replicas = jsonAt(object, {"spec", "replicas"});
   return replicas.is_number_integer() ? replicas.get<std::int64_t>() : 1;
 }
 
 std::int64_t statusCount(const Json& object, const char* key) {
-  const Json& value = at(object, {"status", key});
+  const Json& value = jsonAt(object, {"status", key});
   return value.is_number_integer() ? value.get<std::int64_t>() : 0;
 }
 
 bool isRollingUpdate(const Json& deployment) {
-  const Json& type = at(deployment, {"spec", "strategy", "type"});
+  const Json& type = jsonAt(deployment, {"spec", "strategy", "type"});
   return !type.is_string() || type == "RollingUpdate";
 }
 
 std::int64_t minReadySeconds(const Json& object) {
-  const Json& value = at(object, {"spec", "minReadySeconds"});
+  const Json& value = jsonAt(object, {"spec", "minReadySeconds"});
   return value.is_number_integer() ? value.get<std::int64_t>() : 0;
 }
 
@@ -236,7 +226,7 @@ Json newDeploymentCondition(std::string_view type, std::string_view status, std:
 }
 
 const Json* deploymentCondition(const Json& status, std::string_view type) {
-  const Json& conditions = at(status, {"conditions"});
+  const Json& conditions = jsonAt(status, {"conditions"});
   if (!conditions.is_array()) return nullptr;
   for (const auto& c : conditions) {
     if (c.is_object() && c.value("type", "") == type) return &c;
@@ -276,14 +266,14 @@ void removeDeploymentCondition(Json& status, std::string_view type) {
 }
 
 bool hasProgressDeadline(const Json& deployment) {
-  const Json& seconds = at(deployment, {"spec", "progressDeadlineSeconds"});
+  const Json& seconds = jsonAt(deployment, {"spec", "progressDeadlineSeconds"});
   return seconds.is_number_integer() &&
          seconds.get<std::int64_t>() != std::numeric_limits<std::int32_t>::max();
 }
 
 bool deploymentComplete(const Json& deployment, const Json& newStatus) {
   auto count = [&newStatus](const char* key) {
-    const Json& v = at(newStatus, {key});
+    const Json& v = jsonAt(newStatus, {key});
     return v.is_number_integer() ? v.get<std::int64_t>() : 0;
   };
   const std::int64_t replicas = specReplicas(deployment);
@@ -294,10 +284,10 @@ bool deploymentComplete(const Json& deployment, const Json& newStatus) {
 
 bool deploymentProgressing(const Json& deployment, const Json& newStatus) {
   auto count = [](const Json& status, const char* key) {
-    const Json& v = at(status, {key});
+    const Json& v = jsonAt(status, {key});
     return v.is_number_integer() ? v.get<std::int64_t>() : 0;
   };
-  const Json& oldStatus = at(deployment, {"status"});
+  const Json& oldStatus = jsonAt(deployment, {"status"});
   std::int64_t oldOld = count(oldStatus, "replicas") - count(oldStatus, "updatedReplicas");
   std::int64_t newOld = count(newStatus, "replicas") - count(newStatus, "updatedReplicas");
   return count(newStatus, "updatedReplicas") > count(oldStatus, "updatedReplicas") ||
@@ -312,10 +302,10 @@ bool deploymentTimedOut(const Json& deployment, const Json& newStatus, TimePoint
   const std::string reason = condition->value("reason", "");
   if (reason == "NewReplicaSetAvailable") return false;
   if (reason == "ProgressDeadlineExceeded") return true;
-  auto from = parseTime(at(*condition, {"lastUpdateTime"}));
+  auto from = parseTime(jsonAt(*condition, {"lastUpdateTime"}));
   if (!from) return false;
   auto deadline =
-      std::chrono::seconds(at(deployment, {"spec", "progressDeadlineSeconds"}).get<std::int64_t>());
+      std::chrono::seconds(jsonAt(deployment, {"spec", "progressDeadlineSeconds"}).get<std::int64_t>());
   return *from + deadline < now;
 }
 

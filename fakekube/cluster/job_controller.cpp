@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/cluster/controller_expectations.h"
 #include "fakekube/cluster/controller_utils.h"
@@ -20,20 +21,9 @@ namespace {
 
 using namespace workload;  // NOLINT: the shared controller helpers
 
-const Json& at(const Json& j, std::initializer_list<const char*> path) {
-  static const Json kNull;
-  const Json* cur = &j;
-  for (const char* p : path) {
-    if (!cur->is_object()) return kNull;
-    auto it = cur->find(p);
-    if (it == cur->end()) return kNull;
-    cur = &*it;
-  }
-  return *cur;
-}
 
 std::int64_t intAt(const Json& j, std::initializer_list<const char*> path, std::int64_t fallback) {
-  const Json& v = at(j, path);
+  const Json& v = jsonAt(j, path);
   return v.is_number_integer() ? v.get<std::int64_t>() : fallback;
 }
 
@@ -45,7 +35,7 @@ bool hasTrackingFinalizer(const Json& pod) {
   return meta::hasFinalizer(pod, kJobTrackingFinalizer);
 }
 
-bool jobSuspended(const Json& job) { return at(job, {"spec", "suspend"}) == true; }
+bool jobSuspended(const Json& job) { return jsonAt(job, {"spec", "suspend"}) == true; }
 
 // A condition of type `type` with status True.
 const Json* trueCondition(const Json& job, std::string_view type) {
@@ -91,8 +81,8 @@ bool ensureCondition(Json& job, std::string_view type, std::string_view status,
 bool isPodFailed(const Json& pod, const Json& job) {
   const std::string phase = podPhase(pod);
   if (phase == "Failed") return true;
-  if (at(job, {"spec", "podReplacementPolicy"}) == "Failed" ||
-      !at(job, {"spec", "podFailurePolicy"}).is_null()) {
+  if (jsonAt(job, {"spec", "podReplacementPolicy"}) == "Failed" ||
+      !jsonAt(job, {"spec", "podFailurePolicy"}).is_null()) {
     return false;
   }
   return meta::isDeleting(pod) && phase != "Succeeded";
@@ -103,22 +93,22 @@ bool isPodFailed(const Json& pod, const Json& job) {
 TimePoint finishedTime(const Json& pod) {
   std::optional<TimePoint> latest;
   for (const char* list : {"containerStatuses", "initContainerStatuses"}) {
-    const Json& statuses = at(pod, {"status", list});
+    const Json& statuses = jsonAt(pod, {"status", list});
     if (!statuses.is_array()) continue;
     for (const auto& s : statuses) {
-      auto t = parseTime(at(s, {"state", "terminated", "finishedAt"}));
+      auto t = parseTime(jsonAt(s, {"state", "terminated", "finishedAt"}));
       if (t && (!latest || *t > *latest)) latest = t;
     }
   }
   if (latest) return *latest;
   if (const Json* ready = findCondition(pod, "Ready");
       ready && ready->value("status", "") == "False") {
-    if (auto t = parseTime(at(*ready, {"lastTransitionTime"}))) return *t;
+    if (auto t = parseTime(jsonAt(*ready, {"lastTransitionTime"}))) return *t;
   }
-  if (auto t = parseTime(at(pod, {"metadata", "deletionTimestamp"}))) {
+  if (auto t = parseTime(jsonAt(pod, {"metadata", "deletionTimestamp"}))) {
     return *t - std::chrono::seconds(meta::deletionGracePeriodSeconds(pod).value_or(0));
   }
-  return parseTime(at(pod, {"metadata", "creationTimestamp"})).value_or(TimePoint{});
+  return parseTime(jsonAt(pod, {"metadata", "creationTimestamp"})).value_or(TimePoint{});
 }
 
 void sortByFinishedTime(std::vector<ObjectPtr>& pods) {
@@ -487,7 +477,7 @@ Result<void> JobController::syncJob(JobSync& s) {
   }
   if (!s.finished) {
     bool pastBackoffLimitOnFailure = false;
-    if (at(s.job, {"spec", "template", "spec", "restartPolicy"}) == "OnFailure") {
+    if (jsonAt(s.job, {"spec", "template", "spec", "restartPolicy"}) == "OnFailure") {
       std::int64_t restarts = 0;
       for (const auto& pod : s.pods) {
         std::string phase = podPhase(*pod);
@@ -495,7 +485,7 @@ Result<void> JobController::syncJob(JobSync& s) {
       }
       pastBackoffLimitOnFailure = backoffLimit == 0 ? restarts > 0 : restarts >= backoffLimit;
     }
-    const Json& deadline = at(s.job, {"spec", "activeDeadlineSeconds"});
+    const Json& deadline = jsonAt(s.job, {"spec", "activeDeadlineSeconds"});
     auto start = parseTime(status.value("startTime", Json()));
     if (failed > backoffLimit || pastBackoffLimitOnFailure) {
       s.finished = newCondition("FailureTarget", "True", "BackoffLimitExceeded",
@@ -531,7 +521,7 @@ Result<void> JobController::syncJob(JobSync& s) {
       }
       manageCalled = true;
     }
-    const Json& completions = at(s.job, {"spec", "completions"});
+    const Json& completions = jsonAt(s.job, {"spec", "completions"});
     bool complete = completions.is_number_integer()
                         ? s.succeeded >= completions.get<std::int64_t>() && active == 0
                         : s.succeeded > 0 && active == 0;
@@ -579,7 +569,7 @@ Result<std::int64_t> JobController::manageJob(JobSync& s) {
     return active - removed;
   }
   std::int64_t wantActive;
-  const Json& completions = at(s.job, {"spec", "completions"});
+  const Json& completions = jsonAt(s.job, {"spec", "completions"});
   if (!completions.is_number_integer()) {
     wantActive = s.succeeded > 0 ? active : parallelism;
   } else {
@@ -598,7 +588,7 @@ Result<std::int64_t> JobController::manageJob(JobSync& s) {
     return active - removed;
   }
   std::int64_t terminating = 0;
-  if (at(s.job, {"spec", "podReplacementPolicy"}) == "Failed") terminating = s.terminating;
+  if (jsonAt(s.job, {"spec", "podReplacementPolicy"}) == "Failed") terminating = s.terminating;
   std::int64_t diff = wantActive - terminating - active;
   if (diff <= 0) return active;
   if (Duration remaining = remainingBackoff(s.backoff); remaining > Duration{0}) {
@@ -607,7 +597,7 @@ Result<std::int64_t> JobController::manageJob(JobSync& s) {
   }
   diff = std::min<std::int64_t>(diff, options_.maxPodCreateDeletePerSync);
   expectations_.expectCreations(s.key, static_cast<int>(diff));
-  const Json podTemplate = at(s.job, {"spec", "template"});
+  const Json podTemplate = jsonAt(s.job, {"spec", "template"});
   Client& client = manager_.client();
   auto result =
       slowStartBatch(static_cast<int>(diff), kSlowStartInitialBatchSize, [&]() -> Result<void> {

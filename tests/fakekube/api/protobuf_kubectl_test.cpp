@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <ostream>
 #include <string>
 
 #include "fakekube/api/protobuf.h"
@@ -17,6 +18,9 @@ struct Capture {
   const char* hex;   // the body, Content-Type application/vnd.kubernetes.protobuf
   const char* json;  // the same command's `--dry-run=client -o json`
 };
+
+// How GoogleTest names a capture in its output: the kubectl command.
+void PrintTo(const Capture& capture, std::ostream* os) { *os << capture.name; }
 
 // clang-format off
 const Capture kCaptures[] = {
