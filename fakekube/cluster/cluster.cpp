@@ -7,11 +7,8 @@
 
 #include "fakekube/apiserver/api_server.h"
 #include "fakekube/client/in_process_client.h"
-#include "fakekube/cluster/deployment_controller.h"
 #include "fakekube/cluster/garbage_collector.h"
-#include "fakekube/cluster/job_controller.h"
 #include "fakekube/cluster/namespace_controller.h"
-#include "fakekube/cluster/replicaset_controller.h"
 #include "fakekube/cluster/ttl_after_finished_controller.h"
 
 namespace fakekube {
@@ -112,16 +109,18 @@ Result<void> Cluster::start() {
     if (auto r = parts_->kubelet->start(); !r) return r;
   }
   if (enabled("job")) {
-    if (auto r = addJobController(*manager_); !r) return tl::unexpected(r.error());
+    if (auto r = addJobController(*manager_, options_.job); !r) return tl::unexpected(r.error());
   }
   if (enabled("ttl-after-finished")) {
     if (auto r = addTtlAfterFinishedController(*manager_); !r) return tl::unexpected(r.error());
   }
   if (enabled("replicaset")) {
-    if (auto r = addReplicaSetController(*manager_); !r) return tl::unexpected(r.error());
+    if (auto r = addReplicaSetController(*manager_, options_.replicaSet); !r)
+      return tl::unexpected(r.error());
   }
   if (enabled("deployment")) {
-    if (auto r = addDeploymentController(*manager_); !r) return tl::unexpected(r.error());
+    if (auto r = addDeploymentController(*manager_, options_.deployment); !r)
+      return tl::unexpected(r.error());
   }
   manager_->start();
   return {};

@@ -33,10 +33,13 @@
 
 #include "fakekube/api/status.h"
 #include "fakekube/cluster/container_behavior.h"
+#include "fakekube/cluster/deployment_controller.h"
+#include "fakekube/cluster/job_controller.h"
 #include "fakekube/cluster/kubelet.h"
 #include "fakekube/cluster/network.h"
 #include "fakekube/cluster/node_lifecycle_controller.h"
 #include "fakekube/cluster/nodes.h"
+#include "fakekube/cluster/replicaset_controller.h"
 #include "fakekube/cluster/scheduler.h"
 #include "fakekube/runtime/manager.h"
 #include "fakekube/sim/executor.h"
@@ -63,6 +66,11 @@ struct ClusterOptions {
   Scheduler::Options scheduler;
   Kubelet::Options kubelet;
   NodeLifecycleController::Options nodeLifecycle;
+  // The workload controllers (e.g. recordEvents = false where Events are only noise, as in a
+  // benchmark).
+  JobControllerOptions job;
+  ReplicaSetControllerOptions replicaSet;
+  DeploymentControllerOptions deployment;
 };
 
 class Cluster {
