@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <map>
@@ -45,7 +46,7 @@ Json introDeployment() {
   Json web = {
       {"name", "web"},
       {"image", "nginx:1.27"},
-      {"resources", {{"requests", {{"cpu", "100m"}, {"memory", "128Mi"}}}}},
+      {"resources", {{"requests", {{"cpu", "250m"}, {"memory", "256Mi"}}}}},
       {"readinessProbe", {{"httpGet", {{"path", "/"}, {"port", 80}}}, {"initialDelaySeconds", 5}}}};
   return {
       {"apiVersion", "apps/v1"},
@@ -73,6 +74,14 @@ std::string conditionText(const Json& object, const std::string& type) {
   if (c == nullptr) return type + " absent";
   std::string text = fmt::format("{}={}", type, c->value("status", ""));
   if (!c->value("reason", "").empty()) text += fmt::format(" ({})", c->value("reason", ""));
+  return text;
+}
+
+std::string selectorText(const Json& object) {
+  std::string text;
+  for (const auto& [key, value] : object["spec"]["selector"]["matchLabels"].items()) {
+    text += (text.empty() ? "" : ",") + key + "=" + value.get<std::string>();
+  }
   return text;
 }
 
@@ -126,15 +135,21 @@ class Narrator {
     bool deleting = false;
   };
 
+  // Takes the events of every watch, in the order of the writes they show.
   void drain() {
+    std::vector<WatchEvent> events;
     for (auto& w : watches_) {
-      while (auto event = w->tryNext()) {
-        const Json& object = *event->object;
-        const std::string kind = meta::kind(object);
-        if (kind == "Pod") onPod(event->type, object);
-        if (kind == "ReplicaSet") onReplicaSet(event->type, object);
-        if (kind == "Deployment") onDeployment(event->type, object);
-      }
+      while (auto event = w->tryNext()) events.push_back(std::move(*event));
+    }
+    std::stable_sort(events.begin(), events.end(), [](const WatchEvent& a, const WatchEvent& b) {
+      return revisionOf(*a.object) < revisionOf(*b.object);
+    });
+    for (const auto& event : events) {
+      const Json& object = *event.object;
+      const std::string kind = meta::kind(object);
+      if (kind == "Pod") onPod(event.type, object);
+      if (kind == "ReplicaSet") onReplicaSet(event.type, object);
+      if (kind == "Deployment") onDeployment(event.type, object);
     }
   }
 
@@ -144,7 +159,7 @@ class Narrator {
       t_.line(rv, fmt::format("Deployment {} deleted", meta::name(d)));
       return;
     }
-    if (!d.contains("status") || !d["status"].contains("conditions")) return;
+    if (podstatus::findCondition(d, "Available") == nullptr) return;
     const Json& status = d["status"];
     std::string told =
         fmt::format("{}/{} ready, {} available; {}", status.value("readyReplicas", 0),
@@ -185,9 +200,12 @@ class Narrator {
                           owner ? owner->kind + " " + owner->name : "the user, owned by nobody"));
     }
     if (type == WatchEventType::Deleted) {
-      t_.line(rv, fmt::format("Pod {} deleted: the kubelet on {} stopped it and confirmed with "
-                              "gracePeriodSeconds 0",
-                              name, seen.node));
+      t_.line(rv,
+              seen.node.empty()
+                  ? fmt::format("Pod {} deleted at once: never bound, no kubelet to wait for", name)
+                  : fmt::format("Pod {} deleted: the kubelet on {} stopped it and confirmed with "
+                                "gracePeriodSeconds 0",
+                                name, seen.node));
       pods_.erase(name);
       return;
     }
@@ -239,14 +257,6 @@ class Narrator {
     }
   }
 
-  static std::string selectorText(const Json& object) {
-    std::string text;
-    for (const auto& [key, value] : object["spec"]["selector"]["matchLabels"].items()) {
-      text += (text.empty() ? "" : ",") + key + "=" + value.get<std::string>();
-    }
-    return text;
-  }
-
   SimExecutor& executor_;
   ApiServer& server_;
   Timeline& t_;
@@ -286,8 +296,10 @@ int tell(SimExecutor& executor, ApiServer& server, Cluster& cluster, bool color)
     std::fprintf(stderr, "fakekube: %s\n", started.error().message.c_str());
     return 1;
   }
-  executor.runUntilIdle();
-  for (const auto& node : server.list(kNodes, "")->items) {
+  // The controllers run once the manager's caches synced.
+  executor.runUntil([&] { return cluster.manager().running(); }, seconds(1));
+  auto nodes = server.list(kNodes, "");
+  for (const auto& node : nodes->items) {
     const Json& n = *node;
     t.line(fmt::format("Node {}: {}, cpu {}, memory {}, pod range {}", meta::name(n),
                        conditionText(n, "Ready"), n["status"]["allocatable"].value("cpu", ""),
@@ -299,13 +311,20 @@ int tell(SimExecutor& executor, ApiServer& server, Cluster& cluster, bool color)
     t.error("create Deployment default/intro-deployment", created.error());
     return 1;
   }
+  const Json& spec = (**created)["spec"];
+  const Json& web = spec["template"]["spec"]["containers"][0];
   t.line(revisionOf(**created),
-         fmt::format("create Deployment default/intro-deployment: replicas 2, selector app=intro, "
-                     "container web nginx:1.27 requesting 100m cpu / 128Mi, readiness probe "
-                     "from 5 s after start"));
+         fmt::format("create Deployment default/intro-deployment: replicas {}, selector {}, "
+                     "container {} {} requesting {} cpu / {}, readiness probe from {} s after "
+                     "start",
+                     spec["replicas"].get<int>(), selectorText(**created),
+                     web["name"].get<std::string>(), web["image"].get<std::string>(),
+                     web["resources"]["requests"]["cpu"].get<std::string>(),
+                     web["resources"]["requests"]["memory"].get<std::string>(),
+                     web["readinessProbe"]["initialDelaySeconds"].get<int>()));
   auto available = [&] {
     auto d = server.get(kDeployments, "default", "intro-deployment");
-    return d && (**d)["status"].value("availableReplicas", 0) == 2;
+    return d && (**d).value("status", Json::object()).value("availableReplicas", 0) == 2;
   };
   narrator.runUntil(available, std::chrono::minutes(1));
   tellPods(t, server, "get pods");
@@ -315,12 +334,12 @@ int tell(SimExecutor& executor, ApiServer& server, Cluster& cluster, bool color)
       "a bare pod is not replaced");
   narrator.runTo(seconds(10));
   std::string victim;
-  for (const auto& p : server.list(kPods, "default")->items) {
+  auto pods = server.list(kPods, "default");
+  for (const auto& p : pods->items) {
     if (podstatus::nodeName(*p) == "node-1") victim = meta::name(*p);
   }
-  auto deleted = server.deleteObject(kPods, "default", victim);
-  t.line(fmt::format("delete Pod {} (on node-1) -> graceful: deletionTimestamp set, grace {}s",
-                     victim, meta::deletionGracePeriodSeconds(*deleted->object).value_or(0)));
+  server.deleteObject(kPods, "default", victim);
+  t.line(fmt::format("delete Pod {} (on node-1)", victim));
   narrator.runUntil([&] { return available() && !server.get(kPods, "default", victim); },
                     std::chrono::minutes(1));
   narrator.runTo(seconds(20));
