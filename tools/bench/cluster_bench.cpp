@@ -85,7 +85,10 @@ struct World {
     options.job.recordEvents = false;
     cluster = std::make_unique<Cluster>(executor, *server, options);
     if (!cluster->start()) throw std::runtime_error("the cluster did not start");
-    executor.runUntilIdle();
+    // The controllers run once the manager's caches synced (a millisecond in).
+    if (!executor.runUntil([&] { return cluster->manager().running(); }, std::chrono::seconds(1))) {
+      throw std::runtime_error("the cluster's controllers did not start");
+    }
     WatchOptions fromNow;
     fromNow.resourceVersion = std::to_string(server->revision());
     pods = *server->watch(kPods, "default", fromNow);
