@@ -362,6 +362,18 @@ Result<Json*> DeploymentController::newReplicaSet(Sync& s, const std::vector<Jso
   rs["spec"]["replicas"] = replicas;
   setNewReplicaSetAnnotations(s.d, rs, newRevision, false);
 
+  // The cache may still show a Deployment the server has deleted (its DELETED event not yet
+  // delivered) while it already reported the ReplicaSet's deletion by the garbage collector: a
+  // fresh read keeps us from re-creating what the collector just removed (the window of
+  // kubernetes/kubernetes#42639, which the real controller's cache lag also opens).
+  auto live = manager_.apiReader().get(kDeployments, meta::namespace_(s.d), meta::name(s.d));
+  if (!live) return tl::unexpected(live.error());
+  if (meta::uid(*live) != meta::uid(s.d) || meta::isDeleting(*live)) {
+    return tl::unexpected(Status::conflict(
+        GroupResource{"apps", "deployments"}, meta::name(s.d),
+        "the Deployment was deleted or replaced; not creating a ReplicaSet for it"));
+  }
+
   auto created = client.create(kReplicaSets, rs);
   bool alreadyExists = false;
   Json stored;

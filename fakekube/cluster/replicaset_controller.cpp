@@ -197,6 +197,12 @@ std::optional<Status> ReplicaSetController::manageReplicas(const Json& rs, const
   auto diff = static_cast<std::int64_t>(pods.size()) - replicas;
   Client& client = manager_.client();
   if (diff < 0) {
+    // The cache may still show a ReplicaSet the server has deleted (the garbage collector removes
+    // it, then its pods, and the pods' DELETED events can arrive first): a fresh read keeps us
+    // from creating pods for an owner that is gone, which the collector would only delete again.
+    auto live = manager_.apiReader().get(kReplicaSets, meta::namespace_(rs), meta::name(rs));
+    if (!live) return isNotFound(live.error()) ? std::nullopt : std::optional(live.error());
+    if (meta::uid(*live) != meta::uid(rs) || meta::isDeleting(*live)) return std::nullopt;
     int toCreate = static_cast<int>(std::min<std::int64_t>(-diff, options_.burstReplicas));
     expectations_.expectCreations(key, toCreate);
     const Json podTemplate = spec(rs).value("template", Json::object());
