@@ -298,13 +298,17 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
       const std::string name = meta::name(*node);
       NodeUsage& used = usage[name];
       for (const auto& pod : informer.byIndex(kNodeNameIndex, name)) {
-        seenBound.insert(meta::uid(*pod));
+        const std::string uid = meta::uid(*pod);
+        seenBound.insert(uid);
         if (podstatus::isTerminal(*pod)) continue;
-        auto requests = podRequests(*pod);
-        used.add(requests ? *requests : ResourceList{});
+        used.add(boundRequests(uid, *pod));
       }
     }
     std::lock_guard lock(mu_);
+    // Forget the requests of pods no longer bound anywhere (deleted), so the memo stays as large
+    // as the set of bound pods.
+    std::erase_if(requestsByUid_,
+                  [&](const auto& entry) { return seenBound.count(entry.first) == 0; });
     for (auto it = assumed_.begin(); it != assumed_.end();) {
       bool stillInCache = informer.get(it->second.key) != nullptr &&
                           meta::uid(*informer.get(it->second.key)) == it->first;
@@ -316,6 +320,21 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
       ++it;
     }
     return usage;
+  }
+
+  // The requests of a bound pod. A pod's requests cannot change once it exists (its containers'
+  // resources are immutable), so they are parsed once per pod rather than once per pod for every
+  // scheduling decision, which made scheduling N pods cost N^2 quantity parses.
+  ResourceList boundRequests(const std::string& uid, const Json& pod) {
+    {
+      std::lock_guard lock(mu_);
+      if (auto it = requestsByUid_.find(uid); it != requestsByUid_.end()) return it->second;
+    }
+    auto requests = podRequests(pod);
+    ResourceList parsed = requests ? std::move(*requests) : ResourceList{};
+    std::lock_guard lock(mu_);
+    requestsByUid_.emplace(uid, parsed);
+    return parsed;
   }
 
   static Verdict filter(const Json& pod, const ResourceList& requests, const Json& node,
@@ -464,6 +483,8 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
   Manager& manager_;
   const Options options_;
   mutable std::mutex mu_;
+  // Parsed requests of bound pods, by uid (see boundRequests).
+  std::unordered_map<std::string, ResourceList> requestsByUid_;
   std::set<std::string> unschedulable_;               // pod keys
   std::unordered_map<std::string, Assumed> assumed_;  // by pod uid
   std::uint64_t bindings_ = 0;
