@@ -118,6 +118,12 @@ std::optional<Json> apiResourceListDocument(const ResourceRegistry& registry,
     if (info->is("", "namespaces")) {
       resources.push_back(subresourceEntry(*info, "finalize", "Namespace", {"update"}));
     }
+    if (info->is("apps", "deployments") || info->is("apps", "replicasets")) {
+      Json scale = subresourceEntry(*info, "scale", "Scale", {"get", "patch", "update"});
+      scale["group"] = "autoscaling";
+      scale["version"] = "v1";
+      resources.push_back(std::move(scale));
+    }
   }
   if (resources.empty()) return std::nullopt;
   const std::string groupVersion =

@@ -7,7 +7,10 @@
 #include <optional>
 #include <vector>
 
+#include "fakekube/api/json_lookup.h"
+#include "fakekube/api/json_patch.h"
 #include "fakekube/api/json_writer.h"
+#include "fakekube/api/merge_patch.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/protobuf.h"
 #include "fakekube/api/yaml.h"
@@ -283,7 +286,9 @@ std::optional<Target> resolveTarget(const ApiServer& server, const std::vector<s
   if (!t.subresource.empty()) {
     const bool served = (t.subresource == "status" && t.info->hasStatus) ||
                         (t.subresource == "binding" && t.info->is("", "pods")) ||
-                        (t.subresource == "finalize" && t.info->is("", "namespaces"));
+                        (t.subresource == "finalize" && t.info->is("", "namespaces")) ||
+                        (t.subresource == "scale" &&
+                         (t.info->is("apps", "deployments") || t.info->is("apps", "replicasets")));
     if (!served) return std::nullopt;
   }
   return t;
@@ -313,6 +318,7 @@ class Call {
   RestResponse get();
   RestResponse update(std::string_view subresource);
   RestResponse patch(std::string_view subresource);
+  RestResponse scale();
   RestResponse remove();
   RestResponse bind();
 
@@ -336,6 +342,7 @@ RestResponse Call::run() {
     return request_.method == "PUT" ? update("finalize") : methodNotAllowed();
   }
   if (t_.subresource == "binding") return request_.method == "POST" ? bind() : methodNotAllowed();
+  if (t_.subresource == "scale") return scale();
   return t_.name.empty() ? collection() : item();
 }
 
@@ -546,6 +553,115 @@ RestResponse Call::patch(std::string_view subresource) {
       server_.patch(t_.gvr, t_.ns, t_.name, *type, request_.body, options, subresource, &creates);
   if (!patched) return RestHandler::errorResponse(patched.error());
   return objectResponse(creates ? 201 : 200, **patched);
+}
+
+// --- the scale subresource (autoscaling/v1 Scale of a Deployment or ReplicaSet) ---
+
+namespace {
+
+// spec.selector as the label-selector string Scale.status.selector carries ("app=web,tier=db").
+std::string selectorString(const Json& object) {
+  const Json& selector = jsonAt(object, {"spec", "selector"});
+  std::string out;
+  auto append = [&out](const std::string& term) {
+    if (!out.empty()) out += ",";
+    out += term;
+  };
+  if (const Json& labels = jsonAt(selector, {"matchLabels"}); labels.is_object()) {
+    for (const auto& [key, value] : labels.items()) {
+      if (value.is_string()) append(key + "=" + value.get<std::string>());
+    }
+  }
+  if (const Json& expressions = jsonAt(selector, {"matchExpressions"}); expressions.is_array()) {
+    for (const auto& e : expressions) {
+      const std::string key = e.value("key", ""), op = e.value("operator", "");
+      std::vector<std::string> values;
+      if (auto v = e.find("values"); v != e.end() && v->is_array()) {
+        for (const auto& item : *v) {
+          if (item.is_string()) values.push_back(item.get<std::string>());
+        }
+      }
+      if (op == "In" || op == "NotIn") {
+        append(fmt::format("{} {} ({})", key, op == "In" ? "in" : "notin", fmt::join(values, ",")));
+      } else if (op == "Exists") {
+        append(key);
+      } else if (op == "DoesNotExist") {
+        append("!" + key);
+      }
+    }
+  }
+  return out;
+}
+
+Json scaleOf(const Json& object) {
+  const Json& metadata = object.at("metadata");
+  Json scaleMetadata = Json::object();
+  for (const char* key : {"name", "namespace", "uid", "resourceVersion", "creationTimestamp"}) {
+    if (auto it = metadata.find(key); it != metadata.end()) scaleMetadata[key] = *it;
+  }
+  const Json& specReplicas = jsonAt(object, {"spec", "replicas"});
+  const Json& statusReplicas = jsonAt(object, {"status", "replicas"});
+  return {{"apiVersion", "autoscaling/v1"},
+          {"kind", "Scale"},
+          {"metadata", std::move(scaleMetadata)},
+          {"spec", {{"replicas", specReplicas.is_number_integer() ? specReplicas : Json(1)}}},
+          {"status",
+           {{"replicas", statusReplicas.is_number_integer() ? statusReplicas : Json(0)},
+            {"selector", selectorString(object)}}}};
+}
+
+}  // namespace
+
+RestResponse Call::scale() {
+  const std::string& m = request_.method;
+  if (m != "GET" && m != "HEAD" && m != "PUT" && m != "PATCH") return methodNotAllowed();
+  auto current = server_.get(t_.gvr, t_.ns, t_.name);
+  if (!current) return RestHandler::errorResponse(current.error());
+  if (m == "GET" || m == "HEAD") return objectResponse(200, scaleOf(**current));
+
+  // The Scale the client wants: the body (PUT), or the current Scale patched (PATCH).
+  Result<Json> wanted = tl::unexpected(Status::badRequest("no body"));
+  if (m == "PUT") {
+    wanted = decodeBody(request_);
+  } else {
+    const Json currentScale = scaleOf(**current);
+    auto type = patchTypeFor(request_.contentType);
+    if (!type || *type == PatchType::Apply) {
+      return RestHandler::errorResponse(Status::unsupportedMediaType(
+          "the body of the request was in an unknown format - accepted media types include: "
+          "application/json-patch+json, application/merge-patch+json, "
+          "application/strategic-merge-patch+json"));
+    }
+    // A Scale has no lists: a strategic merge patch of it is a merge patch.
+    wanted = *type == PatchType::Json ? applyJsonPatch(currentScale, request_.body)
+                                      : applyMergePatch(currentScale, request_.body);
+  }
+  if (!wanted) return RestHandler::errorResponse(wanted.error());
+  const Json& replicas = jsonAt(*wanted, {"spec", "replicas"});
+  if (!replicas.is_number_integer() || replicas.get<std::int64_t>() < 0 ||
+      replicas.get<std::int64_t>() > INT32_MAX) {
+    return RestHandler::errorResponse(
+        Status::invalid("autoscaling", "Scale", t_.name,
+                        {FieldError::invalid("spec.replicas", replicas.dump(),
+                                             "must be greater than or equal to 0")}));
+  }
+  Json object = **current;
+  object["spec"]["replicas"] = replicas;
+  // A resourceVersion in the Scale is a precondition, as on the object itself.
+  if (std::string rv = jsonAt(*wanted, {"metadata", "resourceVersion"}).is_string()
+                           ? jsonAt(*wanted, {"metadata", "resourceVersion"}).get<std::string>()
+                           : std::string();
+      !rv.empty()) {
+    object["metadata"]["resourceVersion"] = rv;
+  }
+  UpdateOptions options;
+  auto dryRun = dryRunParam(request_, "UpdateOptions");
+  if (!dryRun) return RestHandler::errorResponse(dryRun.error());
+  options.dryRun = *dryRun;
+  options.fieldManager = request_.param("fieldManager").value_or("");
+  auto updated = server_.update(t_.gvr, t_.ns, std::move(object), options);
+  if (!updated) return RestHandler::errorResponse(updated.error());
+  return objectResponse(200, scaleOf(**updated));
 }
 
 RestResponse Call::remove() {

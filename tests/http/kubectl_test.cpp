@@ -289,6 +289,12 @@ TEST_F(KubectlServeTest, DeploymentRollsOutOnTheSimulatedNodes) {
   EXPECT_THAT(
       pods, ::testing::MatchesRegex("NAME +READY +STATUS +RESTARTS +AGE\n"
                                     "(web-[a-z0-9]+-[a-z0-9]{5} +1/1 +Running +0 +[0-9]+s\n){2}"));
+
+  // kubectl scale goes through the scale subresource.
+  EXPECT_EQ(ok({"scale", "deployment", "web", "--replicas=3"}), "deployment.apps/web scaled\n");
+  EXPECT_THAT(ok({"rollout", "status", "deployment/web", "--timeout=60s"}),
+              HasSubstr("deployment \"web\" successfully rolled out"));
+  EXPECT_EQ(ok({"get", "deployment", "web", "-o", "jsonpath={.status.readyReplicas}"}), "3");
 }
 
 class KubectlTokenTest : public KubectlTest {

@@ -379,3 +379,65 @@ TEST_F(CrudTest, RequestLogSeesEveryRequest) {
 
 }  // namespace
 }  // namespace fakekube::httptest
+
+namespace fakekube::httptest {
+namespace {
+
+const std::string kScaleDeployments = "/apis/apps/v1/namespaces/default/deployments";
+
+TEST_F(CrudTest, TheScaleSubresourceReadsAndWritesReplicas) {
+  ASSERT_EQ(post(kScaleDeployments, deployment("web"))->status, 201);
+  auto got = get(kScaleDeployments + "/web/scale");
+  ASSERT_EQ(got->status, 200) << got->body;
+  Json scale = parse(got->body);
+  EXPECT_EQ(scale["apiVersion"], "autoscaling/v1");
+  EXPECT_EQ(scale["kind"], "Scale");
+  EXPECT_EQ(scale["metadata"]["name"], "web");
+  EXPECT_EQ(scale["spec"]["replicas"],
+            parse(get(kScaleDeployments + "/web")->body)["spec"]["replicas"]);
+  EXPECT_EQ(scale["status"]["selector"], "app=web");
+
+  // kubectl scale sends a merge patch to …/scale.
+  auto patched = patch(kScaleDeployments + "/web/scale", R"({"spec":{"replicas":4}})",
+                       "application/merge-patch+json");
+  ASSERT_EQ(patched->status, 200) << patched->body;
+  EXPECT_EQ(parse(patched->body)["spec"]["replicas"], 4);
+  EXPECT_EQ(parse(get(kScaleDeployments + "/web")->body)["spec"]["replicas"], 4);
+
+  // PUT with a stale resourceVersion is a conflict, as on the object.
+  scale["spec"]["replicas"] = 5;
+  auto stale = put(kScaleDeployments + "/web/scale", scale);
+  EXPECT_EQ(stale->status, 409) << stale->body;
+  scale["metadata"].erase("resourceVersion");
+  auto put5 = put(kScaleDeployments + "/web/scale", scale);
+  ASSERT_EQ(put5->status, 200) << put5->body;
+  EXPECT_EQ(parse(get(kScaleDeployments + "/web")->body)["spec"]["replicas"], 5);
+
+  // Bad input leaves the object alone.
+  const std::string before =
+      parse(get(kScaleDeployments + "/web")->body)["metadata"]["resourceVersion"];
+  auto negative = patch(kScaleDeployments + "/web/scale", R"({"spec":{"replicas":-1}})",
+                        "application/merge-patch+json");
+  EXPECT_EQ(negative->status, 422);
+  EXPECT_EQ(parse(negative->body)["message"],
+            "Scale.autoscaling \"web\" is invalid: spec.replicas: Invalid value: -1: must be "
+            "greater than or equal to 0");
+  EXPECT_EQ(get(kScaleDeployments + "/missing/scale")->status, 404);
+  EXPECT_EQ(get("/api/v1/namespaces/default/configmaps/c1/scale")->status, 404);
+  EXPECT_EQ(parse(get(kScaleDeployments + "/web")->body)["metadata"]["resourceVersion"], before);
+
+  // Discovery lists it, in the autoscaling group.
+  Json apps = parse(get("/apis/apps/v1")->body);
+  bool listed = false;
+  for (const auto& r : apps["resources"]) {
+    if (r["name"] == "deployments/scale") {
+      listed = true;
+      EXPECT_EQ(r["group"], "autoscaling");
+      EXPECT_EQ(r["kind"], "Scale");
+    }
+  }
+  EXPECT_TRUE(listed);
+}
+
+}  // namespace
+}  // namespace fakekube::httptest
