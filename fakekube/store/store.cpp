@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
+#include <unordered_map>
 
 #include "fakekube/api/json_writer.h"
 #include "fakekube/store/sqlite.h"
@@ -26,39 +27,45 @@ class Store::Database {
  public:
   sqlite::Connection connection;
   sqlite::Statement begin, commit, rollback;
-  sqlite::Statement insertRevision, selectEventsSince, compactKeys, saveCompacted, selectAt;
+  sqlite::Statement insertRevision, selectEventsSince, compactSuperseded, compactTombstones,
+      saveCompacted, selectWritesAfter, selectData;
 };
 
 namespace {
 
+// `prev` is the revision of the key's row that this write supersedes (NULL for a create): the
+// history of a key is a chain through it, so no secondary index on key is needed. It comes
+// before `data` so that reading it never touches a large document's overflow pages.
 constexpr std::string_view kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS revisions(
   rv INTEGER PRIMARY KEY,
   type INTEGER NOT NULL,
   key TEXT NOT NULL,
+  prev INTEGER,
   data TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS revisions_by_key ON revisions(key, rv);
 CREATE TABLE IF NOT EXISTS meta(
   name TEXT PRIMARY KEY,
   value INTEGER NOT NULL);
 )sql";
 
-// Rows at or below the mark ?2 that a newer row of the same key at or below it supersedes, and
-// tombstones at or below it. Only keys written since the previous mark ?1 can have such rows.
-constexpr std::string_view kCompact = R"sql(
-DELETE FROM revisions
-WHERE rv <= ?2
-  AND key IN (SELECT key FROM revisions WHERE rv > ?1 AND rv <= ?2)
-  AND (type = 3 OR rv < (SELECT MAX(r.rv) FROM revisions AS r
-                         WHERE r.key = revisions.key AND r.rv <= ?2))
-)sql";
-
-// The newest row of every key under a prefix at a revision.
-constexpr std::string_view kSelectAt = R"sql(
-SELECT key, type, data FROM revisions AS r
-WHERE key >= ?1 AND key < ?2
-  AND rv = (SELECT MAX(v.rv) FROM revisions AS v WHERE v.key = r.key AND v.rv <= ?3)
-ORDER BY key
+// A database written before rows recorded `prev` had an index on (key, rv) instead: the chain is
+// rebuilt from it once, and the index goes. A row whose predecessor is a tombstone (a create
+// after a delete) has none.
+constexpr std::string_view kMigrateToChains = R"sql(
+CREATE TABLE revisions_chained(
+  rv INTEGER PRIMARY KEY,
+  type INTEGER NOT NULL,
+  key TEXT NOT NULL,
+  prev INTEGER,
+  data TEXT NOT NULL);
+INSERT INTO revisions_chained(rv, type, key, prev, data)
+  SELECT r.rv, r.type, r.key,
+         (SELECT CASE WHEN p.type = 3 THEN NULL ELSE p.rv END FROM revisions AS p
+          WHERE p.key = r.key AND p.rv < r.rv ORDER BY p.rv DESC LIMIT 1),
+         r.data
+  FROM revisions AS r;
+DROP TABLE revisions;
+ALTER TABLE revisions_chained RENAME TO revisions;
 )sql";
 
 Result<std::int64_t> queryInt(sqlite::Connection& c, std::string_view sql) {
@@ -86,6 +93,21 @@ std::string prefixEnd(std::string_view prefix) {
   return end;
 }
 
+// Whether the revisions table predates the `prev` chain.
+Result<bool> needsChainMigration(sqlite::Connection& c) {
+  auto columns = c.prepare("SELECT name FROM pragma_table_info('revisions')");
+  if (!columns) return tl::unexpected(columns.error());
+  bool any = false;
+  while (true) {
+    auto row = columns->step();
+    if (!row) return tl::unexpected(row.error());
+    if (!*row) break;
+    any = true;
+    if (columns->columnText(0) == "prev") return false;
+  }
+  return any;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Store>> Store::open(const StoreOptions& options) {
@@ -101,6 +123,16 @@ Result<std::unique_ptr<Store>> Store::open(const StoreOptions& options) {
                                  : fmt::format("PRAGMA journal_mode=WAL; PRAGMA synchronous={};",
                                                options.synchronousFull ? "FULL" : "NORMAL");
   if (auto r = c.exec(pragmas); !r) return tl::unexpected(r.error());
+  auto migrate = needsChainMigration(c);
+  if (!migrate) return tl::unexpected(migrate.error());
+  if (*migrate) {
+    if (auto r = c.exec("BEGIN IMMEDIATE"); !r) return tl::unexpected(r.error());
+    if (auto r = c.exec(kMigrateToChains); !r) {
+      (void)c.exec("ROLLBACK");
+      return tl::unexpected(r.error());
+    }
+    if (auto r = c.exec("COMMIT"); !r) return tl::unexpected(r.error());
+  }
   if (auto r = c.exec(kSchema); !r) return tl::unexpected(r.error());
 
   struct Prepared {
@@ -111,14 +143,23 @@ Result<std::unique_ptr<Store>> Store::open(const StoreOptions& options) {
       {&db->begin, "BEGIN IMMEDIATE"},
       {&db->commit, "COMMIT"},
       {&db->rollback, "ROLLBACK"},
-      {&db->insertRevision, "INSERT INTO revisions(rv, type, key, data) VALUES(?1, ?2, ?3, ?4)"},
+      {&db->insertRevision,
+       "INSERT INTO revisions(rv, type, key, prev, data) VALUES(?1, ?2, ?3, ?4, ?5)"},
       {&db->selectEventsSince,
        "SELECT rv, type, key, data FROM revisions WHERE rv > ?1 ORDER BY rv LIMIT ?2"},
-      {&db->compactKeys, kCompact},
+      // Rows that a write in (?1, ?2] superseded, and tombstones in (?1, ?2]: those rows are at
+      // or below the mark ?2 and something at or below it replaced them. Rows superseded by
+      // writes at or below ?1 went at the previous compaction.
+      {&db->compactSuperseded,
+       "DELETE FROM revisions WHERE rv IN (SELECT prev FROM revisions WHERE rv > ?1 AND rv <= ?2 "
+       "AND prev IS NOT NULL)"},
+      {&db->compactTombstones, "DELETE FROM revisions WHERE rv > ?1 AND rv <= ?2 AND type = 3"},
       {&db->saveCompacted,
        "INSERT INTO meta(name, value) VALUES('compacted', ?1) "
        "ON CONFLICT(name) DO UPDATE SET value = excluded.value"},
-      {&db->selectAt, kSelectAt},
+      {&db->selectWritesAfter,
+       "SELECT key, prev FROM revisions WHERE rv > ?1 AND key >= ?2 AND key < ?3 ORDER BY rv"},
+      {&db->selectData, "SELECT data FROM revisions WHERE rv = ?1"},
   };
   for (auto& p : statements) {
     auto stmt = c.prepare(p.sql);
@@ -144,26 +185,51 @@ Result<void> Store::load() {
   if (!newest) return tl::unexpected(newest.error());
   compacted_ = *compacted;
   revision_ = std::max(*compacted, *newest);
+  lastSupersedingWrite_ = revision_;
 
-  auto select = c.prepare(
-      "SELECT key, data FROM revisions AS r WHERE type != 3 AND "
-      "rv = (SELECT MAX(v.rv) FROM revisions AS v WHERE v.key = r.key)");
-  if (!select) return tl::unexpected(select.error());
+  // Each key's newest row, found by one pass in revision order that reads no documents; then
+  // only the live ones are read and parsed.
+  struct Newest {
+    std::int64_t revision;
+    bool deleted;
+  };
+  std::unordered_map<std::string, Newest> newestByKey;
+  auto rows = c.prepare("SELECT rv, type, key FROM revisions ORDER BY rv");
+  if (!rows) return tl::unexpected(rows.error());
   while (true) {
-    auto row = select->step();
+    auto row = rows->step();
     if (!row) return tl::unexpected(row.error());
     if (!*row) break;
-    std::string key(select->columnText(0));
-    auto object = parseStored(key, select->columnText(1));
+    newestByKey[std::string(rows->columnText(2))] = {
+        rows->columnInt(0), static_cast<EventType>(rows->columnInt(1)) == EventType::Deleted};
+  }
+  for (const auto& [key, newest] : newestByKey) {
+    if (newest.deleted) continue;
+    auto object = readObject(key, newest.revision);
     if (!object) return tl::unexpected(object.error());
-    objects_.emplace(std::move(key), std::move(*object));
+    objects_.emplace(key, Entry{std::move(*object), newest.revision});
   }
   return {};
 }
 
+Result<ObjectPtr> Store::readObject(std::string_view key, std::int64_t revision) const {
+  auto& select = db_->selectData;
+  select.bind(1, revision);
+  auto row = select.step();
+  if (!row) return tl::unexpected(row.error());
+  if (!*row) {
+    select.reset();
+    return tl::unexpected(
+        Status::internal(fmt::format("storage: revision {} of {} is missing", revision, key)));
+  }
+  auto object = parseStored(key, select.columnText(0));
+  select.reset();
+  return object;
+}
+
 ObjectPtr Store::get(std::string_view key) const {
   auto it = objects_.find(key);
-  return it == objects_.end() ? nullptr : it->second;
+  return it == objects_.end() ? nullptr : it->second.object;
 }
 
 void Store::scan(std::string_view prefix, std::string_view startAfter,
@@ -172,7 +238,7 @@ void Store::scan(std::string_view prefix, std::string_view startAfter,
   if (!startAfter.empty() && startAfter < prefix) it = objects_.lower_bound(prefix);
   for (; it != objects_.end(); ++it) {
     if (it->first.compare(0, prefix.size(), prefix) != 0) break;
-    if (!visit(it->first, it->second)) break;
+    if (!visit(it->first, it->second.object)) break;
   }
 }
 
@@ -187,8 +253,7 @@ Result<ObjectPtr> Store::remove(const std::string& key, Json finalState) {
 Result<ObjectPtr> Store::write(const std::string& key, Json object, EventType type) {
   const std::int64_t rv = revision_ + 1;
   object["metadata"]["resourceVersion"] = std::to_string(rv);
-  // Serialise once, into a buffer reused across writes; the same text goes to the object row
-  // and the event row.
+  // Serialise once, into a buffer reused across writes.
   std::string& text = scratch_;
   text.clear();
   appendJson(text, object);
@@ -196,31 +261,32 @@ Result<ObjectPtr> Store::write(const std::string& key, Json object, EventType ty
     return tl::unexpected(Status::requestEntityTooLarge(
         fmt::format("limit is {}: etcdserver: request is too large", options_.maxObjectBytes)));
   }
+  auto current = objects_.find(key);
 
   // One INSERT is one transaction: the write is durable (or refused) as a whole.
   auto& insert = db_->insertRevision;
   insert.bind(1, rv);
   insert.bind(2, static_cast<std::int64_t>(type));
   insert.bind(3, key);
-  insert.bind(4, text);
+  if (current != objects_.end()) insert.bind(4, current->second.revision);  // else NULL
+  insert.bind(5, text);
   if (auto r = insert.run(); !r) return tl::unexpected(r.error());
 
   // Committed: only now does memory change.
   revision_ = rv;
-  if (type != EventType::Added) supersededSinceMark_ = true;
+  if (type != EventType::Added) lastSupersedingWrite_ = rv;
   auto stored = std::make_shared<const Json>(std::move(object));
   ObjectPtr previous;
   if (type == EventType::Deleted) {
-    if (auto it = objects_.find(key); it != objects_.end()) {
-      previous = std::move(it->second);
-      objects_.erase(it);
+    if (current != objects_.end()) {
+      previous = std::move(current->second.object);
+      objects_.erase(current);
     }
+  } else if (current != objects_.end()) {
+    previous = std::move(current->second.object);
+    current->second = Entry{stored, rv};
   } else {
-    auto [it, inserted] = objects_.try_emplace(key, stored);
-    if (!inserted) {
-      previous = std::move(it->second);
-      it->second = stored;
-    }
+    objects_.emplace(key, Entry{stored, rv});
   }
   if (observer_) observer_(StoredEvent{rv, type, key, stored, std::move(previous)});
   maybeCompact();
@@ -267,16 +333,17 @@ Result<std::int64_t> Store::compact(std::int64_t upTo) {
   };
   // Rows are superseded only by modifications and deletions: after creates alone there is
   // nothing to remove, and only the mark moves.
-  if (supersededSinceMark_) {
-    db.compactKeys.bind(1, compacted_);
-    db.compactKeys.bind(2, upTo);
-    if (auto r = db.compactKeys.run(); !r) return fail(r.error());
+  if (lastSupersedingWrite_ > compacted_) {
+    for (auto* statement : {&db.compactSuperseded, &db.compactTombstones}) {
+      statement->bind(1, compacted_);
+      statement->bind(2, upTo);
+      if (auto r = statement->run(); !r) return fail(r.error());
+    }
   }
   db.saveCompacted.bind(1, upTo);
   if (auto r = db.saveCompacted.run(); !r) return fail(r.error());
   if (auto r = db.commit.run(); !r) return fail(r.error());
   compacted_ = upTo;
-  supersededSinceMark_ = false;
   return compacted_;
 }
 
@@ -287,25 +354,48 @@ Result<void> Store::scanAt(
     return tl::unexpected(
         Status::expired(fmt::format("too old resource version: {} ({})", revision, compacted_)));
   }
-  auto& select = db_->selectAt;
+  // The state at `revision` is today's, except for the keys written since: for each of those,
+  // the first write after `revision` names the row it superseded, which is the key's state then
+  // (none if that write was a create).
+  std::map<std::string, std::int64_t, std::less<>> changed;  // key -> its row then, 0 for none
+  auto& select = db_->selectWritesAfter;
   const std::string end = prefixEnd(prefix);
-  select.bind(1, prefix);
-  select.bind(2, end);
-  select.bind(3, revision);
+  select.bind(1, revision);
+  select.bind(2, prefix);
+  select.bind(3, end);
   while (true) {
     auto row = select.step();
-    if (!row) return tl::unexpected(row.error());
-    if (!*row) break;
-    if (static_cast<EventType>(select.columnInt(1)) == EventType::Deleted) continue;
-    std::string key(select.columnText(0));
-    auto object = parseStored(key, select.columnText(2));
-    if (!object) {
+    if (!row) {
       select.reset();
-      return tl::unexpected(object.error());
+      return tl::unexpected(row.error());
     }
-    if (!visit(key, *object)) break;
+    if (!*row) break;
+    changed.try_emplace(std::string(select.columnText(0)), select.columnInt(1));
   }
   select.reset();
+
+  // Merge today's objects with the changed keys, in key order.
+  auto current = objects_.lower_bound(prefix);
+  auto inPrefix = [&](const std::string& key) {
+    return key.compare(0, prefix.size(), prefix) == 0;
+  };
+  auto then = changed.begin();
+  while (true) {
+    const bool currentLeft = current != objects_.end() && inPrefix(current->first);
+    const bool changedLeft = then != changed.end();
+    if (!currentLeft && !changedLeft) break;
+    if (changedLeft && (!currentLeft || then->first <= current->first)) {
+      if (currentLeft && then->first == current->first) ++current;  // superseded since
+      const auto& [key, row] = *then++;
+      if (row == 0) continue;  // created after `revision`
+      auto object = readObject(key, row);
+      if (!object) return tl::unexpected(object.error());
+      if (!visit(key, *object)) break;
+    } else {
+      if (!visit(current->first, current->second.object)) break;
+      ++current;
+    }
+  }
   return {};
 }
 

@@ -1,16 +1,19 @@
 // Store: fakekube's storage, an etcd-like multi-version key/value store on SQLite.
 //
 // Like etcd, the database holds revisions, not objects: every write appends one row (revision,
-// type, key, the object as written) to a single table, and a key's current object is its newest
-// row. The global revision is the newest row's. So a write is exactly one INSERT (one implicit
-// transaction), the row log doubles as the watch event log, and the state at any revision back to
-// the compaction mark can be read (List with resourceVersionMatch=Exact). Compaction removes rows
+// type, key, the revision of the key's row it supersedes, the object as written) to a single
+// table, and a key's current object is its newest row. The global revision is the newest row's.
+// So a write is exactly one INSERT (one implicit transaction), the row log doubles as the watch
+// event log, and the state at any revision back to the compaction mark can be read (List with
+// resourceVersionMatch=Exact, and the later pages of a paginated list). Compaction removes rows
 // that a later row of the same key supersedes at or below the mark, and deletion tombstones, as
 // etcd's compaction does.
 //
-// Every live object is also kept parsed in memory: reads never touch SQLite and never re-parse
-// JSON, and a write serialises its document once. The database is the durable copy; the map is
-// rebuilt from it on open.
+// Also like etcd, the index from keys to their revisions is kept in memory, not in the database:
+// every live object is kept parsed with its revision, and each row names the row it superseded,
+// so the history of a key is a chain of rowid lookups. A write then touches one B-tree, not two;
+// reads never touch SQLite and never re-parse JSON, and a write serialises its document once.
+// The database is the durable copy; the map is rebuilt from it on open.
 //
 // A Store is not thread-safe: the API server serialises access to it.
 #pragma once
@@ -111,18 +114,26 @@ class Store {
   Store(StoreOptions options, std::unique_ptr<Database> db);
   Result<ObjectPtr> write(const std::string& key, Json object, EventType type);
   Result<void> load();
+  // The object stored in row `revision` (which must exist).
+  Result<ObjectPtr> readObject(std::string_view key, std::int64_t revision) const;
   void maybeCompact();
 
   StoreOptions options_;
   std::unique_ptr<Database> db_;
-  std::map<std::string, ObjectPtr, std::less<>> objects_;
+  // A live object and the revision of its row.
+  struct Entry {
+    ObjectPtr object;
+    std::int64_t revision = 0;
+  };
+  std::map<std::string, Entry, std::less<>> objects_;
   std::int64_t revision_ = 0;
   std::int64_t compacted_ = 0;
   std::function<void(const StoredEvent&)> observer_;
   std::string scratch_;  // serialisation buffer, reused so a write makes no large allocation
-  // Whether a row may have been superseded since the compaction mark (true after open, when the
-  // history is unknown).
-  bool supersededSinceMark_ = true;
+  // The newest write that superseded a row (a modification or a deletion). Compaction to a mark
+  // has rows to remove only if such a write came after the previous mark. Unknown after open,
+  // where it is taken to be the newest write.
+  std::int64_t lastSupersedingWrite_ = 0;
 };
 
 }  // namespace fakekube

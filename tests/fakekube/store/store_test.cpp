@@ -4,10 +4,13 @@
 #include "fakekube/store/store.h"
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 #include <stdlib.h>
 
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -488,6 +491,205 @@ TEST(StoreTest, FileStoreContinuesTheRevisionWhenEveryEventWasCompacted) {
   auto next = store->put(keyOf("c"), object("c"), EventType::Added);
   ASSERT_TRUE(next);
   EXPECT_EQ(rvOf(**next), "4");
+}
+
+// --- history: the state at any revision back to the compaction mark ---
+
+// What every key held after each revision, kept by the test alongside the store.
+using State = std::map<std::string, std::string>;  // key -> data.k
+
+State scanStateAt(const Store& store, const std::string& prefix, std::int64_t revision) {
+  State state;
+  auto scanned = store.scanAt(prefix, revision, [&](const std::string& key, const ObjectPtr& o) {
+    state[key] = (*o)["data"]["k"].get<std::string>();
+    return true;
+  });
+  EXPECT_TRUE(scanned) << scanned.error().str();
+  return state;
+}
+
+State withPrefix(const State& state, const std::string& prefix) {
+  State out;
+  for (const auto& [k, v] : state) {
+    if (k.rfind(prefix, 0) == 0) out[k] = v;
+  }
+  return out;
+}
+
+// Random creates, updates, deletes and re-creates over a few keys; returns the state after every
+// revision (index = revision).
+std::vector<State> randomHistory(Store& store, int writes, unsigned seed) {
+  std::vector<State> history{State{}};
+  State state;
+  std::mt19937 random(seed);
+  for (int i = 0; i < writes; ++i) {
+    std::string name = "k" + std::to_string(random() % 6);
+    std::string key = keyOf(name);
+    bool exists = state.count(key) > 0;
+    std::string value = "v" + std::to_string(i);
+    if (!exists) {
+      EXPECT_TRUE(store.put(key, object(name, value), EventType::Added));
+      state[key] = value;
+    } else if (random() % 3 == 0) {
+      EXPECT_TRUE(store.remove(key, *store.get(key)));
+      state.erase(key);
+    } else {
+      EXPECT_TRUE(store.put(key, object(name, value), EventType::Modified));
+      state[key] = value;
+    }
+    history.push_back(state);
+  }
+  return history;
+}
+
+TEST(StoreTest, ScanAtGivesTheStateAtEveryRetainedRevision) {
+  StoreOptions options;
+  options.retainedRevisions = 0;
+  auto store = openStore(options);
+  ASSERT_NE(store, nullptr);
+  auto history = randomHistory(*store, 120, 7);
+  ASSERT_EQ(store->revision(), 120);
+  for (std::int64_t rv = 0; rv <= 120; ++rv) {
+    EXPECT_EQ(scanStateAt(*store, "/configmaps/", rv), history[rv]) << "at revision " << rv;
+    EXPECT_EQ(scanStateAt(*store, keyOf("k3"), rv), withPrefix(history[rv], keyOf("k3")))
+        << "one key at revision " << rv;
+  }
+  // Compaction keeps every state from the mark on, and refuses the ones before it.
+  ASSERT_TRUE(store->compact(70));
+  for (std::int64_t rv = 70; rv <= 120; ++rv) {
+    EXPECT_EQ(scanStateAt(*store, "/configmaps/", rv), history[rv]) << "at revision " << rv;
+  }
+  auto old =
+      store->scanAt("/configmaps/", 69, [](const std::string&, const ObjectPtr&) { return true; });
+  ASSERT_FALSE(old);
+  EXPECT_EQ(old.error().code, 410);
+}
+
+TEST(StoreTest, ScanAtStopsWhenTheVisitorSaysSo) {
+  auto store = openStore();
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store->put(keyOf("a"), object("a"), EventType::Added));
+  ASSERT_TRUE(store->put(keyOf("b"), object("b"), EventType::Added));
+  ASSERT_TRUE(store->put(keyOf("c"), object("c"), EventType::Added));
+  ASSERT_TRUE(store->remove(keyOf("b"), *store->get(keyOf("b"))));
+  std::vector<std::string> seen;
+  ASSERT_TRUE(store->scanAt("/configmaps/", 3, [&](const std::string& key, const ObjectPtr&) {
+    seen.push_back(key);
+    return seen.size() < 2;
+  }));
+  EXPECT_EQ(seen, (std::vector<std::string>{keyOf("a"), keyOf("b")}));
+}
+
+std::int64_t countRows(const std::string& path, const std::string& where) {
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* stmt = nullptr;
+  std::string sql = "SELECT COUNT(*) FROM revisions WHERE " + where;
+  EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr), SQLITE_OK);
+  EXPECT_EQ(sqlite3_step(stmt), SQLITE_ROW);
+  std::int64_t count = sqlite3_column_int64(stmt, 0);
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
+  return count;
+}
+
+TEST(StoreTest, CompactionRemovesExactlyTheRowsSupersededAtOrBelowTheMark) {
+  TempDir dir;
+  StoreOptions options;
+  options.path = dir.file("store.db");
+  options.retainedRevisions = 0;
+  auto store = openStore(options);
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store->put(keyOf("a"), object("a", "1"), EventType::Added));     // 1: superseded by 3
+  ASSERT_TRUE(store->put(keyOf("b"), object("b", "1"), EventType::Added));     // 2: deleted at 4
+  ASSERT_TRUE(store->put(keyOf("a"), object("a", "2"), EventType::Modified));  // 3: newest of a
+  ASSERT_TRUE(store->remove(keyOf("b"), *store->get(keyOf("b"))));             // 4: tombstone
+  ASSERT_TRUE(store->put(keyOf("c"), object("c", "1"), EventType::Added));     // 5: superseded by 6
+  ASSERT_TRUE(store->put(keyOf("c"), object("c", "2"), EventType::Modified));  // 6: above the mark
+  ASSERT_TRUE(store->compact(5));
+  EXPECT_EQ(countRows(options.path, "1"), 3) << "3, 5 and 6 remain";
+  EXPECT_EQ(countRows(options.path, "rv IN (3, 5, 6)"), 3);
+  ASSERT_TRUE(store->compact(6));
+  EXPECT_EQ(countRows(options.path, "1"), 2) << "5 is superseded at the new mark";
+  EXPECT_EQ(countRows(options.path, "rv IN (3, 6)"), 2);
+}
+
+TEST(StoreTest, FileStoreKeepsItsHistoryAcrossARestart) {
+  TempDir dir;
+  StoreOptions options;
+  options.path = dir.file("store.db");
+  options.retainedRevisions = 0;
+  std::vector<State> history;
+  {
+    auto store = openStore(options);
+    ASSERT_NE(store, nullptr);
+    history = randomHistory(*store, 60, 11);
+    ASSERT_TRUE(store->compact(20));
+  }
+  auto store = openStore(options);
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(store->revision(), 60);
+  State live;
+  store->scan("/configmaps/", "", [&](const std::string& key, const ObjectPtr& o) {
+    live[key] = (*o)["data"]["k"].get<std::string>();
+    return true;
+  });
+  EXPECT_EQ(live, history[60]);
+  for (std::int64_t rv = 20; rv <= 60; ++rv) {
+    EXPECT_EQ(scanStateAt(*store, "/configmaps/", rv), history[rv]) << "at revision " << rv;
+  }
+}
+
+// A database written before rows named the row they supersede (revisions indexed by key) opens
+// with every object, its revision and its history.
+TEST(StoreTest, FileStoreFromBeforeTheRevisionChainIsMigratedOnOpen) {
+  TempDir dir;
+  const std::string path = dir.file("old.db");
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    const char* schema =
+        "PRAGMA journal_mode=WAL;"
+        "CREATE TABLE revisions(rv INTEGER PRIMARY KEY, type INTEGER NOT NULL, key TEXT NOT "
+        "NULL, data TEXT NOT NULL);"
+        "CREATE INDEX revisions_by_key ON revisions(key, rv);"
+        "CREATE TABLE meta(name TEXT PRIMARY KEY, value INTEGER NOT NULL);";
+    ASSERT_EQ(sqlite3_exec(db, schema, nullptr, nullptr, nullptr), SQLITE_OK);
+    struct Row {
+      int rv, type;
+      const char* name;
+      const char* value;
+    };
+    // a: created, modified; b: created, deleted, created again; c: created.
+    const Row rows[] = {{1, 1, "a", "1"}, {2, 1, "b", "1"}, {3, 2, "a", "2"},
+                        {4, 3, "b", "1"}, {5, 1, "c", "1"}, {6, 1, "b", "2"}};
+    for (const Row& row : rows) {
+      Json doc = object(row.name, row.value);
+      doc["metadata"]["resourceVersion"] = std::to_string(row.rv);
+      std::string sql = "INSERT INTO revisions VALUES(" + std::to_string(row.rv) + ", " +
+                        std::to_string(row.type) + ", '" + keyOf(row.name) + "', '" + doc.dump() +
+                        "')";
+      ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+    }
+    sqlite3_close(db);
+  }
+  StoreOptions options;
+  options.path = path;
+  options.retainedRevisions = 0;
+  auto store = openStore(options);
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(store->revision(), 6);
+  EXPECT_EQ(store->size(), 3u);
+  ASSERT_NE(store->get(keyOf("b")), nullptr);
+  EXPECT_EQ((*store->get(keyOf("b")))["data"]["k"], "2");
+  EXPECT_EQ(scanStateAt(*store, "/configmaps/", 2), (State{{keyOf("a"), "1"}, {keyOf("b"), "1"}}));
+  EXPECT_EQ(scanStateAt(*store, "/configmaps/", 4), (State{{keyOf("a"), "2"}}));
+  EXPECT_EQ(scanStateAt(*store, "/configmaps/", 5), (State{{keyOf("a"), "2"}, {keyOf("c"), "1"}}));
+  // Writes continue the chain, and compaction follows it.
+  ASSERT_TRUE(store->put(keyOf("a"), object("a", "3"), EventType::Modified));  // 7
+  ASSERT_TRUE(store->compact(7));
+  EXPECT_EQ(countRows(path, "1"), 3) << "the newest rows of a, b and c";
+  EXPECT_EQ(countRows(path, "rv IN (5, 6, 7)"), 3);
 }
 
 }  // namespace
