@@ -59,6 +59,13 @@ class Sink {
   }
   void write(std::string_view text) { write(text.data(), text.size()); }
 
+  // For a token whose length is known: reserve(n) once, then putUnchecked up to n bytes.
+  void putUnchecked(char c) { out_[pos_++] = c; }
+  void writeUnchecked(const char* data, std::size_t n) {
+    std::memcpy(out_.data() + pos_, data, n);
+    pos_ += n;
+  }
+
  private:
   std::string& out_;
   std::size_t pos_;
@@ -73,22 +80,57 @@ constexpr std::array<unsigned char, 256> makeSpecial() {
 }
 constexpr auto kSpecial = makeSpecial();
 
-void appendString(Sink& out, const std::string& text) {
+// Whether any of the 8 bytes in `word` is special (see kSpecial), testing all eight at once
+// (the "has a byte less than n" and "has a zero byte" tricks): nearly every string in an object is
+// plain ASCII, and scanning it a word at a time is what makes serialising cheaper than storing.
+bool hasSpecialByte(std::uint64_t word) {
+  constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+  constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
+  const std::uint64_t quote = word ^ (kOnes * '"');
+  const std::uint64_t backslash = word ^ (kOnes * '\\');
+  const std::uint64_t control = (word - kOnes * 0x20) & ~word;
+  const std::uint64_t isQuote = (quote - kOnes) & ~quote;
+  const std::uint64_t isBackslash = (backslash - kOnes) & ~backslash;
+  return ((control | isQuote | isBackslash | word) & kHigh) != 0;
+}
+
+bool wordHasSpecialByte(const unsigned char* s) {
+  std::uint64_t word;
+  std::memcpy(&word, s, 8);
+  return hasSpecialByte(word);
+}
+
+// The length of the leading run of bytes that need no escaping.
+std::size_t plainPrefix(const unsigned char* s, std::size_t n) {
+  std::size_t i = 0;
+  if (n >= 8) {
+    for (; i + 8 <= n; i += 8) {
+      if (wordHasSpecialByte(s + i)) break;
+    }
+    // The tail is checked as the last eight bytes, overlapping the words already checked.
+    if (i + 8 > n && (i == n || !wordHasSpecialByte(s + n - 8))) return n;
+  }
+  while (i < n && kSpecial[s[i]] == 0) ++i;
+  return i;
+}
+
+// Writes `text` as a JSON string, followed by `suffix` unless it is 0 (an object key's ':').
+void appendString(Sink& out, const std::string& text, char suffix = 0) {
   const auto* s = reinterpret_cast<const unsigned char*>(text.data());
   const std::size_t n = text.size();
-  std::size_t i = 0;
-  while (i < n && kSpecial[s[i]] == 0) ++i;
+  std::size_t i = plainPrefix(s, n);
   if (i == n) {  // the common case: nothing to escape
-    out.reserve(n + 2);
-    out.put('"');
-    out.write(text.data(), n);
-    out.put('"');
+    out.reserve(n + 3);
+    out.putUnchecked('"');
+    out.writeUnchecked(text.data(), n);
+    out.putUnchecked('"');
+    if (suffix != 0) out.putUnchecked(suffix);
     return;
   }
   out.put('"');
   std::size_t run = 0;  // start of the pending run of characters copied verbatim
   while (true) {
-    while (i < n && kSpecial[s[i]] == 0) ++i;
+    i += plainPrefix(s + i, n - i);
     if (i == n) break;
     unsigned char c = s[i];
     if (c >= 0x80) {
@@ -134,6 +176,7 @@ void appendString(Sink& out, const std::string& text) {
   }
   out.write(text.data() + run, n - run);
   out.put('"');
+  if (suffix != 0) out.put(suffix);
 }
 
 template <class Int>
@@ -166,8 +209,7 @@ void append(Sink& out, const Json& value) {
       for (const auto& [key, item] : object) {
         if (!first) out.put(',');
         first = false;
-        appendString(out, key);
-        out.put(':');
+        appendString(out, key, ':');
         append(out, item);
       }
       out.put('}');

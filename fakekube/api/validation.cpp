@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 
@@ -314,30 +315,85 @@ std::vector<std::string> isValidLabelValue(std::string_view value) {
 }
 
 std::vector<std::string> isValidName(std::string_view name, NameRule rule, bool prefix) {
+  std::string masked;
+  if (prefix && rule != NameRule::PathSegment) {
+    masked = maskTrailingDash(name);
+    name = masked;
+  }
   switch (rule) {
     case NameRule::Dns1123Subdomain:
-      return isDns1123Subdomain(prefix ? maskTrailingDash(name) : std::string(name));
+      return isDns1123Subdomain(name);
     case NameRule::Dns1123Label:
-      return isDns1123Label(prefix ? maskTrailingDash(name) : std::string(name));
+      return isDns1123Label(name);
     case NameRule::Dns1035Label:
-      return isDns1035Label(prefix ? maskTrailingDash(name) : std::string(name));
+      return isDns1035Label(name);
     case NameRule::PathSegment:
       return pathSegmentErrors(name, prefix);
   }
   return {};
 }
 
-FieldErrors validateName(std::string_view name, NameRule rule, std::string field, bool prefix) {
+FieldErrors validateName(std::string_view name, NameRule rule, std::string_view field,
+                         bool prefix) {
   FieldErrors errs;
   for (auto& msg : isValidName(name, rule, prefix)) {
-    errs.push_back(FieldError::invalidString(field, name, std::move(msg)));
+    errs.push_back(FieldError::invalidString(std::string(field), name, std::move(msg)));
   }
   return errs;
 }
 
-FieldErrors validateLabels(const Json& labels, std::string field) {
+namespace {
+
+// The quick yes of isQualifiedName and isValidLabelValue, with no messages built: metadata is
+// validated on every write, and nearly always valid.
+bool isValidQualifiedName(std::string_view value) {
+  std::string_view name = value;
+  if (std::size_t slash = value.find('/'); slash != std::string_view::npos) {
+    std::string_view prefix = value.substr(0, slash);
+    name = value.substr(slash + 1);
+    if (prefix.empty() || prefix.size() > kDns1123SubdomainMaxLength ||
+        !matchesDns1123Subdomain(prefix)) {
+      return false;
+    }
+  }
+  return name.size() <= kQualifiedNameMaxLength && matchesQualifiedNamePart(name);
+}
+
+bool isValidLabelValueQuick(std::string_view value) {
+  return value.size() <= kLabelValueMaxLength && (value.empty() || matchesQualifiedNamePart(value));
+}
+
+bool labelsAreValid(const Json& labels) {
+  if (labels.is_null()) return true;
+  if (!labels.is_object()) return false;
+  for (const auto& [key, value] : labels.get_ref<const Json::object_t&>()) {
+    if (!isValidQualifiedName(key) || !value.is_string() ||
+        !isValidLabelValueQuick(value.get_ref<const std::string&>())) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool annotationsAreValid(const Json& annotations) {
+  if (annotations.is_null()) return true;
+  if (!annotations.is_object()) return false;
+  std::uint64_t totalSize = 0;
+  for (const auto& [key, value] : annotations.get_ref<const Json::object_t&>()) {
+    // Upper case is allowed (the rule ignores case): such keys take the full check.
+    bool upper = std::any_of(key.begin(), key.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
+    if (upper || !isValidQualifiedName(key) || !value.is_string()) return false;
+    totalSize += key.size() + value.get_ref<const std::string&>().size();
+  }
+  return totalSize <= kTotalAnnotationSizeLimitBytes;
+}
+
+}  // namespace
+
+FieldErrors validateLabels(const Json& labels, std::string_view fieldName) {
   FieldErrors errs;
-  if (labels.is_null()) return errs;
+  if (labelsAreValid(labels)) return errs;
+  const std::string field(fieldName);
   if (!labels.is_object()) {
     errs.push_back(wrongType(field, labels, "an object of string values"));
     return errs;
@@ -359,9 +415,10 @@ FieldErrors validateLabels(const Json& labels, std::string field) {
   return errs;
 }
 
-FieldErrors validateAnnotations(const Json& annotations, std::string field) {
+FieldErrors validateAnnotations(const Json& annotations, std::string_view fieldName) {
   FieldErrors errs;
-  if (annotations.is_null()) return errs;
+  if (annotationsAreValid(annotations)) return errs;
+  const std::string field(fieldName);
   if (!annotations.is_object()) {
     errs.push_back(wrongType(field, annotations, "an object of string values"));
     return errs;

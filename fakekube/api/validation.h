@@ -65,8 +65,8 @@ enum class NameRule { Dns1123Subdomain, Dns1123Label, Dns1035Label, PathSegment 
 std::vector<std::string> isValidName(std::string_view name, NameRule rule, bool prefix = false);
 
 // One Invalid error at `field`, with `name` as the value, per reason from isValidName.
-FieldErrors validateName(std::string_view name, NameRule rule, std::string field = "metadata.name",
-                         bool prefix = false);
+FieldErrors validateName(std::string_view name, NameRule rule,
+                         std::string_view field = "metadata.name", bool prefix = false);
 
 // --- metadata maps and lists ---
 //
@@ -76,12 +76,12 @@ FieldErrors validateName(std::string_view name, NameRule rule, std::string field
 
 // Keys must be qualified names, values label values (ValidateLabels). Both are reported on `field`
 // itself: a bad key with the key as value, a bad value with the value as value.
-FieldErrors validateLabels(const Json& labels, std::string field = "metadata.labels");
+FieldErrors validateLabels(const Json& labels, std::string_view field = "metadata.labels");
 
 // Keys must be qualified names once lowercased; keys plus values must total at most 262144 bytes
 // (TooLong on `field`: "must have at most 262144 bytes").
 FieldErrors validateAnnotations(const Json& annotations,
-                                std::string field = "metadata.annotations");
+                                std::string_view field = "metadata.annotations");
 
 // Each finalizer must be a qualified name (reported on `field`, value the finalizer); "orphan" and
 // "foregroundDeletion" may not both be present (Invalid on `field`, value the whole list rendered

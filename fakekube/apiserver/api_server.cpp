@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/patch_schema.h"
 #include "fakekube/api/server_side_apply.h"
@@ -79,7 +80,7 @@ Result<std::string> reconcileNamespace(const ResourceInfo& info, std::string_vie
     return tl::unexpected(Status::badRequest(fmt::format(
         "an empty namespace may not be set for a namespaced resource ({})", info.resource)));
   }
-  metadata["namespace"] = ns;
+  if (objectNs != ns) metadata["namespace"] = ns;
   return ns;
 }
 
@@ -401,8 +402,20 @@ std::string ApiServer::newUid() {
   std::uint64_t lo = random_();
   hi = (hi & 0xffffffffffff0fffULL) | 0x0000000000004000ULL;  // version 4
   lo = (lo & 0x3fffffffffffffffULL) | 0x8000000000000000ULL;  // RFC 4122 variant
-  return fmt::format("{:08x}-{:04x}-{:04x}-{:04x}-{:012x}", hi >> 32, (hi >> 16) & 0xffff,
-                     hi & 0xffff, lo >> 48, lo & 0xffffffffffffULL);
+  // 8-4-4-4-12 lower-case hex digits, as fmt's "{:08x}-{:04x}-..." would write them, without a
+  // format string to interpret on every create.
+  std::string uid(36, '-');
+  auto hex = [&uid](std::size_t at, std::uint64_t bits, int digits) {
+    for (int i = digits - 1; i >= 0; --i, bits >>= 4) {
+      uid[at + static_cast<std::size_t>(i)] = "0123456789abcdef"[bits & 0xf];
+    }
+  };
+  hex(0, hi >> 32, 8);
+  hex(9, hi >> 16, 4);
+  hex(14, hi, 4);
+  hex(19, lo >> 48, 4);
+  hex(24, lo, 12);
+  return uid;
 }
 
 std::string ApiServer::generateName(std::string_view prefix) {
@@ -441,9 +454,8 @@ std::optional<Status> ApiServer::checkNamespaceForCreate(const ResourceInfo& inf
   if (!info.namespaced) return std::nullopt;
   ObjectPtr nsObject = store_->get("/namespaces//" + ns);
   if (nsObject == nullptr) return Status::notFound({"", "namespaces"}, ns);
-  const Json& status = nsObject->contains("status") ? (*nsObject)["status"] : Json();
-  bool terminating = meta::isDeleting(*nsObject) ||
-                     (status.is_object() && status.value("phase", "") == "Terminating");
+  const Json& phase = jsonAt(*nsObject, {"status", "phase"});
+  bool terminating = meta::isDeleting(*nsObject) || phase == "Terminating";
   if (terminating) {
     Status s = Status::forbidden(
         info.groupResource(), name,

@@ -15,16 +15,27 @@ Json& child(Json& parent, const char* key) {
   return c;
 }
 
-// Sets object[key] = value unless the client gave one. The value is only built when it is used:
-// defaulting runs on every create.
+// Sets object[key] = value unless the client gave one. `object` must be an object. The value is
+// only built when it is used, and the key is looked up once (the insertion reuses the position
+// found): defaulting runs on every create.
 template <class Value>
-void setDefault(Json& object, const char* key, Value&& value) {
-  auto it = object.find(key);
-  if (it == object.end()) {
-    object.emplace(key, std::forward<Value>(value));
-  } else if (it->is_null()) {
-    *it = std::forward<Value>(value);
+void setDefault(Json& object, std::string_view key, Value&& value) {
+  auto& members = object.get_ref<Json::object_t&>();
+  auto it = members.lower_bound(key);
+  if (it == members.end() || it->first != key) {
+    members.emplace_hint(it, std::piecewise_construct, std::forward_as_tuple(key),
+                         std::forward_as_tuple(std::forward<Value>(value)));
+  } else if (it->second.is_null()) {
+    it->second = std::forward<Value>(value);
   }
+}
+
+// object[key] when `object` is an object that has it, else null.
+const Json* member(const Json& object, std::string_view key) {
+  if (!object.is_object()) return nullptr;
+  const auto& members = object.get_ref<const Json::object_t&>();
+  auto it = members.find(key);
+  return it == members.end() ? nullptr : &it->second;
 }
 
 // The defaults the real API server fills into a PodSpec (pkg/apis/core/v1/defaults.go), limited
@@ -72,31 +83,28 @@ void defaultTemplate(Json& spec) {
 
 // QoS class of a pod (pkg/apis/core/helper/qos): Guaranteed when every container sets equal
 // cpu and memory requests and limits, BestEffort when none sets any, Burstable otherwise.
-std::string qosClass(const Json& spec) {
+const char* qosClass(const Json& spec) {
   bool any = false;
   bool guaranteed = true;
-  auto it = spec.find("containers");
-  if (it == spec.end() || !it->is_array()) return "BestEffort";
-  for (const auto& c : *it) {
-    const Json* resources = c.is_object() && c.contains("resources") ? &c["resources"] : nullptr;
-    const Json* requests =
-        resources && resources->contains("requests") ? &(*resources)["requests"] : nullptr;
-    const Json* limits =
-        resources && resources->contains("limits") ? &(*resources)["limits"] : nullptr;
-    if ((requests && requests->is_object() && !requests->empty()) ||
-        (limits && limits->is_object() && !limits->empty())) {
+  const Json* containers = member(spec, "containers");
+  if (containers == nullptr || !containers->is_array()) return "BestEffort";
+  for (const auto& c : *containers) {
+    const Json* resources = member(c, "resources");
+    const Json* requests = resources != nullptr ? member(*resources, "requests") : nullptr;
+    const Json* limits = resources != nullptr ? member(*resources, "limits") : nullptr;
+    if (requests != nullptr && !requests->is_object()) requests = nullptr;
+    if (limits != nullptr && !limits->is_object()) limits = nullptr;
+    if ((requests != nullptr && !requests->empty()) || (limits != nullptr && !limits->empty())) {
       any = true;
     }
     for (const char* r : {"cpu", "memory"}) {
-      bool hasLimit = limits && limits->is_object() && limits->contains(r);
-      if (!hasLimit) {
+      const Json* limit = limits != nullptr ? member(*limits, r) : nullptr;
+      if (limit == nullptr) {
         guaranteed = false;
         continue;
       }
-      if (requests && requests->is_object() && requests->contains(r) &&
-          (*requests)[r] != (*limits)[r]) {
-        guaranteed = false;
-      }
+      const Json* request = requests != nullptr ? member(*requests, r) : nullptr;
+      if (request != nullptr && *request != *limit) guaranteed = false;
     }
   }
   if (!any) return "BestEffort";
@@ -185,7 +193,6 @@ void defaultDeploymentSpec(Json& spec) {
   defaultTemplate(spec);
 }
 
-
 void immutable(FieldErrors& errors, const Json& updated, const Json& old,
                std::initializer_list<const char*> path, const char* field) {
   const Json& a = jsonAt(updated, path);
@@ -193,20 +200,25 @@ void immutable(FieldErrors& errors, const Json& updated, const Json& old,
   if (a != b) errors.push_back(FieldError::invalid(field, a.dump(), "field is immutable"));
 }
 
-void validatePodSpec(FieldErrors& errors, const Json& spec, const std::string& field) {
+void validatePodSpec(FieldErrors& errors, const Json& spec, std::string_view field) {
   auto containers = spec.is_object() ? spec.find("containers") : spec.end();
   if (!spec.is_object() || containers == spec.end() || !containers->is_array() ||
       containers->empty()) {
-    errors.push_back(FieldError::required(field + ".containers"));
+    errors.push_back(FieldError::required(std::string(field) + ".containers"));
     return;
   }
+  auto present = [](const Json& c, const char* key) {
+    const Json* value = member(c, key);
+    return value != nullptr && value->is_string() && !value->get_ref<const std::string&>().empty();
+  };
   for (std::size_t i = 0; i < containers->size(); ++i) {
     const Json& c = (*containers)[i];
-    std::string path = field + ".containers[" + std::to_string(i) + "]";
-    if (!c.is_object() || c.value("name", "").empty())
-      errors.push_back(FieldError::required(path + ".name"));
-    if (!c.is_object() || c.value("image", "").empty())
-      errors.push_back(FieldError::required(path + ".image"));
+    const bool hasName = present(c, "name");
+    const bool hasImage = present(c, "image");
+    if (hasName && hasImage) continue;
+    std::string path = std::string(field) + ".containers[" + std::to_string(i) + "]";
+    if (!hasName) errors.push_back(FieldError::required(path + ".name"));
+    if (!hasImage) errors.push_back(FieldError::required(path + ".image"));
   }
 }
 
@@ -238,10 +250,12 @@ void prepareForCreate(const ResourceInfo& info, Json& object) {
   } else if (info.is("", "pods")) {
     Json& spec = child(object, "spec");
     defaultPodSpec(spec);
-    Json status = Json::object();
-    status.emplace("phase", "Pending");
-    status.emplace("qosClass", qosClass(spec));
-    object["status"] = std::move(status);
+    Json& status = object["status"];
+    status = Json::object();
+    auto& fields = status.get_ref<Json::object_t&>();
+    // In key order, each at the end: no search.
+    fields.emplace_hint(fields.end(), "phase", "Pending");
+    fields.emplace_hint(fields.end(), "qosClass", qosClass(spec));
   } else if (info.is("", "services")) {
     Json& spec = child(object, "spec");
     setDefault(spec, "type", "ClusterIP");

@@ -31,6 +31,33 @@ TEST(JsonWriterTest, EscapesWhatJsonStringsCannotHold) {
   EXPECT_EQ(Json::parse(text), doc);
 }
 
+// Strings are scanned eight bytes at a time: a byte that needs escaping must be found at every
+// offset within a word and in the tail after the last whole word, next to bytes that need none.
+TEST(JsonWriterTest, FindsEveryByteToEscapeAtEveryOffset) {
+  const std::string specials[] = {"\"",   "\\",   "\n",       "\t",          std::string(1, '\0'),
+                                  "\x01", "\x1f", "\xC3\xA9", "\xE2\x82\xAC"};
+  const std::string plain[] = {" ", "~", "\x7f", "!", "#", "[", "]", "a"};
+  for (const std::string& special : specials) {
+    for (std::size_t before = 0; before < 20; ++before) {
+      for (std::size_t after : {0, 1, 7, 8, 9}) {
+        std::string text(before, 'x');
+        text += special;
+        text += std::string(after, 'y');
+        Json doc = {{text, text}};
+        std::string written = toJsonText(doc);
+        ASSERT_EQ(written, doc.dump()) << "special byte after " << before << " plain bytes";
+      }
+    }
+  }
+  for (const std::string& p : plain) {
+    for (std::size_t length = 1; length < 20; ++length) {
+      std::string text;
+      for (std::size_t i = 0; i < length; ++i) text += p;
+      EXPECT_EQ(toJsonText(Json(text)), "\"" + text + "\"") << "copied as it is";
+    }
+  }
+}
+
 TEST(JsonWriterTest, KeepsValidUtf8AndReplacesInvalidBytes) {
   Json valid = {{"s", "caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80"}};
   EXPECT_EQ(Json::parse(toJsonText(valid)), valid);
