@@ -4,10 +4,10 @@
 
 namespace fakekube {
 
-const Json& jsonAt(const Json& document, std::initializer_list<const char*> path) {
+const Json& jsonAt(const Json& document, std::initializer_list<std::string_view> path) {
   static const Json kNull;
   const Json* current = &document;
-  for (const char* key : path) {
+  for (std::string_view key : path) {
     if (!current->is_object()) return kNull;
     auto it = current->find(key);
     if (it == current->end()) return kNull;

@@ -4,12 +4,13 @@
 #pragma once
 
 #include <initializer_list>
+#include <string_view>
 
 #include "fakekube/api/json.h"
 
 namespace fakekube {
 
 // jsonAt(pod, {"spec", "template", "spec"}): a reference into `document`, or to a static null.
-const Json& jsonAt(const Json& document, std::initializer_list<const char*> path);
+const Json& jsonAt(const Json& document, std::initializer_list<std::string_view> path);
 
 }  // namespace fakekube

@@ -11,13 +11,15 @@ const Json& nullJson() {
   return kNull;
 }
 
-const Json& field(const Json& obj, const char* key) {
+// Keys are string_views so that each comparison on the way down the object's map knows both
+// lengths (a const char* key costs a strlen per comparison).
+const Json& field(const Json& obj, std::string_view key) {
   if (!obj.is_object()) return nullJson();
   auto it = obj.find(key);
   return it == obj.end() ? nullJson() : *it;
 }
 
-const Json& metaField(const Json& obj, const char* key) {
+const Json& metaField(const Json& obj, std::string_view key) {
   return field(field(obj, "metadata"), key);
 }
 

@@ -189,13 +189,13 @@ void append(FieldErrors& to, FieldErrors from) {
 
 // A string-valued field of an object: its value if it is a string, "" if absent or null, and a
 // type error otherwise (then ok = false).
-std::string stringField(const Json& obj, const char* key, const std::string& path,
+std::string stringField(const Json& obj, std::string_view key, std::string_view path,
                         FieldErrors& errs, bool& ok) {
   ok = true;
   auto it = obj.find(key);
   if (it == obj.end() || it->is_null()) return "";
   if (!it->is_string()) {
-    errs.push_back(wrongType(path, *it, "a string"));
+    errs.push_back(wrongType(std::string(path), *it, "a string"));
     ok = false;
     return "";
   }
@@ -613,7 +613,7 @@ FieldErrors validateObjectMetaOnCreate(const Json& object, NameRule nameRule, bo
     }
   }
 
-  auto member = [&](const char* key) -> const Json& {
+  auto member = [&](std::string_view key) -> const Json& {
     static const Json kNull;
     auto it = meta->find(key);
     return it == meta->end() ? kNull : *it;

@@ -47,14 +47,14 @@ void defaultPodSpec(Json& spec) {
   setDefault(spec, "terminationGracePeriodSeconds", 30);
   setDefault(spec, "dnsPolicy", "ClusterFirst");
   setDefault(spec, "securityContext", Json::object());
-  for (const char* list : {"containers", "initContainers"}) {
+  for (std::string_view list : {"containers", "initContainers"}) {
     auto it = spec.find(list);
     if (it == spec.end() || !it->is_array()) continue;
     for (auto& c : *it) {
       if (!c.is_object()) continue;
       setDefault(c, "terminationMessagePath", "/dev/termination-log");
       setDefault(c, "terminationMessagePolicy", "File");
-      auto imageField = c.find("image");
+      auto imageField = c.find(std::string_view("image"));
       std::string_view image = imageField != c.end() && imageField->is_string()
                                    ? std::string_view(imageField->get_ref<const std::string&>())
                                    : std::string_view();
@@ -64,7 +64,7 @@ void defaultPodSpec(Json& spec) {
       bool latest = tail.find(':') == std::string_view::npos || tail.ends_with(":latest");
       if (image.find('@') != std::string_view::npos) latest = false;
       setDefault(c, "imagePullPolicy", latest ? "Always" : "IfNotPresent");
-      if (auto ports = c.find("ports"); ports != c.end() && ports->is_array()) {
+      if (auto ports = c.find(std::string_view("ports")); ports != c.end() && ports->is_array()) {
         for (auto& p : *ports) {
           if (p.is_object()) setDefault(p, "protocol", "TCP");
         }
@@ -194,7 +194,7 @@ void defaultDeploymentSpec(Json& spec) {
 }
 
 void immutable(FieldErrors& errors, const Json& updated, const Json& old,
-               std::initializer_list<const char*> path, const char* field) {
+               std::initializer_list<std::string_view> path, const char* field) {
   const Json& a = jsonAt(updated, path);
   const Json& b = jsonAt(old, path);
   if (a != b) errors.push_back(FieldError::invalid(field, a.dump(), "field is immutable"));
@@ -345,7 +345,7 @@ namespace {
 Json podSpecWithoutMutableFields(const Json& pod) {
   Json spec = jsonAt(pod, {"spec"});
   if (!spec.is_object()) return spec;
-  for (const char* list : {"containers", "initContainers"}) {
+  for (std::string_view list : {"containers", "initContainers"}) {
     auto it = spec.find(list);
     if (it == spec.end() || !it->is_array()) continue;
     for (auto& c : *it) {

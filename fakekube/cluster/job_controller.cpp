@@ -21,8 +21,8 @@ namespace {
 
 using namespace workload;  // NOLINT: the shared controller helpers
 
-
-std::int64_t intAt(const Json& j, std::initializer_list<const char*> path, std::int64_t fallback) {
+std::int64_t intAt(const Json& j, std::initializer_list<std::string_view> path,
+                   std::int64_t fallback) {
   const Json& v = jsonAt(j, path);
   return v.is_number_integer() ? v.get<std::int64_t>() : fallback;
 }

@@ -261,7 +261,9 @@ Result<ObjectPtr> Store::write(const std::string& key, Json object, EventType ty
     return tl::unexpected(Status::requestEntityTooLarge(
         fmt::format("limit is {}: etcdserver: request is too large", options_.maxObjectBytes)));
   }
-  auto current = objects_.find(key);
+  // One walk down the map finds the key's entry, or where it goes.
+  auto position = objects_.lower_bound(key);
+  auto current = position != objects_.end() && position->first == key ? position : objects_.end();
 
   // One INSERT is one transaction: the write is durable (or refused) as a whole.
   auto& insert = db_->insertRevision;
@@ -286,7 +288,7 @@ Result<ObjectPtr> Store::write(const std::string& key, Json object, EventType ty
     previous = std::move(current->second.object);
     current->second = Entry{stored, rv};
   } else {
-    objects_.emplace(key, Entry{stored, rv});
+    objects_.emplace_hint(position, key, Entry{stored, rv});
   }
   if (observer_) observer_(StoredEvent{rv, type, key, stored, std::move(previous)});
   maybeCompact();
