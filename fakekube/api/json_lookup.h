@@ -1,6 +1,10 @@
 // jsonAt: the value at a path of object keys in a document, or null when any step is missing or
 // not an object. For reading specs and statuses whose optional parts may be absent, without
 // operator[] (which would insert) or at() (which throws).
+//
+// jsonMember: object[key] for writing, inserted as null when absent, as operator[] does, but with
+// one lookup by string_view: nlohmann's operator[] builds a std::string key and a map node before
+// it looks, and throws the node away when the key is there.
 #pragma once
 
 #include <initializer_list>
@@ -12,5 +16,9 @@ namespace fakekube {
 
 // jsonAt(pod, {"spec", "template", "spec"}): a reference into `document`, or to a static null.
 const Json& jsonAt(const Json& document, std::initializer_list<std::string_view> path);
+
+// jsonMember(pod, "status") = ...: `object` must be an object or null (null becomes an empty
+// object); anything else throws nlohmann's type_error, as operator[] does.
+Json& jsonMember(Json& object, std::string_view key);
 
 }  // namespace fakekube

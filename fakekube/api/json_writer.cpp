@@ -100,37 +100,41 @@ bool wordHasSpecialByte(const unsigned char* s) {
   return hasSpecialByte(word);
 }
 
-// The length of the leading run of bytes that need no escaping.
-std::size_t plainPrefix(const unsigned char* s, std::size_t n) {
-  std::size_t i = 0;
-  if (n >= 8) {
-    for (; i + 8 <= n; i += 8) {
-      if (wordHasSpecialByte(s + i)) break;
-    }
-    // The tail is checked as the last eight bytes, overlapping the words already checked.
-    if (i + 8 > n && (i == n || !wordHasSpecialByte(s + n - 8))) return n;
+// Whether all of s[0, n) can be copied as it is. Most strings are short and plain: a short one is
+// checked with table lookups and no early exit, a longer one eight bytes at a time with the tail
+// as the last eight bytes (overlapping what was checked already).
+bool isPlain(const unsigned char* s, std::size_t n) {
+  if (n < 8) {
+    unsigned char special = 0;
+    for (std::size_t i = 0; i < n; ++i) special |= kSpecial[s[i]];
+    return special == 0;
   }
-  while (i < n && kSpecial[s[i]] == 0) ++i;
-  return i;
+  for (std::size_t i = 0; i + 8 <= n; i += 8) {
+    if (wordHasSpecialByte(s + i)) return false;
+  }
+  return !wordHasSpecialByte(s + n - 8);
 }
 
-// Writes `text` as a JSON string, followed by `suffix` unless it is 0 (an object key's ':').
-void appendString(Sink& out, const std::string& text, char suffix = 0) {
+// Writes `text` as a JSON string, between `before` and `after` unless they are 0 (an object
+// member's ',' and ':').
+void appendString(Sink& out, const std::string& text, char before = 0, char after = 0) {
   const auto* s = reinterpret_cast<const unsigned char*>(text.data());
   const std::size_t n = text.size();
-  std::size_t i = plainPrefix(s, n);
-  if (i == n) {  // the common case: nothing to escape
-    out.reserve(n + 3);
+  if (isPlain(s, n)) {  // the common case: nothing to escape
+    out.reserve(n + 4);
+    if (before != 0) out.putUnchecked(before);
     out.putUnchecked('"');
     out.writeUnchecked(text.data(), n);
     out.putUnchecked('"');
-    if (suffix != 0) out.putUnchecked(suffix);
+    if (after != 0) out.putUnchecked(after);
     return;
   }
+  if (before != 0) out.put(before);
   out.put('"');
+  std::size_t i = 0;
   std::size_t run = 0;  // start of the pending run of characters copied verbatim
   while (true) {
-    i += plainPrefix(s + i, n - i);
+    while (i < n && kSpecial[s[i]] == 0) ++i;
     if (i == n) break;
     unsigned char c = s[i];
     if (c >= 0x80) {
@@ -176,7 +180,7 @@ void appendString(Sink& out, const std::string& text, char suffix = 0) {
   }
   out.write(text.data() + run, n - run);
   out.put('"');
-  if (suffix != 0) out.put(suffix);
+  if (after != 0) out.put(after);
 }
 
 template <class Int>
@@ -207,9 +211,8 @@ void append(Sink& out, const Json& value) {
       out.put('{');
       bool first = true;
       for (const auto& [key, item] : object) {
-        if (!first) out.put(',');
+        appendString(out, key, first ? '\0' : ',', ':');
         first = false;
-        appendString(out, key, ':');
         append(out, item);
       }
       out.put('}');

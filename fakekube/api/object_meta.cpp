@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fakekube/api/json_lookup.h"
+
 namespace fakekube::meta {
 
 namespace {
@@ -140,13 +142,13 @@ std::string namespacedName(const Json& obj) {
 }
 
 Json& metadata(Json& obj) {
-  Json& m = obj["metadata"];
+  Json& m = jsonMember(obj, "metadata");
   if (!m.is_object()) m = Json::object();
   return m;
 }
 
-void setName(Json& obj, std::string_view name) { metadata(obj)["name"] = name; }
-void setNamespace(Json& obj, std::string_view ns) { metadata(obj)["namespace"] = ns; }
+void setName(Json& obj, std::string_view name) { jsonMember(metadata(obj), "name") = name; }
+void setNamespace(Json& obj, std::string_view ns) { jsonMember(metadata(obj), "namespace") = ns; }
 
 void setLabel(Json& obj, std::string_view key, std::string_view value) {
   Json& l = metadata(obj)["labels"];

@@ -28,28 +28,34 @@ std::optional<Status> checkTypeMeta(const ResourceInfo& info, const GroupVersion
   if (!object.is_object()) {
     return Status::badRequest("the body of the request must be a JSON object");
   }
-  auto apiVersion = object.find("apiVersion");
+  auto apiVersion = object.find(std::string_view("apiVersion"));
   if (apiVersion != object.end() && !apiVersion->is_string()) {
     return Status::badRequest("apiVersion must be a string");
   }
+  const std::string requestedVersion = gvr.apiVersion();
   if (apiVersion != object.end()) {
-    GroupVersion gv = GroupVersion::parse(apiVersion->get<std::string>());
+    const std::string& sent = apiVersion->get_ref<const std::string&>();
+    GroupVersion gv = GroupVersion::parse(sent);
     if (gv.group != info.group || !info.serves(gv.version)) {
       return Status::badRequest(fmt::format(
-          "the API version in the data ({}) does not match the expected API version ({})",
-          apiVersion->get<std::string>(), gvr.apiVersion()));
+          "the API version in the data ({}) does not match the expected API version ({})", sent,
+          requestedVersion));
     }
   }
-  auto kind = object.find("kind");
-  if (kind != object.end() && (!kind->is_string() || kind->get<std::string>() != info.kind)) {
+  auto kind = object.find(std::string_view("kind"));
+  if (kind != object.end() &&
+      (!kind->is_string() || kind->get_ref<const std::string&>() != info.kind)) {
     return Status::badRequest(
         fmt::format("the kind in the data ({}) does not match the expected "
                     "kind ({})",
                     kind->is_string() ? kind->get<std::string>() : "", info.kind));
   }
-  object["apiVersion"] = gvr.apiVersion();
-  object["kind"] = info.kind;
-  auto metadata = object.find("metadata");
+  // The object is served in the version it was sent to; most requests already say so.
+  if (apiVersion == object.end() || *apiVersion != requestedVersion) {
+    object["apiVersion"] = requestedVersion;
+  }
+  if (kind == object.end()) object["kind"] = info.kind;
+  auto metadata = object.find(std::string_view("metadata"));
   if (metadata != object.end() && !metadata->is_object() && !metadata->is_null()) {
     return Status::badRequest("metadata must be a JSON object");
   }
@@ -495,8 +501,8 @@ Result<ObjectPtr> ApiServer::createLocked(const ResourceInfo& info, std::string 
   // API server answers as an untyped 500 (no reason, no "Internal error occurred: " prefix).
   const bool resourceVersionSet = !meta::resourceVersion(object).empty();
   // System fields are the server's to set.
-  for (const char* field : {"uid", "creationTimestamp", "deletionTimestamp",
-                            "deletionGracePeriodSeconds", "selfLink", "resourceVersion"}) {
+  for (std::string_view field : {"uid", "creationTimestamp", "deletionTimestamp",
+                                 "deletionGracePeriodSeconds", "selfLink", "resourceVersion"}) {
     metadata.erase(field);
   }
 
@@ -540,15 +546,18 @@ Result<ObjectPtr> ApiServer::createLocked(const ResourceInfo& info, std::string 
     return tl::unexpected(
         Status::generic(500, "", "resourceVersion should not be set on objects to be created"));
   }
+  // An existing object is found by the store's own lookup when it writes (AlreadyExists below),
+  // except where something is reserved for the object before then: a dry run writes nothing, and
+  // a Service would be refused its cluster IP (held by the existing one) instead.
   const std::string objectKey = key(info, *ns, name);
-  if (store_->get(objectKey) != nullptr) {
+  const bool isService = info.is("", "services");
+  if ((dryRun || isService) && store_->get(objectKey) != nullptr) {
     return tl::unexpected(Status::alreadyExists(info.groupResource(), name));
   }
 
-  metadata["uid"] = newUid();
-  metadata["creationTimestamp"] = now();
+  jsonMember(metadata, "uid") = newUid();
+  jsonMember(metadata, "creationTimestamp") = now();
   strategy::prepareForCreate(info, object);
-  const bool isService = info.is("", "services");
   if (isService) {
     if (auto error = assignClusterIp(object, dryRun)) return tl::unexpected(*error);
   }
@@ -558,6 +567,9 @@ Result<ObjectPtr> ApiServer::createLocked(const ResourceInfo& info, std::string 
   auto stored = put(objectKey, std::move(object), EventType::Added);
   if (!stored) {
     clusterIps_.release(allocated);  // the write failed: the address is free again
+    if (isAlreadyExists(stored.error())) {
+      return tl::unexpected(Status::alreadyExists(info.groupResource(), name));
+    }
     return tl::unexpected(stored.error());
   }
   if (info.is("apiextensions.k8s.io", "customresourcedefinitions"))

@@ -9,8 +9,8 @@ namespace fakekube::strategy {
 
 namespace {
 
-Json& child(Json& parent, const char* key) {
-  Json& c = parent[key];
+Json& child(Json& parent, std::string_view key) {
+  Json& c = jsonMember(parent, key);
   if (!c.is_object()) c = Json::object();
   return c;
 }
@@ -237,7 +237,7 @@ void prepareForCreate(const ResourceInfo& info, Json& object) {
   if (info.generation == GenerationRule::None) {
     metadata.erase("generation");
   } else {
-    metadata["generation"] = 1;
+    jsonMember(metadata, "generation") = 1;
   }
   // Nodes are created by their kubelet with a status; every other kind with a status
   // subresource starts with an empty one.
@@ -250,7 +250,7 @@ void prepareForCreate(const ResourceInfo& info, Json& object) {
   } else if (info.is("", "pods")) {
     Json& spec = child(object, "spec");
     defaultPodSpec(spec);
-    Json& status = object["status"];
+    Json& status = jsonMember(object, "status");
     status = Json::object();
     auto& fields = status.get_ref<Json::object_t&>();
     // In key order, each at the end: no search.

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
+#include "fakekube/api/json_lookup.h"
 #include "fakekube/api/json_writer.h"
 #include "fakekube/store/sqlite.h"
 
@@ -251,8 +252,15 @@ Result<ObjectPtr> Store::remove(const std::string& key, Json finalState) {
 }
 
 Result<ObjectPtr> Store::write(const std::string& key, Json object, EventType type) {
+  // One walk down the map finds the key's entry, or where it goes.
+  auto position = objects_.lower_bound(key);
+  auto current = position != objects_.end() && position->first == key ? position : objects_.end();
+  if (type == EventType::Added && current != objects_.end()) {
+    Status exists = Status::generic(409, "AlreadyExists", fmt::format("{} already exists", key));
+    return tl::unexpected(std::move(exists));
+  }
   const std::int64_t rv = revision_ + 1;
-  object["metadata"]["resourceVersion"] = std::to_string(rv);
+  jsonMember(jsonMember(object, "metadata"), "resourceVersion") = std::to_string(rv);
   // Serialise once, into a buffer reused across writes.
   std::string& text = scratch_;
   text.clear();
@@ -261,9 +269,6 @@ Result<ObjectPtr> Store::write(const std::string& key, Json object, EventType ty
     return tl::unexpected(Status::requestEntityTooLarge(
         fmt::format("limit is {}: etcdserver: request is too large", options_.maxObjectBytes)));
   }
-  // One walk down the map finds the key's entry, or where it goes.
-  auto position = objects_.lower_bound(key);
-  auto current = position != objects_.end() && position->first == key ? position : objects_.end();
 
   // One INSERT is one transaction: the write is durable (or refused) as a whole.
   auto& insert = db_->insertRevision;

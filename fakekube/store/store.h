@@ -85,7 +85,9 @@ class Store {
 
   // --- writes (one transaction each) ---
   // Stores `object` under `key` at a new revision, which it writes into
-  // metadata.resourceVersion first. `type` is Added for a create, Modified otherwise.
+  // metadata.resourceVersion first. `type` is Added for a create, Modified otherwise; a create of
+  // a key that holds an object is refused with 409 AlreadyExists (naming the key: the caller
+  // words it for its resource) and changes nothing.
   Result<ObjectPtr> put(const std::string& key, Json object, EventType type);
   // Removes `key`; the DELETED event carries `finalState` stamped with the new revision.
   Result<ObjectPtr> remove(const std::string& key, Json finalState);

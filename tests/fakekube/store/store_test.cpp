@@ -141,6 +141,24 @@ TEST(StoreTest, ScanVisitsThePrefixInKeyOrderFromStartAfter) {
   EXPECT_EQ(keys("/nothing/", "", 100), V{});
 }
 
+TEST(StoreTest, CreatingAKeyThatExistsIsAlreadyExistsAndChangesNothing) {
+  auto store = openStore();
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store->put(keyOf("a"), object("a", "first"), EventType::Added));
+  int observed = 0;
+  store->setObserver([&](const StoredEvent&) { ++observed; });
+  auto again = store->put(keyOf("a"), object("a", "second"), EventType::Added);
+  ASSERT_FALSE(again);
+  EXPECT_EQ(again.error().code, 409);
+  EXPECT_EQ(again.error().reason, "AlreadyExists");
+  EXPECT_EQ(store->revision(), 1);
+  EXPECT_EQ((*store->get(keyOf("a")))["data"]["k"], "first");
+  EXPECT_EQ(observed, 0);
+  auto events = store->eventsSince(0, 10);
+  ASSERT_TRUE(events);
+  EXPECT_EQ(events->size(), 1u);
+}
+
 TEST(StoreTest, RevisionIncrementsByOnePerWriteIncludingDeletes) {
   auto store = openStore();
   ASSERT_NE(store, nullptr);
