@@ -373,7 +373,7 @@ std::string ApiServer::prefix(const ResourceInfo& info, std::string_view ns) con
 }
 
 template <class T>
-Result<T> ApiServer::intercepted(Request request, const std::function<Result<T>()>& action) {
+Result<T> ApiServer::intercepted(Request request, Action<T> action) {
   std::vector<std::shared_ptr<Interceptor>> chain;
   {
     std::lock_guard lock(interceptorsMu_);
@@ -394,14 +394,11 @@ Result<T> ApiServer::intercepted(Request request, const std::function<Result<T>(
   return response;
 }
 
-template Result<ObjectPtr> ApiServer::intercepted(Request,
-                                                  const std::function<Result<ObjectPtr>()>&);
-template Result<ObjectList> ApiServer::intercepted(Request,
-                                                   const std::function<Result<ObjectList>()>&);
-template Result<std::shared_ptr<Watch>> ApiServer::intercepted(
-    Request, const std::function<Result<std::shared_ptr<Watch>>()>&);
-template Result<DeleteResult> ApiServer::intercepted(Request,
-                                                     const std::function<Result<DeleteResult>()>&);
+template Result<ObjectPtr> ApiServer::intercepted(Request, Action<ObjectPtr>);
+template Result<ObjectList> ApiServer::intercepted(Request, Action<ObjectList>);
+template Result<std::shared_ptr<Watch>> ApiServer::intercepted(Request,
+                                                               Action<std::shared_ptr<Watch>>);
+template Result<DeleteResult> ApiServer::intercepted(Request, Action<DeleteResult>);
 
 std::string ApiServer::newUid() {
   std::uint64_t hi = random_();

@@ -25,6 +25,7 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "fakekube/api/group_version.h"
@@ -161,8 +162,25 @@ class ApiServer {
   ObjectPtr inRequestedVersion(const ResourceInfo& info, const GroupVersionResource& gvr,
                                ObjectPtr object) const;
   std::string prefix(const ResourceInfo& info, std::string_view ns) const;
+  // The body of a verb, as intercepted() runs it: a reference to the caller's lambda, which
+  // lives until the call returns. The verbs' lambdas capture more than a std::function holds
+  // without allocating, and this runs once per request.
   template <class T>
-  Result<T> intercepted(Request request, const std::function<Result<T>()>& action);
+  class Action {
+   public:
+    template <class F, class = std::enable_if_t<!std::is_same_v<std::decay_t<F>, Action>>>
+    Action(F&& body)  // NOLINT(google-explicit-constructor): passed as a lambda
+        : body_(&body), call_([](void* b) -> Result<T> {
+            return (*static_cast<std::remove_reference_t<F>*>(b))();
+          }) {}
+    Result<T> operator()() const { return call_(body_); }
+
+   private:
+    void* body_;
+    Result<T> (*call_)(void*);
+  };
+  template <class T>
+  Result<T> intercepted(Request request, Action<T> action);
 
   // Verb bodies; the caller holds mu_.
   Result<ObjectPtr> createLocked(const ResourceInfo& info, std::string ns, Json object,

@@ -295,7 +295,17 @@ Result<ObjectPtr> Store::write(const std::string& key, Json object, EventType ty
   } else {
     objects_.emplace_hint(position, key, Entry{stored, rv});
   }
-  if (observer_) observer_(StoredEvent{rv, type, key, stored, std::move(previous)});
+  if (observer_) {
+    // The event is assembled in a member whose key buffer is reused from write to write.
+    event_.revision = rv;
+    event_.type = type;
+    event_.key.assign(key);
+    event_.object = stored;
+    event_.previous = std::move(previous);
+    observer_(event_);
+    event_.object.reset();
+    event_.previous.reset();
+  }
   maybeCompact();
   return stored;
 }

@@ -106,7 +106,8 @@ class Store {
   // Drops event-log entries at or below `upTo` (clamped to the current revision).
   Result<std::int64_t> compact(std::int64_t upTo);
 
-  // Called after every committed write, in revision order (the watch hub hangs here).
+  // Called after every committed write, in revision order (the watch hub hangs here). The event
+  // is valid for the call only, and the observer must not write to the store.
   void setObserver(std::function<void(const StoredEvent&)> observer) {
     observer_ = std::move(observer);
   }
@@ -132,6 +133,7 @@ class Store {
   std::int64_t compacted_ = 0;
   std::function<void(const StoredEvent&)> observer_;
   std::string scratch_;  // serialisation buffer, reused so a write makes no large allocation
+  StoredEvent event_;    // what the observer is shown, reused likewise
   // The newest write that superseded a row (a modification or a deletion). Compaction to a mark
   // has rows to remove only if such a write came after the previous mark. Unknown after open,
   // where it is taken to be the newest write.
