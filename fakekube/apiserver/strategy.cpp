@@ -1,5 +1,6 @@
 #include "fakekube/apiserver/strategy.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "fakekube/api/json_lookup.h"
@@ -339,24 +340,48 @@ FieldErrors validateCreate(const ResourceInfo& info, const Json& object) {
 
 namespace {
 
-// A pod's spec with the fields an update may change blanked out (ValidatePodUpdate): container
-// and init-container images, activeDeadlineSeconds, tolerations (additions), and
-// terminationGracePeriodSeconds.
-Json podSpecWithoutMutableFields(const Json& pod) {
-  Json spec = jsonAt(pod, {"spec"});
-  if (!spec.is_object()) return spec;
-  for (std::string_view list : {"containers", "initContainers"}) {
-    auto it = spec.find(list);
-    if (it == spec.end() || !it->is_array()) continue;
-    for (auto& c : *it) {
-      if (c.is_object()) c.erase("image");
+// Whether two objects have the same members apart from those named in `ignored`, comparing the
+// values of the others with same(key, a, b); anything that is not an object compares with ==.
+// Walks both (sorted) maps side by side: nothing is copied.
+template <class SameValue>
+bool sameMembersIgnoring(const Json& a, const Json& b,
+                         std::initializer_list<std::string_view> ignored, SameValue same) {
+  if (!a.is_object() || !b.is_object()) return a == b;
+  auto skip = [&](const std::string& key) {
+    return std::find(ignored.begin(), ignored.end(), key) != ignored.end();
+  };
+  const auto& x = a.get_ref<const Json::object_t&>();
+  const auto& y = b.get_ref<const Json::object_t&>();
+  auto i = x.begin();
+  auto j = y.begin();
+  while (true) {
+    while (i != x.end() && skip(i->first)) ++i;
+    while (j != y.end() && skip(j->first)) ++j;
+    if (i == x.end() || j == y.end()) return i == x.end() && j == y.end();
+    if (i->first != j->first || !same(i->first, i->second, j->second)) return false;
+    ++i;
+    ++j;
+  }
+}
+
+// ValidatePodUpdate's rule: a pod's spec may change only in its container and init-container
+// images, activeDeadlineSeconds, tolerations (additions) and terminationGracePeriodSeconds.
+bool podSpecChangesOnlyMutableFields(const Json& updated, const Json& old) {
+  auto sameContainers = [](const Json& a, const Json& b) {
+    if (!a.is_array() || !b.is_array() || a.size() != b.size()) return a == b;
+    auto same = [](const std::string&, const Json& x, const Json& y) { return x == y; };
+    for (std::size_t k = 0; k < a.size(); ++k) {
+      if (!sameMembersIgnoring(a[k], b[k], {"image"}, same)) return false;
     }
-  }
-  for (const char* field :
-       {"activeDeadlineSeconds", "tolerations", "terminationGracePeriodSeconds"}) {
-    spec.erase(field);
-  }
-  return spec;
+    return true;
+  };
+  return sameMembersIgnoring(
+      jsonAt(updated, {"spec"}), jsonAt(old, {"spec"}),
+      {"activeDeadlineSeconds", "tolerations", "terminationGracePeriodSeconds"},
+      [&](const std::string& key, const Json& a, const Json& b) {
+        if (key == "containers" || key == "initContainers") return sameContainers(a, b);
+        return a == b;
+      });
 }
 
 }  // namespace
@@ -364,7 +389,7 @@ Json podSpecWithoutMutableFields(const Json& pod) {
 FieldErrors validateUpdate(const ResourceInfo& info, const Json& updated, const Json& old) {
   FieldErrors errors = validateCreate(info, updated);
   if (info.is("", "pods")) {
-    if (podSpecWithoutMutableFields(updated) != podSpecWithoutMutableFields(old)) {
+    if (!podSpecChangesOnlyMutableFields(updated, old)) {
       errors.push_back(FieldError::forbidden(
           "spec",
           "pod updates may not change fields other than `spec.containers[*].image`,"

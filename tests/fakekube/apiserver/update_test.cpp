@@ -27,6 +27,54 @@ TEST_F(UpdateTest, UpdateWithTheCurrentResourceVersionWritesANewOne) {
   EXPECT_EQ(get(kConfigMaps, "default", "c1"), updated);
 }
 
+// ValidatePodUpdate: only images, activeDeadlineSeconds, tolerations and
+// terminationGracePeriodSeconds may change in a pod's spec.
+TEST_F(UpdateTest, PodSpecMayChangeOnlyInItsMutableFields) {
+  Json p = pod("p1");
+  p["spec"]["containers"].push_back({{"name", "sidecar"}, {"image", "envoy:1"}});
+  Json current = create(kPods, p);
+
+  Json images = current;
+  images["spec"]["containers"][0]["image"] = "nginx:1.28";
+  images["spec"]["containers"][1]["image"] = "envoy:2";
+  images["spec"]["activeDeadlineSeconds"] = 60;
+  images["spec"]["tolerations"] = {{{"key", "k"}, {"operator", "Exists"}}};
+  images["spec"]["terminationGracePeriodSeconds"] = 5;
+  current = update(kPods, images);
+  EXPECT_EQ(current["spec"]["containers"][1]["image"], "envoy:2");
+
+  const std::string message =
+      "Pod \"p1\" is invalid: spec: Forbidden: pod updates may not change fields other than "
+      "`spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,"
+      "`spec.tolerations` (only additions to existing tolerations),"
+      "`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously "
+      "negative)";
+  auto refused = [&](Json changed, const char* what) {
+    const std::int64_t before = server->revision();
+    auto result = server->update(kPods, "default", std::move(changed));
+    ASSERT_FALSE(result) << what;
+    EXPECT_EQ(result.error().code, 422) << what;
+    EXPECT_EQ(result.error().message, message) << what;
+    EXPECT_EQ(server->revision(), before) << what;
+  };
+  Json command = current;
+  command["spec"]["containers"][0]["command"] = {"sh"};
+  refused(command, "a container's command");
+  Json added = current;
+  added["spec"]["containers"].push_back({{"name", "third"}, {"image", "busybox"}});
+  refused(added, "a container added");
+  Json renamed = current;
+  renamed["spec"]["containers"][1]["name"] = "proxy";
+  refused(renamed, "a container renamed");
+  Json selector = current;
+  selector["spec"]["nodeSelector"] = {{"disk", "ssd"}};
+  refused(selector, "a nodeSelector added");
+  Json removed = current;
+  removed["spec"].erase("restartPolicy");
+  removed["spec"]["dnsPolicy"] = "Default";
+  refused(removed, "dnsPolicy changed");
+}
+
 TEST_F(UpdateTest, StaleResourceVersionIs409Conflict) {
   Json original = create(kConfigMaps, configMap("c1"));
   Json first = original;
