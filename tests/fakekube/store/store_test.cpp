@@ -68,6 +68,14 @@ class TempDir {
   std::string path_;
 };
 
+// A file store in `dir` that compacts only when told to.
+StoreOptions manuallyCompactedFile(const TempDir& dir) {
+  StoreOptions options;
+  options.path = dir.file("store.db");
+  options.retainedRevisions = 0;
+  return options;
+}
+
 TEST(StoreTest, EmptyStoreStartsAtRevisionZero) {
   auto store = openStore();
   ASSERT_NE(store, nullptr);
@@ -415,9 +423,7 @@ TEST(StoreTest, ObserverSeesEveryCommittedWriteInRevisionOrder) {
 
 TEST(StoreTest, FileStoreReopensWithObjectsRevisionAndCompactionMark) {
   TempDir dir;
-  StoreOptions options;
-  options.path = dir.file("store.db");
-  options.retainedRevisions = 0;
+  StoreOptions options = manuallyCompactedFile(dir);
   {
     auto store = openStore(options);
     ASSERT_NE(store, nullptr);
@@ -491,9 +497,7 @@ TEST(StoreTest, FileStoreContinuesTheRevisionWhenTheLastWriteWasADelete) {
 
 TEST(StoreTest, FileStoreContinuesTheRevisionWhenEveryEventWasCompacted) {
   TempDir dir;
-  StoreOptions options;
-  options.path = dir.file("store.db");
-  options.retainedRevisions = 0;
+  StoreOptions options = manuallyCompactedFile(dir);
   {
     auto store = openStore(options);
     ASSERT_NE(store, nullptr);
@@ -613,9 +617,7 @@ std::int64_t countRows(const std::string& path, const std::string& where) {
 
 TEST(StoreTest, CompactionRemovesExactlyTheRowsSupersededAtOrBelowTheMark) {
   TempDir dir;
-  StoreOptions options;
-  options.path = dir.file("store.db");
-  options.retainedRevisions = 0;
+  StoreOptions options = manuallyCompactedFile(dir);
   auto store = openStore(options);
   ASSERT_NE(store, nullptr);
   ASSERT_TRUE(store->put(keyOf("a"), object("a", "1"), EventType::Added));     // 1: superseded by 3
@@ -634,9 +636,7 @@ TEST(StoreTest, CompactionRemovesExactlyTheRowsSupersededAtOrBelowTheMark) {
 
 TEST(StoreTest, FileStoreKeepsItsHistoryAcrossARestart) {
   TempDir dir;
-  StoreOptions options;
-  options.path = dir.file("store.db");
-  options.retainedRevisions = 0;
+  StoreOptions options = manuallyCompactedFile(dir);
   std::vector<State> history;
   {
     auto store = openStore(options);
