@@ -7,8 +7,10 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
+#include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/cluster/nodes.h"
 #include "fakekube/cluster/pod_status.h"
@@ -257,12 +259,22 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
     auto requests = podRequests(pod);
     if (!requests) return terminalError(requests.error());
 
-    auto nodes = manager_.cache().list(kNodesResource, "");
-    if (!nodes) return reconcileError(nodes.error());
+    // The nodes as the cache holds them (shared, not copied into a list), in name order.
+    Informer& nodeInformer = manager_.cache().informerFor(kNodesResource);
+    if (!nodeInformer.hasSynced()) {
+      if (auto synced = manager_.cache().list(kNodesResource, ""); !synced) {
+        return reconcileError(synced.error());
+      }
+    }
+    const std::vector<ObjectPtr> nodes = nodeInformer.list();
+    std::vector<std::pair<std::string, const Json*>> named;
+    named.reserve(nodes.size());
+    for (const auto& node : nodes) named.emplace_back(meta::name(*node), node.get());
+    std::sort(named.begin(), named.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
     std::vector<const Json*> nodeList;
-    for (const auto& node : (*nodes)["items"]) nodeList.push_back(&node);
-    std::sort(nodeList.begin(), nodeList.end(),
-              [](const Json* a, const Json* b) { return meta::name(*a) < meta::name(*b); });
+    nodeList.reserve(named.size());
+    for (const auto& [name, node] : named) nodeList.push_back(node);
 
     std::map<std::string, NodeUsage> usage = nodeUsage(nodeList);
 
@@ -293,15 +305,20 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
   std::map<std::string, NodeUsage> nodeUsage(const std::vector<const Json*>& nodes) {
     std::map<std::string, NodeUsage> usage;
     Informer& informer = manager_.cache().informerFor(kPods);
-    std::set<std::string> seenBound;
+    // Uids as views into the bound pods, which `bound` keeps alive until the end: this runs for
+    // every scheduling decision over every bound pod, so nothing is copied per pod.
+    std::vector<ObjectPtr> bound;
+    std::unordered_set<std::string_view> seenBound;
     for (const Json* node : nodes) {
       const std::string name = meta::name(*node);
       NodeUsage& used = usage[name];
-      for (const auto& pod : informer.byIndex(kNodeNameIndex, name)) {
-        const std::string uid = meta::uid(*pod);
+      for (auto& pod : informer.byIndex(kNodeNameIndex, name)) {
+        const Json& uidField = jsonAt(*pod, {"metadata", "uid"});
+        std::string_view uid =
+            uidField.is_string() ? std::string_view(uidField.get_ref<const std::string&>()) : "";
         seenBound.insert(uid);
-        if (podstatus::isTerminal(*pod)) continue;
-        used.add(boundRequests(uid, *pod));
+        if (!podstatus::isTerminal(*pod)) used.add(boundRequests(uid, *pod));
+        bound.push_back(std::move(pod));
       }
     }
     std::lock_guard lock(mu_);
@@ -325,7 +342,7 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
   // The requests of a bound pod. A pod's requests cannot change once it exists (its containers'
   // resources are immutable), so they are parsed once per pod rather than once per pod for every
   // scheduling decision, which made scheduling N pods cost N^2 quantity parses.
-  ResourceList boundRequests(const std::string& uid, const Json& pod) {
+  ResourceList boundRequests(std::string_view uid, const Json& pod) {
     {
       std::lock_guard lock(mu_);
       if (auto it = requestsByUid_.find(uid); it != requestsByUid_.end()) return it->second;
@@ -333,7 +350,7 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
     auto requests = podRequests(pod);
     ResourceList parsed = requests ? std::move(*requests) : ResourceList{};
     std::lock_guard lock(mu_);
-    requestsByUid_.emplace(uid, parsed);
+    requestsByUid_.emplace(std::string(uid), parsed);
     return parsed;
   }
 
@@ -483,8 +500,13 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
   Manager& manager_;
   const Options options_;
   mutable std::mutex mu_;
+  // Looks strings up by string_view without building a std::string.
+  struct StringHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
   // Parsed requests of bound pods, by uid (see boundRequests).
-  std::unordered_map<std::string, ResourceList> requestsByUid_;
+  std::unordered_map<std::string, ResourceList, StringHash, std::equal_to<>> requestsByUid_;
   std::set<std::string> unschedulable_;               // pod keys
   std::unordered_map<std::string, Assumed> assumed_;  // by pod uid
   std::uint64_t bindings_ = 0;
