@@ -71,9 +71,9 @@ Result<ResourceList> containerRequests(const Json& container) {
 // The node's taints that keep new pods off, including the one a node that is not Ready carries.
 std::vector<Json> schedulingTaints(const Json& node) {
   std::vector<Json> taints;
-  const Json& spec = node.contains("spec") ? node["spec"] : Json();
-  if (spec.is_object() && spec.contains("taints") && spec["taints"].is_array()) {
-    for (const auto& t : spec["taints"]) {
+  const Json& nodeTaints = jsonAt(node, {"spec", "taints"});
+  if (nodeTaints.is_array()) {
+    for (const auto& t : nodeTaints) {
       std::string effect = t.value("effect", "");
       if (effect == "NoSchedule" || effect == "NoExecute") taints.push_back(t);
     }
@@ -284,13 +284,14 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
     std::int64_t bestScore = -1;
     for (const Json* node : nodeList) {
       const NodeUsage& used = usage[meta::name(*node)];
-      Verdict verdict = filter(pod, *requests, *node, used);
+      ResourceList allocatable = allocatableOf(*node);
+      Verdict verdict = filter(pod, *requests, *node, allocatable, used);
       if (!verdict.reasons.empty()) {
         for (const auto& r : verdict.reasons) ++reasonCounts[r];
         ++preemptionCounts[std::string(verdict.resolvable ? kNoVictims : kNotHelpful)];
         continue;
       }
-      std::int64_t s = score(*requests, *node, used);
+      std::int64_t s = score(*requests, allocatable, used);
       if (s > bestScore) {
         bestScore = s;
         best = node;
@@ -354,10 +355,19 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
     return parsed;
   }
 
+  // A node's allocatable resources, parsed (once per node per decision: filter and score share
+  // them).
+  static ResourceList allocatableOf(const Json& node) {
+    ResourceList allocatable;
+    const Json& declared = jsonAt(node, {"status", "allocatable"});
+    if (declared.is_object()) (void)addResources(allocatable, declared, false);
+    return allocatable;
+  }
+
   static Verdict filter(const Json& pod, const ResourceList& requests, const Json& node,
-                        const NodeUsage& used) {
+                        ResourceList& allocatable, const NodeUsage& used) {
     Verdict verdict;
-    const Json& spec = node.contains("spec") ? node["spec"] : Json();
+    const Json& spec = jsonAt(node, {"spec"});
     if (spec.is_object() && spec.value("unschedulable", false) &&
         !tolerates(pod, {{"key", "node.kubernetes.io/unschedulable"}, {"effect", "NoSchedule"}})) {
       verdict.reasons.emplace_back(kReasonUnschedulable);
@@ -375,11 +385,6 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
       verdict.reasons.emplace_back(kReasonSelector);
       verdict.resolvable = false;
       return verdict;
-    }
-    const Json& status = node.contains("status") ? node["status"] : Json();
-    ResourceList allocatable;
-    if (status.is_object() && status.contains("allocatable")) {
-      (void)addResources(allocatable, status["allocatable"], false);
     }
     if (used.pods + 1 > allocatable["pods"]) verdict.reasons.emplace_back(kReasonTooManyPods);
     // cpu and memory first, then the other resources by name (the plugin's order).
@@ -404,9 +409,8 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
 
   // LeastAllocated: the mean over cpu and memory of the share left free once the pod is placed,
   // 0..100.
-  static std::int64_t score(const ResourceList& requests, const Json& node, const NodeUsage& used) {
-    ResourceList allocatable;
-    (void)addResources(allocatable, node["status"].value("allocatable", Json::object()), false);
+  static std::int64_t score(const ResourceList& requests, ResourceList& allocatable,
+                            const NodeUsage& used) {
     NodeUsage after = used;
     after.add(requests);
     auto free = [](std::int64_t capacity, std::int64_t requested) -> std::int64_t {
