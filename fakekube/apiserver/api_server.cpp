@@ -164,7 +164,7 @@ Result<std::unique_ptr<ApiServer>> ApiServer::open(Clock& clock, ApiServerOption
                        });
   for (const auto& crd : crds) server->onCustomResourceDefinition(*crd, false);
   server->store_->scan("/services/", "", [&](const std::string&, const ObjectPtr& service) {
-    const Json& spec = service->contains("spec") ? (*service)["spec"] : Json();
+    const Json& spec = jsonAt(*service, {"spec"});
     if (spec.is_object()) server->clusterIps_.allocate(spec.value("clusterIP", std::string()));
     return true;
   });
@@ -182,7 +182,7 @@ ApiServer::ApiServer(Clock& clock, ApiServerOptions options, std::unique_ptr<Sto
   // Service gives its cluster IP back, whichever path removed it.
   store_->setObserver([this](const StoredEvent& event) {
     if (event.type == EventType::Deleted && event.key.starts_with("/services/")) {
-      const Json& spec = event.object->contains("spec") ? (*event.object)["spec"] : Json();
+      const Json& spec = jsonAt(*event.object, {"spec"});
       if (spec.is_object()) clusterIps_.release(spec.value("clusterIP", std::string()));
     }
     hub_.onEvent(event);
@@ -779,7 +779,7 @@ Result<ObjectPtr> ApiServer::commitUpdate(const ResourceInfo& info, const std::s
   bool remove = meta::isDeleting(updated) && meta::finalizers(updated).empty() &&
                 meta::deletionGracePeriodSeconds(updated).value_or(-1) == 0;
   if (remove && info.is("", "namespaces")) {
-    const Json& spec = updated.contains("spec") ? updated["spec"] : Json();
+    const Json& spec = jsonAt(updated, {"spec"});
     remove = !spec.is_object() || !spec.contains("finalizers") || spec["finalizers"].empty();
   }
   if (dryRun) return std::make_shared<const Json>(std::move(updated));
@@ -819,7 +819,7 @@ Result<Json> ApiServer::createSubresource(const GroupVersionResource& gvr, std::
       return tl::unexpected(
           Status::badRequest("name in URL does not match name in Binding object"));
     }
-    const Json& targetJson = body.contains("target") ? body["target"] : Json();
+    const Json& targetJson = jsonAt(body, {"target"});
     const std::string targetKind =
         targetJson.is_object() ? targetJson.value("kind", std::string()) : "";
     const std::string node = targetJson.is_object() ? targetJson.value("name", std::string()) : "";
@@ -840,7 +840,7 @@ Result<Json> ApiServer::createSubresource(const GroupVersionResource& gvr, std::
           {"", "pods/binding"}, name,
           fmt::format("pod {} is being deleted, cannot be assigned to a host", name)));
     }
-    const Json& spec = pod->contains("spec") ? (*pod)["spec"] : Json();
+    const Json& spec = jsonAt(*pod, {"spec"});
     const std::string current = spec.is_object() ? spec.value("nodeName", std::string()) : "";
     if (!current.empty()) {
       return tl::unexpected(Status::conflict(

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fakekube/api/json_lookup.h"
 #include "fakekube/api/label_selector.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/apiserver/api_server.h"
@@ -171,7 +172,7 @@ Result<DeleteResult> ApiServer::deleteLocked(const ResourceInfo& info, const std
   std::int64_t grace = info.is("", "pods") ? podGracePeriod(old, options) : 0;
   bool namespaceWaits = false;
   if (info.is("", "namespaces")) {
-    const Json& spec = old.contains("spec") ? old["spec"] : Json();
+    const Json& spec = jsonAt(old, {"spec"});
     namespaceWaits = spec.is_object() && spec.contains("finalizers") &&
                      spec["finalizers"].is_array() && !spec["finalizers"].empty();
   }

@@ -114,7 +114,7 @@ const char* qosClass(const Json& spec) {
 
 void prepareCustomResourceDefinition(Json& crd) {
   Json status = Json::object();
-  const Json& spec = crd.contains("spec") ? crd["spec"] : Json();
+  const Json& spec = jsonAt(crd, {"spec"});
   if (spec.is_object() && spec.contains("names")) status["acceptedNames"] = spec["names"];
   Json stored = Json::array();
   if (spec.is_object() && spec.contains("versions") && spec["versions"].is_array()) {

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/cluster/controller_utils.h"
 #include "fakekube/cluster/deployment_util.h"
@@ -629,8 +630,7 @@ Result<void> DeploymentController::rolloutRecreate(Sync& s) {
 }
 
 Result<void> DeploymentController::cleanupDeployment(Sync& s, const std::vector<Json*>& oldRSs) {
-  const Json& limit =
-      s.d["spec"].contains("revisionHistoryLimit") ? s.d["spec"]["revisionHistoryLimit"] : Json();
+  const Json& limit = jsonAt(s.d, {"spec", "revisionHistoryLimit"});
   if (!limit.is_number_integer()) return {};
   std::vector<Json*> cleanable;
   for (Json* rs : oldRSs) {
@@ -672,7 +672,7 @@ Json DeploymentController::calculateStatus(const Sync& s, const Sets& sets) {
   put("readyReplicas", sumStatus(all, "readyReplicas"));
   put("availableReplicas", available);
   put("unavailableReplicas", std::max<std::int64_t>(0, total - available));
-  const Json& old = s.d.contains("status") ? s.d["status"] : Json();
+  const Json& old = jsonAt(s.d, {"status"});
   if (old.is_object() && old.contains("conditions")) status["conditions"] = old["conditions"];
   if (old.is_object() && old.contains("collisionCount")) {
     status["collisionCount"] = old["collisionCount"];

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 
 namespace fakekube {
@@ -33,7 +34,7 @@ Json healthyConditions(const std::string& now) {
 
 // The pod range index of a node: N of spec.podCIDR "10.244.N.0/24", or -1.
 int podRangeIndex(const Json& node) {
-  const Json& spec = node.contains("spec") ? node["spec"] : Json();
+  const Json& spec = jsonAt(node, {"spec"});
   if (!spec.is_object()) return -1;
   std::string cidr = spec.value("podCIDR", "");
   int index = -1;

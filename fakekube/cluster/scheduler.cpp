@@ -55,7 +55,7 @@ Result<void> addResources(ResourceList& into, const Json& list, bool max) {
 // A container's requests, with limits standing in for missing requests.
 Result<ResourceList> containerRequests(const Json& container) {
   ResourceList requests;
-  const Json& resources = container.contains("resources") ? container["resources"] : Json();
+  const Json& resources = jsonAt(container, {"resources"});
   if (!resources.is_object()) return requests;
   if (auto r = addResources(requests, resources.value("requests", Json::object()), false); !r) {
     return tl::unexpected(r.error());
@@ -145,7 +145,7 @@ struct Verdict {
 
 Result<ResourceList> podRequests(const Json& pod) {
   ResourceList total;
-  const Json& spec = pod.contains("spec") ? pod["spec"] : Json();
+  const Json& spec = jsonAt(pod, {"spec"});
   if (!spec.is_object()) return total;
   if (spec.contains("containers") && spec["containers"].is_array()) {
     for (const auto& c : spec["containers"]) {
@@ -200,7 +200,7 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
     };
     std::string schedulerName = options_.schedulerName;
     auto ours = predicate::fromFilter([schedulerName](const Json& pod) {
-      const Json& spec = pod.contains("spec") ? pod["spec"] : Json();
+      const Json& spec = jsonAt(pod, {"spec"});
       return spec.is_object() && spec.value("schedulerName", "") == schedulerName &&
              podstatus::nodeName(pod).empty();
     });
