@@ -344,31 +344,15 @@ FieldErrors validateName(std::string_view name, NameRule rule, std::string_view 
 
 namespace {
 
-// The quick yes of isQualifiedName and isValidLabelValue, with no messages built: metadata is
-// validated on every write, and nearly always valid.
-bool isValidQualifiedName(std::string_view value) {
-  std::string_view name = value;
-  if (std::size_t slash = value.find('/'); slash != std::string_view::npos) {
-    std::string_view prefix = value.substr(0, slash);
-    name = value.substr(slash + 1);
-    if (prefix.empty() || prefix.size() > kDns1123SubdomainMaxLength ||
-        !matchesDns1123Subdomain(prefix)) {
-      return false;
-    }
-  }
-  return name.size() <= kQualifiedNameMaxLength && matchesQualifiedNamePart(name);
-}
-
-bool isValidLabelValueQuick(std::string_view value) {
-  return value.size() <= kLabelValueMaxLength && (value.empty() || matchesQualifiedNamePart(value));
-}
-
+// Whether metadata maps are valid, building no field paths, copies or messages: metadata is
+// validated on every write and is nearly always valid, so the reporting walk below runs only when
+// this says no. (isQualifiedName and isValidLabelValue allocate nothing for a valid value.)
 bool labelsAreValid(const Json& labels) {
   if (labels.is_null()) return true;
   if (!labels.is_object()) return false;
   for (const auto& [key, value] : labels.get_ref<const Json::object_t&>()) {
-    if (!isValidQualifiedName(key) || !value.is_string() ||
-        !isValidLabelValueQuick(value.get_ref<const std::string&>())) {
+    if (!isQualifiedName(key).empty() || !value.is_string() ||
+        !isValidLabelValue(value.get_ref<const std::string&>()).empty()) {
       return false;
     }
   }
@@ -382,7 +366,7 @@ bool annotationsAreValid(const Json& annotations) {
   for (const auto& [key, value] : annotations.get_ref<const Json::object_t&>()) {
     // Upper case is allowed (the rule ignores case): such keys take the full check.
     bool upper = std::any_of(key.begin(), key.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
-    if (upper || !isValidQualifiedName(key) || !value.is_string()) return false;
+    if (upper || !isQualifiedName(key).empty() || !value.is_string()) return false;
     totalSize += key.size() + value.get_ref<const std::string&>().size();
   }
   return totalSize <= kTotalAnnotationSizeLimitBytes;

@@ -31,14 +31,6 @@ void setDefault(Json& object, std::string_view key, Value&& value) {
   }
 }
 
-// object[key] when `object` is an object that has it, else null.
-const Json* member(const Json& object, std::string_view key) {
-  if (!object.is_object()) return nullptr;
-  const auto& members = object.get_ref<const Json::object_t&>();
-  auto it = members.find(key);
-  return it == members.end() ? nullptr : &it->second;
-}
-
 // The defaults the real API server fills into a PodSpec (pkg/apis/core/v1/defaults.go), limited
 // to the fields controllers and kubectl read.
 void defaultPodSpec(Json& spec) {
@@ -87,25 +79,22 @@ void defaultTemplate(Json& spec) {
 const char* qosClass(const Json& spec) {
   bool any = false;
   bool guaranteed = true;
-  const Json* containers = member(spec, "containers");
-  if (containers == nullptr || !containers->is_array()) return "BestEffort";
-  for (const auto& c : *containers) {
-    const Json* resources = member(c, "resources");
-    const Json* requests = resources != nullptr ? member(*resources, "requests") : nullptr;
-    const Json* limits = resources != nullptr ? member(*resources, "limits") : nullptr;
-    if (requests != nullptr && !requests->is_object()) requests = nullptr;
-    if (limits != nullptr && !limits->is_object()) limits = nullptr;
-    if ((requests != nullptr && !requests->empty()) || (limits != nullptr && !limits->empty())) {
+  const Json& containers = jsonAt(spec, {"containers"});
+  if (!containers.is_array()) return "BestEffort";
+  for (const auto& c : containers) {
+    const Json& requests = jsonAt(c, {"resources", "requests"});
+    const Json& limits = jsonAt(c, {"resources", "limits"});
+    if ((requests.is_object() && !requests.empty()) || (limits.is_object() && !limits.empty())) {
       any = true;
     }
-    for (const char* r : {"cpu", "memory"}) {
-      const Json* limit = limits != nullptr ? member(*limits, r) : nullptr;
-      if (limit == nullptr) {
+    for (std::string_view r : {"cpu", "memory"}) {
+      const Json& limit = jsonAt(limits, {r});
+      if (limit.is_null()) {
         guaranteed = false;
         continue;
       }
-      const Json* request = requests != nullptr ? member(*requests, r) : nullptr;
-      if (request != nullptr && *request != *limit) guaranteed = false;
+      const Json& request = jsonAt(requests, {r});
+      if (!request.is_null() && request != limit) guaranteed = false;
     }
   }
   if (!any) return "BestEffort";
@@ -208,9 +197,9 @@ void validatePodSpec(FieldErrors& errors, const Json& spec, std::string_view fie
     errors.push_back(FieldError::required(std::string(field) + ".containers"));
     return;
   }
-  auto present = [](const Json& c, const char* key) {
-    const Json* value = member(c, key);
-    return value != nullptr && value->is_string() && !value->get_ref<const std::string&>().empty();
+  auto present = [](const Json& c, std::string_view key) {
+    const Json& value = jsonAt(c, {key});
+    return value.is_string() && !value.get_ref<const std::string&>().empty();
   };
   for (std::size_t i = 0; i < containers->size(); ++i) {
     const Json& c = (*containers)[i];

@@ -316,16 +316,11 @@ int runDemo(const DemoOptions& options) {
   if (int failed = deploymentStory(options.color); failed != 0) return failed;
 
   SimExecutor executor(SimExecutor::Options{.seed = 1});
-  ApiServerOptions serverOptions;
-  serverOptions.seed = 1;
-  auto server = ApiServer::open(executor.clock(), serverOptions);
-  if (!server) {
-    std::fprintf(stderr, "fakekube: %s\n", server.error().message.c_str());
-    return 1;
-  }
-  Timeline(executor, **server, options.color)
+  auto server = openStoryServer(executor);
+  if (server == nullptr) return 1;
+  Timeline(executor, *server, options.color)
       .heading("The API server's rules, on the embedded in-memory store");
-  return story(executor, **server, options.color);
+  return story(executor, *server, options.color);
 }
 
 }  // namespace fakekube::cli

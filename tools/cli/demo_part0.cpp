@@ -384,17 +384,12 @@ int tell(SimExecutor& executor, ApiServer& server, Cluster& cluster, bool color)
 
 int deploymentStory(bool color) {
   SimExecutor executor(SimExecutor::Options{.seed = 1});
-  ApiServerOptions serverOptions;
-  serverOptions.seed = 1;
-  auto server = ApiServer::open(executor.clock(), serverOptions);
-  if (!server) {
-    std::fprintf(stderr, "fakekube: %s\n", server.error().message.c_str());
-    return 1;
-  }
+  auto server = openStoryServer(executor);
+  if (server == nullptr) return 1;
   ClusterOptions options;
   options.nodes = 2;
-  Cluster cluster(executor, **server, options);
-  return tell(executor, **server, cluster, color);
+  Cluster cluster(executor, *server, options);
+  return tell(executor, *server, cluster, color);
 }
 
 }  // namespace fakekube::cli

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <string>
 
 #include "fakekube/api/status.h"
@@ -18,6 +19,19 @@
 #include "fakekube/sim/sim_executor.h"
 
 namespace fakekube::cli {
+
+// The in-memory API server a story runs on, seeded like the story's executor so that the story
+// prints the same every time; null (the error printed) if it cannot open.
+inline std::unique_ptr<ApiServer> openStoryServer(SimExecutor& executor) {
+  ApiServerOptions options;
+  options.seed = 1;
+  auto server = ApiServer::open(executor.clock(), options);
+  if (!server) {
+    std::fprintf(stderr, "fakekube: %s\n", server.error().message.c_str());
+    return nullptr;
+  }
+  return std::move(*server);
+}
 
 class Timeline {
  public:
