@@ -1,0 +1,52 @@
+// OperatorOptions: the KubeRay operator's settings, one field per environment variable (and the
+// command-line flags) of the upstream operator. `fakekube serve` and `fakekube operator` read
+// them from the environment with fromEnvironment(); tests set the fields directly.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace fakekube::ray {
+
+struct OperatorOptions {
+  // --reconcile-concurrency: workers per controller.
+  int reconcileConcurrency = 1;
+
+  // RAYCLUSTER_DEFAULT_REQUEUE_SECONDS_ENV: the RayCluster's unconditional requeue (300 s).
+  std::chrono::seconds rayClusterDefaultRequeue{300};
+  // ENABLE_RANDOM_POD_DELETE: scale down without the autoscaler deletes pods.
+  bool enableRandomPodDelete = false;
+  // ENABLE_GCS_FT_REDIS_CLEANUP: on unless "false".
+  bool enableGcsFtRedisCleanup = true;
+  // ENABLE_PROBES_INJECTION: readiness/liveness probes on Ray containers.
+  bool enableProbesInjection = true;
+  // ENABLE_INIT_CONTAINER_INJECTION: workers wait for GCS in an init container.
+  bool enableInitContainerInjection = true;
+  // ENABLE_RAY_HEAD_CLUSTER_IP_SERVICE: the head Service gets a ClusterIP (default headless).
+  bool enableRayHeadClusterIpService = false;
+  // ENABLE_DETERMINISTIC_HEAD_POD_NAME: the head pod is named "<cluster>-head".
+  bool enableDeterministicHeadPodName = false;
+  // ENABLE_LOGIN_SHELL: "/bin/bash -lc" instead of "/bin/bash -c".
+  bool enableLoginShell = false;
+  // DELETE_RAYJOB_CR_AFTER_JOB_FINISHES: TTL cleanup deletes the RayJob itself.
+  bool deleteRayJobAfterJobFinishes = false;
+  // CLUSTER_DOMAIN.
+  std::string clusterDomain = "cluster.local";
+  // RAYJOB_STATUS_CHECK_TIMEOUT_SECONDS (non-integer or <= 0: the default).
+  std::chrono::seconds rayJobStatusCheckTimeout{300};
+  // RAYJOB_DEPLOYMENT_STATUS_TRANSITION_GRACE_PERIOD_SECONDS.
+  std::chrono::seconds rayJobDeploymentStatusTransitionGracePeriod{300};
+  // RAYCLUSTER_GCS_FT_DELETION_TIMEOUT_DEFAULT.
+  std::chrono::seconds gcsFtDeletionTimeout{300};
+  // --use-kubernetes-proxy: reach Ray dashboards through the API server's service proxy.
+  bool useKubernetesProxy = false;
+
+  // Reads every variable above from `getenv` (the process environment by default); an unset
+  // variable keeps the default.
+  static OperatorOptions fromEnvironment(
+      const std::function<const char*(const char*)>& getenv = nullptr);
+};
+
+}  // namespace fakekube::ray
