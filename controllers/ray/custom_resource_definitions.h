@@ -1,0 +1,31 @@
+// The CustomResourceDefinitions the KubeRay operator serves: ray.io/v1 RayCluster and RayJob,
+// as a real cluster has them after KubeRay's CRDs are installed (Namespaced, v1 served and
+// stored, the status subresource, KubeRay's printer columns and schemas with its defaults).
+//
+// installCustomResourceDefinitions() creates them, or leaves an existing definition alone (a
+// user may have applied KubeRay's own CRD files, which then govern defaulting and pruning).
+#pragma once
+
+#include "fakekube/api/group_version.h"
+#include "fakekube/api/json.h"
+#include "fakekube/api/status.h"
+
+namespace fakekube {
+class Client;
+}
+
+namespace fakekube::ray {
+
+inline const GroupVersionResource kRayClusters{"ray.io", "v1", "rayclusters"};
+inline const GroupVersionResource kRayJobs{"ray.io", "v1", "rayjobs"};
+inline const GroupVersionResource kCustomResourceDefinitions{"apiextensions.k8s.io", "v1",
+                                                             "customresourcedefinitions"};
+
+// rayclusters.ray.io and rayjobs.ray.io as apiextensions.k8s.io/v1 objects.
+Json rayClusterCustomResourceDefinition();
+Json rayJobCustomResourceDefinition();
+
+// Creates each definition that does not exist yet; AlreadyExists is not an error.
+Result<void> installCustomResourceDefinitions(Client& client);
+
+}  // namespace fakekube::ray
