@@ -595,15 +595,20 @@ std::shared_ptr<ShellRun> ShellRun::start(ShellScript script, ShellOptions optio
 }
 
 void ShellRun::cancel() {
+  std::lock_guard lock(mu_);
   finished_ = true;
   done_ = nullptr;
 }
 
 void ShellRun::finish(int status) {
-  if (finished_) return;
-  finished_ = true;
-  auto done = std::move(done_);
-  done_ = nullptr;
+  std::function<void(int)> done;
+  {
+    std::lock_guard lock(mu_);
+    if (finished_) return;
+    finished_ = true;
+    done = std::move(done_);
+    done_ = nullptr;
+  }
   if (done) done(status);
 }
 

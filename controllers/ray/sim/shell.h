@@ -26,8 +26,10 @@
 // ends with the status of its last command.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -68,7 +70,8 @@ struct ShellOptions {
   std::function<void(ShellRun& run, const ShellCall& call, std::function<void(int)> done)> command;
 };
 
-// One run of a script. Created by start(); holds itself alive until it ends or is cancelled.
+// One run of a script. Created by start(); holds itself alive until it ends or is cancelled. Its
+// steps run one at a time (each schedules the next); cancel() may be called from any thread.
 class ShellRun : public std::enable_shared_from_this<ShellRun> {
  public:
   // Starts `script`; `done(status)` is called once when it ends (not after cancel()).
@@ -95,8 +98,9 @@ class ShellRun : public std::enable_shared_from_this<ShellRun> {
 
   ShellScript script_;
   ShellOptions options_;
+  std::mutex mu_;  // done_: cancel() may come from another thread than the run's steps
   std::function<void(int)> done_;
-  bool finished_ = false;
+  std::atomic<bool> finished_{false};
   friend struct Walker;
 };
 
