@@ -28,8 +28,9 @@ spec:
   clusterIP: None
   selector: {ray.io/cluster: demo, ray.io/node-type: head}
   ports:
-  - {name: gcs-server, port: 6379, targetPort: 6379}
+  - {name: client, port: 10001, targetPort: 10001}
   - {name: dashboard, port: 8265, targetPort: 8265}
+  - {name: gcs-server, port: 6379, targetPort: 6379}
 ---
 apiVersion: v1
 kind: Pod

@@ -378,6 +378,16 @@ class RayHeadProcess final : public Process {
       auto state = weak.lock();
       if (!c || !state) return;
       c->listen(ports.gcs, [](const HttpRequest&) { return textAnswer(200, "GCS is alive"); });
+      c->listen(ports.client,
+                [](const HttpRequest&) { return textAnswer(200, "Ray client server"); });
+      c->listen(ports.metrics, [](const HttpRequest&) {
+        return textAnswer(200, "# HELP ray_node_cpu_count Total CPUs available on a ray node\n");
+      });
+      c->listen(ports.dashboardAgent, [](const HttpRequest& request) {
+        if (request.path.starts_with("/api/local_raylet_healthz"))
+          return textAnswer(200, "success");
+        return textAnswer(404, "404: Not Found");
+      });
       // The listener holds the state; the process's end closes the listener.
       c->listen(ports.dashboard,
                 [state](const HttpRequest& request) { return state->dashboard(request); });
@@ -397,9 +407,15 @@ class RayHeadProcess final : public Process {
 }  // namespace
 
 RayHeadPorts rayHeadPorts(const std::string& commandLine) {
-  RayHeadPorts ports{kDefaultGcsServerPort, kDefaultDashboardPort};
+  RayHeadPorts ports{kDefaultGcsServerPort, kDefaultDashboardPort, kDefaultClientPort,
+                     kDefaultMetricsPort, kDefaultDashboardAgentListenPort};
   if (auto gcs = intFlag(commandLine, "port")) ports.gcs = *gcs;
   if (auto dashboard = intFlag(commandLine, "dashboard-port")) ports.dashboard = *dashboard;
+  if (auto client = intFlag(commandLine, "ray-client-server-port")) ports.client = *client;
+  if (auto metrics = intFlag(commandLine, "metrics-export-port")) ports.metrics = *metrics;
+  if (auto agent = intFlag(commandLine, "dashboard-agent-listen-port")) {
+    ports.dashboardAgent = *agent;
+  }
   return ports;
 }
 

@@ -2,9 +2,9 @@
 //
 // The kubelet starts it for a container whose command line runs `ray start --head` (KubeRay's
 // `ulimit -n 65536; ray start --head --dashboard-host=0.0.0.0 ... --block`). After startupDelay it
-// listens on the pod IP at the GCS port (`--port`, else 6379) and the dashboard port
-// (`--dashboard-port`, else 8265) of the in-process network (network.h) and becomes ready; until
-// then both refuse connections, as a head that is still starting does.
+// listens on the pod IP at the GCS port (`--port`, else 6379), the dashboard port
+// (`--dashboard-port`, else 8265) and the ports below of the in-process network (network.h) and
+// becomes ready; until then every port refuses connections, as a head that is still starting.
 //
 // The dashboard serves (paths as Ray's dashboard, bodies JSON unless said otherwise):
 //   GET    /api/gcs_healthz          200 "success" (text)
@@ -34,7 +34,11 @@
 // The job table lives in the process: a head container that restarts, or a head pod that is
 // deleted and recreated, starts with no jobs, as Ray without GCS fault tolerance does.
 //
-// The GCS port answers any request with 200 "GCS is alive": enough for `ray health-check`.
+// The GCS port answers any request with 200 "GCS is alive": enough for `ray health-check`. The
+// head also listens where a Ray head does on the Ray client port (10001), the metrics port (8080,
+// GET /metrics) and the dashboard agent's port (52365, GET /api/local_raylet_healthz "success"),
+// so every port of KubeRay's head Service has a listener (the first of them, "client" in name
+// order, is the one a headless Service's name resolves through).
 //
 // Thread-safe: the dashboard may be called from any thread (the API server's proxy serves on the
 // HTTP server's threads), while jobs advance in executor tasks.
@@ -62,11 +66,13 @@ struct RayHeadOptions {
 // The Ray head's container behaviour.
 ProcessFactory rayHead(RayHeadOptions options = {});
 
-// The GCS and dashboard ports a `ray start --head` command line asks for (--port=N,
-// --dashboard-port=N; 6379 and 8265 otherwise).
+// The ports a `ray start --head` command line asks for, Ray's defaults otherwise.
 struct RayHeadPorts {
-  int gcs = 6379;
-  int dashboard = 8265;
+  int gcs = 6379;              // --port
+  int dashboard = 8265;        // --dashboard-port
+  int client = 10001;          // --ray-client-server-port
+  int metrics = 8080;          // --metrics-export-port
+  int dashboardAgent = 52365;  // --dashboard-agent-listen-port
 };
 RayHeadPorts rayHeadPorts(const std::string& commandLine);
 

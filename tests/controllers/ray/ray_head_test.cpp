@@ -44,6 +44,27 @@ TEST_F(RayHeadTest, GcsHealthzAnswersSuccessOnceTheHeadStarted) {
   EXPECT_EQ(answer->body, "success");
   EXPECT_TRUE(podstatus::isReady(get(kPods, "default", meta::name(pod))));
   EXPECT_TRUE(cluster->network().call("default", host, 6379, HttpRequest{}).has_value());
+  // Every port of the head Service has a listener, as on a real head.
+  EXPECT_TRUE(cluster->network().call("default", host, 10001, HttpRequest{}).has_value());
+  auto raylet = cluster->network().call("default", host, 52365,
+                                        HttpRequest{.path = "/api/local_raylet_healthz"});
+  ASSERT_TRUE(raylet.has_value());
+  EXPECT_EQ(raylet->body, "success");
+}
+
+TEST(RayHeadPortsTest, TheCommandLinesFlagsOrRaysDefaults) {
+  RayHeadPorts defaults = rayHeadPorts("ulimit -n 65536; ray start --head --block");
+  EXPECT_EQ(defaults.gcs, 6379);
+  EXPECT_EQ(defaults.dashboard, 8265);
+  EXPECT_EQ(defaults.client, 10001);
+  RayHeadPorts flags = rayHeadPorts(
+      "ray start --head --port=7000 --dashboard-port=9000 --metrics-export-port=9100 "
+      "--dashboard-agent-listen-port=52000 --ray-client-server-port 11001");
+  EXPECT_EQ(flags.gcs, 7000);
+  EXPECT_EQ(flags.dashboard, 9000);
+  EXPECT_EQ(flags.metrics, 9100);
+  EXPECT_EQ(flags.dashboardAgent, 52000);
+  EXPECT_EQ(flags.client, 11001);
 }
 
 TEST_F(RayHeadTest, AJobGoesPendingRunningSucceededWithTimesInMilliseconds) {

@@ -59,7 +59,7 @@ inline Json headPod(const std::string& cluster, const std::string& ns = "default
           {"spec", {{"containers", Json::array({container})}, {"restartPolicy", "Always"}}}};
 }
 
-// The head Service KubeRay creates (headless by default, ports by name).
+// The head Service KubeRay creates: headless by default, its ports sorted by name.
 inline Json headService(const std::string& cluster, const std::string& ns = "default") {
   return {
       {"apiVersion", "v1"},
@@ -70,9 +70,10 @@ inline Json headService(const std::string& cluster, const std::string& ns = "def
         {"selector",
          {{std::string(kRayClusterLabelKey), cluster},
           {std::string(kRayNodeTypeLabelKey), std::string(kHeadNode)}}},
-        {"ports", Json::array({{{"name", "gcs-server"}, {"port", 6379}, {"targetPort", 6379}},
+        {"ports", Json::array({{{"name", "client"}, {"port", 10001}, {"targetPort", 10001}},
                                {{"name", "dashboard"}, {"port", 8265}, {"targetPort", 8265}},
-                               {{"name", "client"}, {"port", 10001}, {"targetPort", 10001}}})}}}};
+                               {{"name", "gcs-server"}, {"port", 6379}, {"targetPort", 6379}},
+                               {{"name", "metrics"}, {"port", 8080}, {"targetPort", 8080}}})}}}};
 }
 
 // A worker pod with KubeRay's wait-gcs-ready init container (its health-check address) and
