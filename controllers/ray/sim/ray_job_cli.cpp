@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -130,7 +131,13 @@ class CliProgram : public std::enable_shared_from_this<CliProgram> {
   }
 
   void stop() {
-    if (run_) run_->cancel();
+    std::shared_ptr<ShellRun> run;
+    {
+      std::lock_guard lock(mu_);
+      stopped_ = true;
+      run = run_;
+    }
+    if (run) run->cancel();
   }
 
   void print(std::string line) {
@@ -204,9 +211,16 @@ class CliProgram : public std::enable_shared_from_this<CliProgram> {
     options.command = [weak](ShellRun& run, const ShellCall& call, std::function<void(int)> done) {
       if (auto self = weak.lock()) self->command(run, call, std::move(done));
     };
-    run_ = ShellRun::start(*script, std::move(options), [context](int status) {
+    {
+      std::lock_guard lock(mu_);
+      if (stopped_) return;
+    }
+    auto run = ShellRun::start(*script, std::move(options), [context](int status) {
       if (auto c = context.lock()) c->exit(status);
     });
+    std::lock_guard lock(mu_);
+    run_ = run;
+    if (stopped_) run->cancel();
   }
 
   static std::string shellQuote(const std::string& word) {
@@ -477,7 +491,9 @@ class CliProgram : public std::enable_shared_from_this<CliProgram> {
   RayCliOptions options_;
   std::shared_ptr<ProcessContext> context_;
   std::map<std::string, std::string> env_;
+  std::mutex mu_;  // run_ and stopped_: the kubelet stops the process from its own task
   std::shared_ptr<ShellRun> run_;
+  bool stopped_ = false;
 };
 
 class ShellProcess final : public Process {
@@ -508,21 +524,25 @@ std::optional<Address> healthCheckAddress(const std::string& commandLine) {
   return parseAddress(commandLine.substr(start, end == std::string::npos ? end : end - start));
 }
 
-class WaitGcsReadyProcess final : public Process {
+// The init container's loop; its timers hold it weakly, so a stopped process is never touched.
+class GcsWaiter : public std::enable_shared_from_this<GcsWaiter> {
  public:
-  explicit WaitGcsReadyProcess(RayCliOptions options) : options_(std::move(options)) {}
+  GcsWaiter(RayCliOptions options, std::shared_ptr<ProcessContext> context)
+      : options_(std::move(options)),
+        context_(std::move(context)),
+        startedAt_(context_->now()),
+        address_(healthCheckAddress(BehaviorRegistry::commandLine(context_->container()))) {}
 
-  void start(std::shared_ptr<ProcessContext> context) override {
-    context_ = context;
-    startedAt_ = context->now();
-    address_ = healthCheckAddress(BehaviorRegistry::commandLine(context->container()));
-    std::weak_ptr<ProcessContext> weak = context;
-    context->after(Duration{0}, [this, weak] {
-      if (weak.lock()) attempt();
+  void start() { next(Duration{0}); }
+
+ private:
+  void next(Duration delay) {
+    std::weak_ptr<GcsWaiter> weak = weak_from_this();
+    context_->after(delay, [weak] {
+      if (auto self = weak.lock()) self->attempt();
     });
   }
 
- private:
   void print(std::string line) {
     if (!options_.output) return;
     const Json& pod = context_->pod();
@@ -551,16 +571,27 @@ class WaitGcsReadyProcess final : public Process {
           "the FAQ at https://docs.ray.io/en/master/cluster/kubernetes/troubleshooting.html.",
           elapsed));
     }
-    std::weak_ptr<ProcessContext> weak = context_;
-    context_->after(options_.gcsWaitInterval, [this, weak] {
-      if (weak.lock()) attempt();
-    });
+    next(options_.gcsWaitInterval);
   }
 
+  const RayCliOptions options_;
+  const std::shared_ptr<ProcessContext> context_;
+  const TimePoint startedAt_;
+  const std::optional<Address> address_;
+};
+
+class WaitGcsReadyProcess final : public Process {
+ public:
+  explicit WaitGcsReadyProcess(RayCliOptions options) : options_(std::move(options)) {}
+
+  void start(std::shared_ptr<ProcessContext> context) override {
+    waiter_ = std::make_shared<GcsWaiter>(options_, std::move(context));
+    waiter_->start();
+  }
+
+ private:
   RayCliOptions options_;
-  std::shared_ptr<ProcessContext> context_;
-  TimePoint startedAt_{};
-  std::optional<Address> address_;
+  std::shared_ptr<GcsWaiter> waiter_;
 };
 
 }  // namespace
