@@ -9,6 +9,7 @@
 #include <string>
 
 #include "controllers/ray/dashboard_client.h"
+#include "controllers/ray/submitter_command.h"
 #include "fakekube/client/kubeconfig.h"
 #include "fakekube/client/rest_client.h"
 #include "tests/http/serve_fixture.h"
@@ -140,6 +141,34 @@ TEST_F(RayProxyTest, TheDashboardClientOverPlainHttpAndTheProxyFactory) {
   auto missing = (*viaFactory)->getJobInfo("nosuch");
   ASSERT_FALSE(missing.has_value());
   EXPECT_TRUE(isBadRequest(missing.error()));
+}
+
+TEST_F(RayProxyTest, ASubmitterJobWithKubeRaysScriptCompletesOnRealThreads) {
+  Json rayJob = {{"spec", {{"entrypoint", "python /home/ray/samples/sample_code.py"}}},
+                 {"status",
+                  {{"jobId", "demo-job-fghij"},
+                   {"dashboardURL", "demo-head-svc.default.svc.cluster.local:8265"}}}};
+  auto tokens = ray::buildJobSubmitCommand(rayJob, "K8sJobMode");
+  ASSERT_TRUE(tokens.has_value());
+  Json job = {{"apiVersion", "batch/v1"},
+              {"kind", "Job"},
+              {"metadata", {{"name", "demo-job"}}},
+              {"spec",
+               {{"backoffLimit", 2},
+                {"template",
+                 {{"spec",
+                   {{"restartPolicy", "Never"},
+                    {"containers",
+                     Json::array({{{"name", "ray-job-submitter"},
+                                   {"image", "rayproject/ray:2.46.0"},
+                                   {"command", Json::array({"/bin/bash", "-ce", "--"})},
+                                   {"args", Json::array({ray::joinCommand(*tokens)})}}})}}}}}}}};
+  ok({"apply", "-f", "-"}, job.dump());
+  EXPECT_EQ(ok({"wait", "--for=condition=complete", "job/demo-job", "--timeout=60s"}),
+            "job.batch/demo-job condition met\n");
+  Json info = Json::parse(ok({"get", "--raw", std::string(kJobsPath) + "demo-job-fghij"}));
+  EXPECT_EQ(info["status"], "SUCCEEDED");
+  EXPECT_EQ(info["entrypoint"], "python /home/ray/samples/sample_code.py");
 }
 
 TEST_F(RayProxyTest, AServiceWithoutReadyPodsIsServiceUnavailable) {
