@@ -184,6 +184,18 @@ TEST_F(RayHeadTest, StopDeleteAndListBehaveAsRaysDashboard) {
   EXPECT_EQ(client.listJobs()->size(), 1u);
 }
 
+TEST_F(RayHeadTest, AJobStoppedWhilePendingNeverRuns) {
+  startHead("demo");
+  DashboardClient client = dashboard("demo");
+  ASSERT_TRUE(client.submitJobRequest(request("early", "echo ran")).has_value());
+  ASSERT_TRUE(client.stopJob("early").has_value());
+  ex.advance(seconds(5));
+  auto info = client.getJobInfo("early");
+  EXPECT_EQ(info->jobStatus, "STOPPED");
+  EXPECT_EQ(info->jobId, "");  // no driver ever started
+  EXPECT_EQ(**client.getJobLog("early"), "");
+}
+
 TEST_F(RayHeadTest, TheClientReportsTransportErrorsAsGoWouldWordThem) {
   DashboardClient client = dashboard("nosuch");
   auto info = client.getJobInfo("x");
