@@ -17,7 +17,8 @@
 //             that a command whose standard output is redirected prints nothing)
 // Words: single quotes, double quotes (\" \\ \$ \` escapes), backslash escapes, and expansion of
 // $NAME, ${NAME} and ${NAME:-default} from the container's environment (no word splitting, no
-// globbing, no command substitution). Reserved words count only in command position.
+// globbing, no command substitution). Reserved words count only in command position. Not
+// simulated, and refused as a syntax error: `&` (background jobs), `( ... )` subshells, `;;`.
 //
 // Running. `exit [N]` ends the script; `true`, `false`, `:`, `echo`, `sleep N` are builtins the
 // program's command handler may fall back to (runBuiltin); every other simple command goes to the
