@@ -182,7 +182,9 @@ RestResponse proxyPod(ApiServer& server, Network& network, const std::string& ns
   }
   int port = 80;
   if (!target.port.empty()) {
-    const bool numeric = target.port.find_first_not_of("0123456789") == std::string::npos;
+    // A number (at most 5 digits: a port), else a container port's name.
+    const bool numeric =
+        target.port.size() <= 5 && target.port.find_first_not_of("0123456789") == std::string::npos;
     auto found = containerPort(**pod, numeric ? Json(std::stoi(target.port)) : Json(target.port));
     if (!found) {
       return unavailable(fmt::format("no container port {} found in pod {}", goQuote(target.port),

@@ -55,7 +55,7 @@ std::optional<int> intFlag(const std::string& commandLine, std::string_view name
       ++i;
       std::size_t start = i;
       while (i < commandLine.size() && commandLine[i] >= '0' && commandLine[i] <= '9') ++i;
-      if (i > start) return std::stoi(commandLine.substr(start, i - start));
+      if (i > start && i - start <= 5) return std::stoi(commandLine.substr(start, i - start));
     }
   }
   return std::nullopt;

@@ -53,6 +53,14 @@ std::optional<std::string> urlopenTarget(const std::string& code) {
   return code.substr(at + marker.size(), end - at - marker.size());
 }
 
+// j[key] when j is an object and it is a string, else `fallback` (answers are read defensively:
+// value() would throw on a member of another type).
+std::string textOf(const Json& j, const char* key, std::string fallback = "") {
+  if (!j.is_object()) return fallback;
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
 bool isTerminal(std::string_view status) {
   return status == "SUCCEEDED" || status == "FAILED" || status == "STOPPED";
 }
@@ -334,8 +342,8 @@ class CliProgram : public std::enable_shared_from_this<CliProgram> {
       }
       Json info = Json::parse(answer->body, nullptr, false);
       if (answer->status != 200 || !info.is_object()) return done(1);
-      run.print(call, fmt::format("Job status for '{}': {}.", id, info.value("status", "")));
-      run.print(call, fmt::format("Status message: {}", info.value("message", "")));
+      run.print(call, fmt::format("Job status for '{}': {}.", id, textOf(info, "status")));
+      run.print(call, fmt::format("Status message: {}", textOf(info, "message")));
       return done(0);
     }
     if (verb == "submit") return submit(run, call, *address, args, std::move(done));
@@ -349,7 +357,7 @@ class CliProgram : public std::enable_shared_from_this<CliProgram> {
           dashboard(run, call, *address, HttpRequest{.path = "/api/jobs/" + id + "/logs"});
       if (!answer || answer->status != 200) return done(1);
       Json logs = Json::parse(answer->body, nullptr, false);
-      printLines(run, call, logs.is_object() ? logs.value("logs", "") : "");
+      printLines(run, call, textOf(logs, "logs"));
       return done(0);
     }
     if (verb == "stop") {
@@ -424,8 +432,7 @@ class CliProgram : public std::enable_shared_from_this<CliProgram> {
       return done(1);
     }
     Json response = Json::parse(answer->body, nullptr, false);
-    const std::string submitted =
-        response.is_object() ? response.value("submission_id", response.value("job_id", id)) : id;
+    const std::string submitted = textOf(response, "submission_id", textOf(response, "job_id", id));
     run.print(call, "-------------------------------------------------------");
     run.print(call, fmt::format("Job '{}' submitted successfully", submitted));
     run.print(call, "-------------------------------------------------------");
@@ -463,13 +470,13 @@ class CliProgram : public std::enable_shared_from_this<CliProgram> {
       return done(1);
     }
     Json text = Json::parse(logs->body, nullptr, false);
-    std::string all = text.is_object() ? text.value("logs", "") : "";
+    std::string all = textOf(text, "logs");
     if (all.size() > *printed) {
       printLines(*run, call, std::string_view(all).substr(*printed));
       *printed = all.size();
     }
     Json details = Json::parse(info->body, nullptr, false);
-    const std::string status = details.is_object() ? details.value("status", "") : "";
+    const std::string status = textOf(details, "status");
     if (isTerminal(status)) {
       run->print(call, "-----------------------------------");
       if (status == "SUCCEEDED") {

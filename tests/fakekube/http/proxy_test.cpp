@@ -125,6 +125,8 @@ TEST_F(ProxyTest, APodProxyReachesThePodByPortNumberOrName) {
   EXPECT_EQ(status(port80)["reason"], "ServiceUnavailable");
   EXPECT_THAT(status(port80)["message"].get<std::string>(),
               ::testing::StartsWith("error trying to reach service: dial tcp 10.244."));
+  EXPECT_EQ(send("GET", "/api/v1/namespaces/default/pods/echo-1:99999999999999/proxy/").status,
+            503);
   RestResponse noPort = send("GET", "/api/v1/namespaces/default/pods/echo-1:metrics/proxy/");
   EXPECT_EQ(noPort.status, 503);
   EXPECT_EQ(status(noPort)["message"], "no container port \"metrics\" found in pod \"echo-1\"");
