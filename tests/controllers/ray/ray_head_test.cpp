@@ -248,5 +248,49 @@ TEST_F(RayHeadTest, AHeadPodThatIsDeletedLosesItsJobTable) {
   EXPECT_TRUE(client.listJobs()->empty());
 }
 
+// A head container that crashes once, 20 s after its first start (as Ray's head does when GCS
+// dies): the kubelet restarts it in the same pod.
+class CrashingHead final : public Process {
+ public:
+  void start(std::shared_ptr<ProcessContext> context) override {
+    head_ = rayHead()();
+    head_->start(context);
+    if (context->restartCount() == 0) {
+      std::weak_ptr<ProcessContext> weak = context;
+      context->after(seconds(20), [weak] {
+        if (auto c = weak.lock()) c->exit(1);
+      });
+    }
+  }
+  void stop() override { head_->stop(); }
+
+ private:
+  std::unique_ptr<Process> head_;
+};
+
+TEST_F(RayHeadTest, AHeadContainerThatRestartsLosesItsJobTable) {
+  cluster->behaviors().onCommand("ray start --head",
+                                 [] { return std::make_unique<CrashingHead>(); });
+  Json head = startHead("demo");
+  DashboardClient client = dashboard("demo");
+  ASSERT_TRUE(client.submitJobRequest(request("job-1", "sleep 1000")).has_value());
+  ASSERT_TRUE(ex.runUntil(
+      [&] {
+        Json pod = get(kPods, "default", meta::name(head));
+        return pod["status"]["containerStatuses"][0].value("restartCount", 0) == 1 &&
+               podstatus::isReady(pod);
+      },
+      seconds(60)));
+  ASSERT_TRUE(ex.runUntil(
+      [&] {
+        auto info = client.getJobInfo("job-1");
+        return !info && isBadRequest(info.error());
+      },
+      seconds(10)));
+  EXPECT_TRUE(client.listJobs()->empty());
+  // The restarted head takes new submissions, the same id included.
+  EXPECT_TRUE(client.submitJobRequest(request("job-1", "true")).has_value());
+}
+
 }  // namespace
 }  // namespace fakekube::ray::simtest
