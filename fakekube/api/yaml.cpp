@@ -1,6 +1,7 @@
 #include "fakekube/api/yaml.h"
 
 #include <fmt/format.h>
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -110,10 +111,20 @@ std::optional<Json> resolvePlain(const std::string& text, std::string* unsupport
 
 class Converter {
  public:
+  // An alias converts its anchor's node again, so a few lines of anchors can stand for billions of
+  // nodes. go-yaml stops such documents ("excessive aliasing"); here the nodes converted are
+  // bounded by the text: without aliases a node takes at least a byte.
+  explicit Converter(std::size_t textSize)
+      : nodeBudget_(std::min<std::size_t>(4'000'000, 1000 + 100 * textSize)) {}
+
   std::optional<YamlError> error;
 
   Json convert(const YAML::Node& node) {
     if (error) return nullptr;
+    if (++nodes_ > nodeBudget_) {
+      fail(node, "json: document contains excessive aliasing");
+      return nullptr;
+    }
     switch (node.Type()) {
       case YAML::NodeType::Null:
       case YAML::NodeType::Undefined:
@@ -132,6 +143,9 @@ class Converter {
   }
 
  private:
+  std::size_t nodes_ = 0;
+  std::size_t nodeBudget_;
+
   void fail(const YAML::Node& node, std::string message) {
     if (!error) error = YamlError{node.Mark().line + 1, std::move(message)};
   }
@@ -229,14 +243,24 @@ Result<Json> decodeYaml(std::string_view text) {
   YAML::Node root;
   try {
     root = YAML::Load(std::string(text));
+  } catch (const YAML::DeepRecursion& e) {
+    // yaml-cpp's parser recurses and stops at 500 levels (go-yaml's at 10000); JSON bodies, which
+    // kubectl sends, have the JSON decoder's 10000.
+    return tl::unexpected(Status::badRequest(
+        fmt::format("error converting YAML to JSON: yaml: line {}: exceeded max depth of 500",
+                    e.mark.line + 1)));
   } catch (const YAML::Exception& e) {
     return tl::unexpected(Status::badRequest(
         fmt::format("error converting YAML to JSON: yaml: line {}: {}", e.mark.line + 1, e.msg)));
   }
-  Converter converter;
+  Converter converter(text.size());
   Json out = converter.convert(root);
   if (converter.error) {
     const YamlError& e = *converter.error;
+    if (e.message == "json: document contains excessive aliasing") {
+      return tl::unexpected(Status::badRequest(
+          "error converting YAML to JSON: yaml: document contains excessive aliasing"));
+    }
     if (e.message.starts_with("json: ")) {
       return tl::unexpected(
           Status::badRequest(fmt::format("error converting YAML to JSON: {}", e.message)));

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "fakekube/api/json_decode.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/patch_schema.h"
@@ -20,6 +21,14 @@ namespace {
 constexpr int kGenerateNameAttempts = 8;
 constexpr std::size_t kMaxGeneratedPrefix = 58;  // 63 - 5 random characters
 constexpr std::string_view kNameAlphabet = "bcdfghjklmnpqrstvwxz2456789";
+
+// Objects nest no deeper than the decoders allow (json_decode.h) whoever built them, in-process
+// callers and patches included: every walk over a stored object relies on it.
+std::optional<Status> checkNesting(const Json& object) {
+  auto tooDeep = checkJsonDepth(object);
+  if (!tooDeep) return std::nullopt;
+  return Status::badRequest("couldn't get version/kind; json parse error: " + *tooDeep);
+}
 
 // Checks the object's apiVersion/kind against what the request addresses and fills them in when
 // absent (in-process callers may omit them; kubectl always sends them).
@@ -481,6 +490,7 @@ Result<ObjectPtr> ApiServer::create(const GroupVersionResource& gvr, std::string
   return intercepted<ObjectPtr>(request, [&]() -> Result<ObjectPtr> {
     auto t = target(gvr, ns);
     if (!t) return tl::unexpected(t.error());
+    if (auto error = checkNesting(object)) return tl::unexpected(*error);
     if (auto error = checkTypeMeta(*t->info, gvr, object)) return tl::unexpected(*error);
     std::lock_guard lock(mu_);
     return createLocked(*t->info, t->ns, std::move(object), options.dryRun);
@@ -601,6 +611,7 @@ Result<ObjectPtr> ApiServer::update(const GroupVersionResource& gvr, std::string
   return intercepted<ObjectPtr>(request, [&]() -> Result<ObjectPtr> {
     auto t = target(gvr, ns);
     if (!t) return tl::unexpected(t.error());
+    if (auto error = checkNesting(object)) return tl::unexpected(*error);
     if (auto error = checkTypeMeta(*t->info, gvr, object)) return tl::unexpected(*error);
     std::lock_guard lock(mu_);
     return updateLocked(*t->info, t->ns, std::move(object), "", options.dryRun, false);
@@ -624,6 +635,7 @@ Result<ObjectPtr> ApiServer::updateSubresource(const GroupVersionResource& gvr, 
     bool served = (subresource == "status" && t->info->hasStatus) ||
                   (subresource == "finalize" && t->info->is("", "namespaces"));
     if (!served) return tl::unexpected(Status::resourceNotServed());
+    if (auto error = checkNesting(object)) return tl::unexpected(*error);
     if (auto error = checkTypeMeta(*t->info, gvr, object)) return tl::unexpected(*error);
     std::lock_guard lock(mu_);
     return updateLocked(*t->info, t->ns, std::move(object), subresource, options.dryRun, false);
@@ -933,6 +945,7 @@ Result<ObjectPtr> ApiServer::patch(const GroupVersionResource& gvr, std::string_
                         "object was found",
                         uid)));
       }
+      if (auto error = checkNesting(applied)) return tl::unexpected(*error);
       if (auto error = checkTypeMeta(info, gvr, applied)) return tl::unexpected(*error);
       const std::string appliedName = meta::name(applied);
       if (appliedName.empty()) {
@@ -970,6 +983,7 @@ Result<ObjectPtr> ApiServer::patch(const GroupVersionResource& gvr, std::string_
     if (!patched->is_object()) {
       return tl::unexpected(Status::badRequest("the patch must produce a JSON object"));
     }
+    if (auto error = checkNesting(*patched)) return tl::unexpected(*error);
     if (auto error = checkTypeMeta(info, gvr, *patched)) return tl::unexpected(*error);
     if (meta::name(*patched) != name) {
       return tl::unexpected(Status::badRequest(

@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "fakekube/api/json_decode.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/json_patch.h"
 #include "fakekube/api/json_writer.h"
@@ -156,12 +157,12 @@ Result<WatchOptions> watchOptions(const RestRequest& request) {
 // --- request bodies ---
 
 Result<Json> parseJson(std::string_view text) {
-  try {
-    return Json::parse(text);
-  } catch (const Json::exception& e) {
+  auto parsed = parseJsonText(text);  // with the decoders' nesting limit
+  if (!parsed) {
     return tl::unexpected(Status::badRequest(
-        fmt::format("couldn't get version/kind; json parse error: {}", e.what())));
+        fmt::format("couldn't get version/kind; json parse error: {}", parsed.error())));
   }
+  return std::move(*parsed);
 }
 
 // A create/update body: JSON, YAML (which the API server also accepts), or Kubernetes protobuf
