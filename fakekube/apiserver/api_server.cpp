@@ -10,6 +10,7 @@
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/patch_schema.h"
 #include "fakekube/api/server_side_apply.h"
+#include "fakekube/api/typed_decoding.h"
 #include "fakekube/api/validation.h"
 #include "fakekube/apiserver/patching.h"
 #include "fakekube/apiserver/strategy.h"
@@ -28,6 +29,16 @@ std::optional<Status> checkNesting(const Json& object) {
   auto tooDeep = checkJsonDepth(object);
   if (!tooDeep) return std::nullopt;
   return Status::badRequest("couldn't get version/kind; json parse error: " + *tooDeep);
+}
+
+// A built-in object whose fields have the JSON types of its Go struct (typed_decoding.h).
+std::optional<Status> checkTypes(const ResourceInfo& info, const Json& object) {
+  if (info.custom || !object.is_object()) return std::nullopt;
+  auto apiVersion = object.find(std::string_view("apiVersion"));
+  return checkFieldTypes(apiVersion != object.end() && apiVersion->is_string()
+                             ? apiVersion->get_ref<const std::string&>()
+                             : info.apiVersion(),
+                         info.kind, object);
 }
 
 // Checks the object's apiVersion/kind against what the request addresses and fills them in when
@@ -492,6 +503,7 @@ Result<ObjectPtr> ApiServer::create(const GroupVersionResource& gvr, std::string
     if (!t) return tl::unexpected(t.error());
     if (auto error = checkNesting(object)) return tl::unexpected(*error);
     if (auto error = checkTypeMeta(*t->info, gvr, object)) return tl::unexpected(*error);
+    if (auto error = checkTypes(*t->info, object)) return tl::unexpected(*error);
     std::lock_guard lock(mu_);
     return createLocked(*t->info, t->ns, std::move(object), options.dryRun);
   });
@@ -613,6 +625,7 @@ Result<ObjectPtr> ApiServer::update(const GroupVersionResource& gvr, std::string
     if (!t) return tl::unexpected(t.error());
     if (auto error = checkNesting(object)) return tl::unexpected(*error);
     if (auto error = checkTypeMeta(*t->info, gvr, object)) return tl::unexpected(*error);
+    if (auto error = checkTypes(*t->info, object)) return tl::unexpected(*error);
     std::lock_guard lock(mu_);
     return updateLocked(*t->info, t->ns, std::move(object), "", options.dryRun, false);
   });
@@ -637,6 +650,7 @@ Result<ObjectPtr> ApiServer::updateSubresource(const GroupVersionResource& gvr, 
     if (!served) return tl::unexpected(Status::resourceNotServed());
     if (auto error = checkNesting(object)) return tl::unexpected(*error);
     if (auto error = checkTypeMeta(*t->info, gvr, object)) return tl::unexpected(*error);
+    if (auto error = checkTypes(*t->info, object)) return tl::unexpected(*error);
     std::lock_guard lock(mu_);
     return updateLocked(*t->info, t->ns, std::move(object), subresource, options.dryRun, false);
   });
@@ -947,6 +961,7 @@ Result<ObjectPtr> ApiServer::patch(const GroupVersionResource& gvr, std::string_
       }
       if (auto error = checkNesting(applied)) return tl::unexpected(*error);
       if (auto error = checkTypeMeta(info, gvr, applied)) return tl::unexpected(*error);
+      if (auto error = checkTypes(info, applied)) return tl::unexpected(*error);
       const std::string appliedName = meta::name(applied);
       if (appliedName.empty()) {
         return tl::unexpected(Status::badRequest(fmt::format(
@@ -985,6 +1000,7 @@ Result<ObjectPtr> ApiServer::patch(const GroupVersionResource& gvr, std::string_
     }
     if (auto error = checkNesting(*patched)) return tl::unexpected(*error);
     if (auto error = checkTypeMeta(info, gvr, *patched)) return tl::unexpected(*error);
+    if (auto error = checkTypes(info, *patched)) return tl::unexpected(*error);
     if (meta::name(*patched) != name) {
       return tl::unexpected(Status::badRequest(
           fmt::format("the name of the object ({}) does not match the name on the URL ({})",

@@ -220,6 +220,54 @@ void validateReplicas(FieldErrors& errors, const Json& object) {
   }
 }
 
+// IsConfigMapKey: the keys of ConfigMap.data/binaryData and Secret.data.
+std::vector<std::string> configMapKeyErrors(const std::string& key) {
+  std::vector<std::string> errors;
+  if (key.size() > 253) errors.push_back("must be no more than 253 characters");
+  const bool matches = !key.empty() && std::all_of(key.begin(), key.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+           c == '.' || c == '_';
+  });
+  if (!matches) {
+    errors.push_back(
+        "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. "
+        "'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is "
+        "'[-._a-zA-Z0-9]+')");
+  }
+  if (key == ".") {
+    errors.push_back("must not be '.'");
+  } else if (key == "..") {
+    errors.push_back("must not be '..'");
+  } else if (key.starts_with("..")) {
+    errors.push_back("must not start with '..'");
+  }
+  return errors;
+}
+
+// ValidateConfigMap's and ValidateSecret's key rules (and a ConfigMap key in both bags).
+void validateConfigKeys(FieldErrors& errors, const Json& object, bool configMap) {
+  const Json& data = jsonAt(object, {"data"});
+  const Json& binaryData = jsonAt(object, {"binaryData"});
+  if (data.is_object()) {
+    for (const auto& [key, value] : data.get_ref<const Json::object_t&>()) {
+      for (std::string& message : configMapKeyErrors(key)) {
+        errors.push_back(FieldError::invalidString("data[" + key + "]", key, std::move(message)));
+      }
+      if (configMap && binaryData.is_object() && binaryData.contains(key)) {
+        errors.push_back(FieldError::invalidString("data[" + key + "]", key,
+                                                   "duplicate of key present in binaryData"));
+      }
+    }
+  }
+  if (configMap && binaryData.is_object()) {
+    for (const auto& [key, value] : binaryData.get_ref<const Json::object_t&>()) {
+      for (std::string& message : configMapKeyErrors(key)) {
+        errors.push_back(
+            FieldError::invalidString("binaryData[" + key + "]", key, std::move(message)));
+      }
+    }
+  }
+}
 }  // namespace
 
 void prepareForCreate(const ResourceInfo& info, Json& object) {
@@ -307,7 +355,9 @@ bool generationChanged(const ResourceInfo& info, const Json& updated, const Json
 
 FieldErrors validateCreate(const ResourceInfo& info, const Json& object) {
   FieldErrors errors;
-  if (info.is("", "pods")) {
+  if (info.is("", "configmaps") || info.is("", "secrets")) {
+    validateConfigKeys(errors, object, info.is("", "configmaps"));
+  } else if (info.is("", "pods")) {
     validatePodSpec(errors, jsonAt(object, {"spec"}), "spec");
   } else if (info.is("apps", "deployments") || info.is("apps", "replicasets")) {
     if (jsonAt(object, {"spec", "selector"}).is_null())
