@@ -122,3 +122,72 @@ TEST_F(NestingOverHttp, YamlBodiesPastTheirParsersDepthAreBadRequest) {
 
 }  // namespace
 }  // namespace fakekube::httptest
+
+namespace fakekube::httptest {
+namespace {
+
+using FieldValidationTest = HttpTest;
+
+Json configMapWithUnknownFields() {
+  Json cm = configMap("u1");
+  cm["spec"] = {{"foo", 1}};
+  cm["metadata"]["labelz"] = {{"a", "b"}};
+  return cm;
+}
+
+TEST_F(FieldValidationTest, StrictRefusesUnknownFieldsWarnAndTheDefaultWarn) {
+  const std::string path = "/api/v1/namespaces/default/configmaps";
+  const auto before = api->revision();
+  auto strict = client->Post(path + "?fieldValidation=Strict", configMapWithUnknownFields().dump(),
+                             "application/json");
+  ASSERT_EQ(strict->status, 400) << strict->body;
+  EXPECT_EQ(
+      status(strict)["message"],
+      R"(ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "metadata.labelz", unknown field "spec")");
+  EXPECT_EQ(api->revision(), before);
+
+  auto warn = client->Post(path + "?fieldValidation=Warn", configMapWithUnknownFields().dump(),
+                           "application/json");
+  ASSERT_EQ(warn->status, 201) << warn->body;
+  ASSERT_EQ(warn->get_header_value_count("Warning"), 2u);
+  EXPECT_EQ(warn->get_header_value("Warning", 0), R"(299 - "unknown field \"metadata.labelz\"")");
+  EXPECT_EQ(warn->get_header_value("Warning", 1), R"(299 - "unknown field \"spec\"")");
+
+  Json other = configMapWithUnknownFields();
+  other["metadata"]["name"] = "u2";
+  auto byDefault = post(path, other);
+  ASSERT_EQ(byDefault->status, 201);
+  EXPECT_EQ(byDefault->get_header_value_count("Warning"), 2u);
+
+  other["metadata"]["name"] = "u3";
+  auto ignored = client->Post(path + "?fieldValidation=Ignore", other.dump(), "application/json");
+  ASSERT_EQ(ignored->status, 201);
+  EXPECT_EQ(ignored->get_header_value_count("Warning"), 0u);
+  // Fields the table describes only in part (a Pod's spec) are never reported.
+  Json p = pod("p1");
+  p["spec"]["containers"][0]["futureField"] = true;
+  auto pod = client->Post("/api/v1/namespaces/default/pods?fieldValidation=Strict", p.dump(),
+                          "application/json");
+  EXPECT_EQ(pod->status, 201) << pod->body;
+}
+
+TEST_F(FieldValidationTest, WrongTypesAndKeysOverHttp) {
+  const std::string path = "/api/v1/namespaces/default/configmaps";
+  Json cm = configMap("t1");
+  cm["data"]["k"] = 1;
+  auto typed = post(path, cm);
+  ASSERT_EQ(typed->status, 400);
+  EXPECT_EQ(
+      status(typed)["message"],
+      R"(ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal number into Go struct field ConfigMap.data of type string)");
+  cm = configMap("t2");
+  cm["data"] = {{"bad key!", "v"}};
+  auto keyed = post(path, cm);
+  ASSERT_EQ(keyed->status, 422);
+  EXPECT_EQ(status(keyed)["details"]["causes"][0]["field"], "data[bad key!]");
+  EXPECT_EQ(get(path + "/t1")->status, 404);
+  EXPECT_EQ(get(path + "/t2")->status, 404);
+}
+
+}  // namespace
+}  // namespace fakekube::httptest
