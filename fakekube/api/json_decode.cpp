@@ -7,7 +7,10 @@
 namespace fakekube {
 
 std::string exceededMaxDepthMessage(char c) {
-  return std::string("invalid character '") + c + "' exceeded max depth";
+  std::string message = "invalid character '";
+  message += c;
+  message += "' exceeded max depth";
+  return message;
 }
 
 std::optional<std::size_t> findExcessiveNesting(std::string_view text) {
@@ -59,7 +62,9 @@ std::pair<int, char> deepest(const Json& value, int stopAfter) {
     const Json* container;
     Json::const_iterator next;
   };
-  std::vector<Frame> stack;
+  // Reused across calls (this runs on every write): no allocation once it has grown.
+  thread_local std::vector<Frame> stack;
+  stack.clear();
   stack.push_back({&value, value.cbegin()});
   int best = 1;
   char bracket = value.is_object() ? '{' : '[';

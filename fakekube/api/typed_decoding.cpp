@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <unordered_map>
 #include <vector>
 
 #include "fakekube/api/group_version.h"
@@ -101,40 +102,66 @@ std::optional<std::size_t> corruptBase64At(std::string_view text) {
   return std::nullopt;
 }
 
+// Each message's fields by JSON name, inlined structs' included, with the struct each is in and
+// the message a Message field holds: built once, so that a walk does no searching or string
+// building on the way (it runs on every write of a built-in object).
+struct IndexedField {
+  const ProtobufField* field;
+  const ProtobufMessage* owner;
+  const ProtobufMessage* message;  // for Message values, when the table has it
+};
+
+class SchemaIndex {
+ public:
+  static const SchemaIndex& get() {
+    static const SchemaIndex index;
+    return index;
+  }
+  const IndexedField* find(const ProtobufMessage& m, std::string_view name) const {
+    auto fields = byMessage_.find(&m);
+    if (fields == byMessage_.end()) return nullptr;
+    auto it = fields->second.find(name);
+    return it == fields->second.end() ? nullptr : &it->second;
+  }
+
+ private:
+  SchemaIndex() {
+    for (const ProtobufMessage* m : allProtobufMessages()) add(byMessage_[m], *m);
+  }
+  static void add(std::unordered_map<std::string_view, IndexedField>& into,
+                  const ProtobufMessage& m) {
+    for (const ProtobufField& f : m.fields) {
+      const ProtobufMessage* message =
+          f.value == ProtobufValue::Message ? protobufMessageNamed(f.message) : nullptr;
+      if (f.inlined) {
+        if (message != nullptr) add(into, *message);
+      } else {
+        into.emplace(f.jsonName, IndexedField{&f, &m, message});
+      }
+    }
+  }
+  std::unordered_map<const ProtobufMessage*, std::unordered_map<std::string_view, IndexedField>>
+      byMessage_;
+};
+
 class Walker {
  public:
   std::optional<std::string> error;
 
   void message(const Json& object, const ProtobufMessage& m) {
+    const SchemaIndex& index = SchemaIndex::get();
     for (const auto& [key, value] : object.get_ref<const Json::object_t&>()) {
       if (error) return;
-      const ProtobufMessage* owner = &m;
-      const ProtobufField* f = find(m, key, owner);
+      const IndexedField* f = index.find(m, key);
       if (f == nullptr) continue;
       path_.push_back(&key);
-      field(value, *f, structName(owner->name));
+      field(value, *f);
       path_.pop_back();
     }
   }
 
  private:
   std::vector<const std::string*> path_;  // the JSON names from the top of the object
-
-  // The field named `key`, looking into inlined structs too; `owner` becomes the struct it is in.
-  static const ProtobufField* find(const ProtobufMessage& m, const std::string& key,
-                                   const ProtobufMessage*& owner) {
-    for (const ProtobufField& f : m.fields) {
-      if (f.inlined) {
-        const ProtobufMessage* inner = protobufMessageNamed(f.message);
-        if (inner == nullptr) continue;
-        if (const ProtobufField* found = find(*inner, key, owner)) return found;
-      } else if (f.jsonName == key) {
-        owner = &m;
-        return &f;
-      }
-    }
-    return nullptr;
-  }
 
   void fail(std::string value, std::string_view inStruct, const std::string& goType) {
     std::string path;
@@ -146,49 +173,53 @@ class Walker {
                         inStruct, path, goType);
   }
 
-  void field(const Json& v, const ProtobufField& f, std::string_view inStruct) {
+  void fail(const Json& v, const IndexedField& f, bool wholeField) {
+    fail(jsonKind(v), structName(f.owner->name),
+         wholeField ? goTypeOf(*f.field) : goTypeOfElement(*f.field));
+  }
+
+  void field(const Json& v, const IndexedField& f) {
     if (v.is_null()) return;
-    switch (f.shape) {
+    switch (f.field->shape) {
       case ProtobufShape::Repeated:
-        if (!v.is_array()) return fail(jsonKind(v), inStruct, goTypeOf(f));
+        if (!v.is_array()) return fail(v, f, true);
         for (const Json& item : v) {
           if (error) return;
-          element(item, f, inStruct);
+          element(item, f);
         }
         return;
       case ProtobufShape::Map:
-        if (!v.is_object()) return fail(jsonKind(v), inStruct, goTypeOf(f));
+        if (!v.is_object()) return fail(v, f, true);
         for (const auto& [key, item] : v.get_ref<const Json::object_t&>()) {
           if (error) return;
-          element(item, f, inStruct);
+          element(item, f);
         }
         return;
       case ProtobufShape::Single:
-        element(v, f, inStruct);
+        element(v, f);
         return;
     }
   }
 
-  void element(const Json& v, const ProtobufField& f, std::string_view inStruct) {
+  void element(const Json& v, const IndexedField& f) {
     if (v.is_null()) return;
-    const std::string goType = goTypeOfElement(f);
-    switch (f.value) {
+    switch (f.field->value) {
       case ProtobufValue::String:
-        if (!v.is_string()) fail(jsonKind(v), inStruct, goType);
+        if (!v.is_string()) fail(v, f, false);
         return;
       case ProtobufValue::Bytes:
-        if (!v.is_string()) return fail(jsonKind(v), inStruct, goType);
+        if (!v.is_string()) return fail(v, f, false);
         if (auto at = corruptBase64At(v.get_ref<const std::string&>())) {
           error = fmt::format("illegal base64 data at input byte {}", *at);
         }
         return;
       case ProtobufValue::Bool:
-        if (!v.is_boolean()) fail(jsonKind(v), inStruct, goType);
+        if (!v.is_boolean()) fail(v, f, false);
         return;
       case ProtobufValue::Int32:
       case ProtobufValue::Int64: {
-        if (!v.is_number()) return fail(jsonKind(v), inStruct, goType);
-        const bool is32 = f.value == ProtobufValue::Int32;
+        if (!v.is_number()) return fail(v, f, false);
+        const bool is32 = f.field->value == ProtobufValue::Int32;
         bool fits = false;
         if (v.is_number_integer() && !v.is_number_unsigned()) {
           const auto n = v.get<std::int64_t>();
@@ -199,12 +230,14 @@ class Walker {
           fits = n <= static_cast<std::uint64_t>(is32 ? std::numeric_limits<std::int32_t>::max()
                                                       : std::numeric_limits<std::int64_t>::max());
         }
-        if (!fits) fail("number " + v.dump(), inStruct, goType);
+        if (!fits) {
+          fail("number " + v.dump(), structName(f.owner->name), goTypeOfElement(*f.field));
+        }
         return;
       }
       case ProtobufValue::Message: {
-        if (!v.is_object()) return fail(jsonKind(v), inStruct, goType);
-        if (const ProtobufMessage* m = protobufMessageNamed(f.message)) message(v, *m);
+        if (!v.is_object()) return fail(v, f, false);
+        if (f.message != nullptr) message(v, *f.message);
         return;
       }
       case ProtobufValue::Time:
@@ -256,19 +289,18 @@ class UnknownFields {
                bool topLevel) {
     const bool complete = describedCompletely(m.name, topLevel);
     for (const auto& [key, value] : object.get_ref<const Json::object_t&>()) {
-      const std::string at = path.empty() ? key : path + "." + key;
       if (topLevel && (key == "apiVersion" || key == "kind")) continue;
-      const ProtobufField* f = find(m, key);
+      const IndexedField* f = SchemaIndex::get().find(m, key);
       if (f == nullptr) {
-        if (complete) found.push_back(at);
+        if (complete) found.push_back(path.empty() ? key : path + "." + key);
         continue;
       }
-      if (f->value != ProtobufValue::Message) continue;
-      const ProtobufMessage* inner = protobufMessageNamed(f->message);
-      if (inner == nullptr) continue;
-      if (f->shape == ProtobufShape::Single && value.is_object()) {
+      const ProtobufMessage* inner = f->message;
+      if (inner == nullptr || !value.is_structured()) continue;
+      const std::string at = path.empty() ? key : path + "." + key;
+      if (f->field->shape == ProtobufShape::Single && value.is_object()) {
         message(value, *inner, at, false);
-      } else if (f->shape == ProtobufShape::Repeated && value.is_array()) {
+      } else if (f->field->shape == ProtobufShape::Repeated && value.is_array()) {
         for (std::size_t i = 0; i < value.size(); ++i) {
           if (value[i].is_object()) {
             message(value[i], *inner, at + "[" + std::to_string(i) + "]", false);
@@ -276,20 +308,6 @@ class UnknownFields {
         }
       }
     }
-  }
-
- private:
-  static const ProtobufField* find(const ProtobufMessage& m, const std::string& key) {
-    for (const ProtobufField& f : m.fields) {
-      if (f.inlined) {
-        const ProtobufMessage* inner = protobufMessageNamed(f.message);
-        if (inner == nullptr) continue;
-        if (const ProtobufField* found = find(*inner, key)) return found;
-      } else if (f.jsonName == key) {
-        return &f;
-      }
-    }
-    return nullptr;
   }
 };
 
