@@ -139,13 +139,18 @@ std::string missingPath(std::string_view op, const Pointer& p) {
 }
 
 // The add half shared by add, move and copy.
-tl::expected<void, Status> addAt(Json& doc, const Pointer& path, Json value, std::string_view op) {
-  // Every value placed stays within the nesting limit, so that the document always does
-  // (json_decode.h): its path holds at most one container per token.
-  if (path.tokens.size() + static_cast<std::size_t>(jsonNestingDepth(value)) >
+// Every value placed stays within the nesting limit, so that the document always does
+// (json_decode.h): its path holds at most one container per token. Checked before the value is
+// copied.
+std::optional<Status> nestsTooDeep(const Json& doc, const Pointer& path, const Json& value) {
+  if (path.tokens.size() + static_cast<std::size_t>(jsonNestingDepth(value)) <=
       static_cast<std::size_t>(kMaxJsonNestingDepth)) {
-    return tl::unexpected(nestedTooDeep(doc, value.is_array() ? '[' : '{'));
+    return std::nullopt;
   }
+  return nestedTooDeep(doc, value.is_array() ? '[' : '{');
+}
+
+tl::expected<void, Status> addAt(Json& doc, const Pointer& path, Json value, std::string_view op) {
   if (path.tokens.empty()) {
     doc = std::move(value);
     return {};
@@ -198,6 +203,7 @@ tl::expected<Json, Status> removeAt(Json& doc, const Pointer& path,
 tl::expected<void, Status> apply(Json& doc, const Operation& op, std::size_t& copiedBytes) {
   switch (op.kind) {
     case OpKind::Add:
+      if (auto tooDeep = nestsTooDeep(doc, op.path, *op.value)) return tl::unexpected(*tooDeep);
       return addAt(doc, op.path, *op.value, op.name);
     case OpKind::Remove: {
       auto removed = removeAt(doc, op.path, missingPath(op.name, op.path));
@@ -207,10 +213,7 @@ tl::expected<void, Status> apply(Json& doc, const Operation& op, std::size_t& co
     case OpKind::Replace: {
       Json* target = resolve(doc, op.path);
       if (target == nullptr) return tl::unexpected(doesNotApply(missingPath(op.name, op.path)));
-      if (op.path.tokens.size() + static_cast<std::size_t>(jsonNestingDepth(*op.value)) >
-          static_cast<std::size_t>(kMaxJsonNestingDepth)) {
-        return tl::unexpected(nestedTooDeep(doc, op.value->is_array() ? '[' : '{'));
-      }
+      if (auto tooDeep = nestsTooDeep(doc, op.path, *op.value)) return tl::unexpected(*tooDeep);
       *target = *op.value;
       return {};
     }
@@ -233,6 +236,7 @@ tl::expected<void, Status> apply(Json& doc, const Operation& op, std::size_t& co
           fmt::format("jsonpatch move operation does not apply: doc is missing from path: {}",
                       goQuote(op.from.text)));
       if (!moved) return tl::unexpected(moved.error());
+      if (auto tooDeep = nestsTooDeep(doc, op.path, *moved)) return tl::unexpected(*tooDeep);
       return addAt(doc, op.path, std::move(*moved), op.name);
     }
     case OpKind::Copy: {
@@ -249,6 +253,7 @@ tl::expected<void, Status> apply(Json& doc, const Operation& op, std::size_t& co
                         "exceeding the limit {}",
                         copiedBytes, kMaxAccumulatedCopyBytes)));
       }
+      if (auto tooDeep = nestsTooDeep(doc, op.path, *source)) return tl::unexpected(*tooDeep);
       return addAt(doc, op.path, Json(*source), op.name);
     }
     case OpKind::Test: {
