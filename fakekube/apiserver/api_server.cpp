@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fakekube/api/json_decode.h"
+#include "fakekube/api/json_writer.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/patch_schema.h"
@@ -114,7 +115,7 @@ Result<std::string> reconcileNamespace(const ResourceInfo& info, std::string_vie
 // "2024-01-01 00:00:00 +0000 UTC". Anything that is not a timestamp is shown as JSON.
 std::string goTimeString(const Json& value) {
   TimePoint t;
-  if (!value.is_string() || !parseRfc3339(value.get<std::string>(), &t)) return value.dump();
+  if (!value.is_string() || !parseRfc3339(value.get<std::string>(), &t)) return toJsonText(value);
   std::string s = formatRfc3339(t);  // "2024-01-01T00:00:00Z"
   s[10] = ' ';
   s.pop_back();

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fakekube/api/json_lookup.h"
+#include "fakekube/api/json_writer.h"
 #include "fakekube/api/object_meta.h"
 
 namespace fakekube::strategy {
@@ -187,7 +188,8 @@ void immutable(FieldErrors& errors, const Json& updated, const Json& old,
                std::initializer_list<std::string_view> path, const char* field) {
   const Json& a = jsonAt(updated, path);
   const Json& b = jsonAt(old, path);
-  if (a != b) errors.push_back(FieldError::invalid(field, a.dump(), "field is immutable"));
+  // toJsonText, not dump(): the value may hold invalid UTF-8, on which dump() throws.
+  if (a != b) errors.push_back(FieldError::invalid(field, toJsonText(a), "field is immutable"));
 }
 
 void validatePodSpec(FieldErrors& errors, const Json& spec, std::string_view field) {
@@ -215,7 +217,7 @@ void validatePodSpec(FieldErrors& errors, const Json& spec, std::string_view fie
 void validateReplicas(FieldErrors& errors, const Json& object) {
   const Json& replicas = jsonAt(object, {"spec", "replicas"});
   if (replicas.is_number_integer() && replicas.get<std::int64_t>() < 0) {
-    errors.push_back(FieldError::invalid("spec.replicas", replicas.dump(),
+    errors.push_back(FieldError::invalid("spec.replicas", toJsonText(replicas),
                                          "must be greater than or equal to 0"));
   }
 }
