@@ -2,7 +2,6 @@
 
 #include <nlohmann/json.hpp>
 #include <utility>
-#include <vector>
 
 namespace fakekube {
 
@@ -54,43 +53,47 @@ std::optional<std::string> checkJsonTextDepth(std::string_view text) {
 
 namespace {
 
-// The depth of `value` and the bracket of its deepest container, by an explicit stack of
-// (container, next child) pairs.
-std::pair<int, char> deepest(const Json& value, int stopAfter) {
-  if (!value.is_structured()) return {0, 0};
-  struct Frame {
-    const Json* container;
-    Json::const_iterator next;
-  };
-  // Reused across calls (this runs on every write): no allocation once it has grown.
-  thread_local std::vector<Frame> stack;
-  stack.clear();
-  stack.push_back({&value, value.cbegin()});
-  int best = 1;
-  char bracket = value.is_object() ? '{' : '[';
-  while (!stack.empty()) {
-    Frame& top = stack.back();
-    if (top.next == top.container->cend()) {
-      stack.pop_back();
-      continue;
-    }
-    const Json& child = *top.next;
-    ++top.next;
-    if (!child.is_structured() || child.empty()) {
-      if (child.is_structured() && static_cast<int>(stack.size()) + 1 > best) {
-        best = static_cast<int>(stack.size()) + 1;
-        bracket = child.is_object() ? '{' : '[';
+// Finds the depth of a document and the bracket of its deepest container. It recurses, but never
+// deeper than one level past the limit (`stopAfter` + 1), whatever the document: a few hundred
+// KB of stack at most, for the cost of a plain walk over the underlying maps and vectors (this
+// runs on every write).
+class DepthCounter {
+ public:
+  explicit DepthCounter(int stopAfter) : stopAfter_(stopAfter) {}
+
+  int best = 0;
+  char bracket = 0;
+
+  void visit(const Json& value, int depth) {
+    if (best > stopAfter_) return;
+    if (value.is_object()) {
+      note(depth, '{');
+      for (const auto& [key, item] : value.get_ref<const Json::object_t&>()) {
+        if (item.is_structured()) visit(item, depth + 1);
       }
-      continue;
-    }
-    stack.push_back({&child, child.cbegin()});
-    if (static_cast<int>(stack.size()) > best) {
-      best = static_cast<int>(stack.size());
-      bracket = child.is_object() ? '{' : '[';
-      if (best > stopAfter) break;
+    } else if (value.is_array()) {
+      note(depth, '[');
+      for (const auto& item : value.get_ref<const Json::array_t&>()) {
+        if (item.is_structured()) visit(item, depth + 1);
+      }
     }
   }
-  return {best, bracket};
+
+ private:
+  int stopAfter_;
+
+  void note(int depth, char c) {
+    if (depth > best) {
+      best = depth;
+      bracket = c;
+    }
+  }
+};
+
+std::pair<int, char> deepest(const Json& value, int stopAfter) {
+  DepthCounter counter(stopAfter);
+  counter.visit(value, 1);
+  return {counter.best, counter.bracket};
 }
 
 // nlohmann's exception text without its "[json.exception.parse_error.101] " tag.

@@ -39,8 +39,8 @@ std::optional<std::size_t> findExcessiveNesting(std::string_view text);
 // nullopt when `text` nests no deeper than the limit, else Go's message.
 std::optional<std::string> checkJsonTextDepth(std::string_view text);
 
-// How deep `value` nests (0 for a scalar, 1 for {"a":1}), counted without recursion; counting
-// stops once it passes `stopAfter`.
+// How deep `value` nests (0 for a scalar, 1 for {"a":1}); counting stops once it passes
+// `stopAfter`, and so does the walk's recursion.
 int jsonNestingDepth(const Json& value, int stopAfter = kMaxJsonNestingDepth);
 
 // Go's message when `value` nests deeper than the limit (its innermost opening bracket).

@@ -66,7 +66,7 @@ TEST(NestingDepth, BracketsInsideStringsDoNotCount) {
   EXPECT_FALSE(parseJsonText("{\"a\":").has_value());  // other syntax errors: the parser's
 }
 
-TEST(NestingDepth, DocumentDepthIsCountedWithoutRecursion) {
+TEST(NestingDepth, DocumentDepthIsCountedWithRecursionBoundedByTheLimit) {
   EXPECT_EQ(jsonNestingDepth(Json(1)), 0);
   EXPECT_EQ(jsonNestingDepth(Json::object()), 1);
   EXPECT_EQ(jsonNestingDepth(Json::parse(R"({"a":[1,{"b":[]}],"c":{}})")), 4);
@@ -76,7 +76,11 @@ TEST(NestingDepth, DocumentDepthIsCountedWithoutRecursion) {
   // Far deeper than any stack could recurse: counting stops past the limit, and nlohmann's own
   // parser and destructor are iterative.
   Json huge = Json::parse(deepArrayText(1'000'000));
-  EXPECT_EQ(jsonNestingDepth(huge), kLimit + 1);
+  int depth = 0;
+  const std::size_t stack = stackUsedBy([&] { depth = jsonNestingDepth(huge); });
+  EXPECT_EQ(depth, kLimit + 1);
+  EXPECT_LT(stack, kNestingStackBudget);
+  std::printf("  %-40s %8zu KiB of stack at depth 1000000\n", "jsonNestingDepth", stack / 1024);
 }
 
 struct Measured {
