@@ -7,6 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "fakekube/api/json_decode.h"
+#include "fakekube/api/json_writer.h"
+
 namespace fakekube {
 
 namespace {
@@ -43,6 +46,20 @@ Status malformed(std::string_view detail) {
 }
 
 Status doesNotApply(std::string_view message) { return Status::generic(422, "Invalid", message); }
+
+// What the API server answers when the patched object does not decode because it nests deeper
+// than its decoder allows (the patched JSON is the value, as in jsonPatcher).
+Status nestedTooDeep(const Json& doc, char bracket) {
+  return Status::invalid("", "", "",
+                         {FieldError::invalid("patch", goQuote(toJsonText(doc)),
+                                              "couldn't get version/kind; json parse error: " +
+                                                  exceededMaxDepthMessage(bracket))});
+}
+
+// kube-apiserver caps what copy operations may add to a document (JSONPatchMaxCopyBytes, evanphx
+// json-patch's AccumulatedCopySizeLimit): without it a few dozen copies of the root double the
+// document each time.
+constexpr std::size_t kMaxAccumulatedCopyBytes = 3 * 1024 * 1024;
 
 // nlohmann's exception text without its "[json.exception.parse_error.101] " tag.
 std::string exceptionMessage(const std::exception& e) {
@@ -122,6 +139,17 @@ std::string missingPath(std::string_view op, const Pointer& p) {
 }
 
 // The add half shared by add, move and copy.
+// Every value placed stays within the nesting limit, so that the document always does
+// (json_decode.h): its path holds at most one container per token. Checked before the value is
+// copied.
+std::optional<Status> nestsTooDeep(const Json& doc, const Pointer& path, const Json& value) {
+  if (path.tokens.size() + static_cast<std::size_t>(jsonNestingDepth(value)) <=
+      static_cast<std::size_t>(kMaxJsonNestingDepth)) {
+    return std::nullopt;
+  }
+  return nestedTooDeep(doc, value.is_array() ? '[' : '{');
+}
+
 tl::expected<void, Status> addAt(Json& doc, const Pointer& path, Json value, std::string_view op) {
   if (path.tokens.empty()) {
     doc = std::move(value);
@@ -172,9 +200,10 @@ tl::expected<Json, Status> removeAt(Json& doc, const Pointer& path,
   return tl::unexpected(doesNotApply(missingMessage));
 }
 
-tl::expected<void, Status> apply(Json& doc, const Operation& op) {
+tl::expected<void, Status> apply(Json& doc, const Operation& op, std::size_t& copiedBytes) {
   switch (op.kind) {
     case OpKind::Add:
+      if (auto tooDeep = nestsTooDeep(doc, op.path, *op.value)) return tl::unexpected(*tooDeep);
       return addAt(doc, op.path, *op.value, op.name);
     case OpKind::Remove: {
       auto removed = removeAt(doc, op.path, missingPath(op.name, op.path));
@@ -184,6 +213,7 @@ tl::expected<void, Status> apply(Json& doc, const Operation& op) {
     case OpKind::Replace: {
       Json* target = resolve(doc, op.path);
       if (target == nullptr) return tl::unexpected(doesNotApply(missingPath(op.name, op.path)));
+      if (auto tooDeep = nestsTooDeep(doc, op.path, *op.value)) return tl::unexpected(*tooDeep);
       *target = *op.value;
       return {};
     }
@@ -206,6 +236,7 @@ tl::expected<void, Status> apply(Json& doc, const Operation& op) {
           fmt::format("jsonpatch move operation does not apply: doc is missing from path: {}",
                       goQuote(op.from.text)));
       if (!moved) return tl::unexpected(moved.error());
+      if (auto tooDeep = nestsTooDeep(doc, op.path, *moved)) return tl::unexpected(*tooDeep);
       return addAt(doc, op.path, std::move(*moved), op.name);
     }
     case OpKind::Copy: {
@@ -215,6 +246,14 @@ tl::expected<void, Status> apply(Json& doc, const Operation& op) {
             fmt::format("jsonpatch copy operation does not apply: doc is missing from path: {}",
                         goQuote(op.from.text))));
       }
+      copiedBytes += toJsonText(*source).size();
+      if (copiedBytes > kMaxAccumulatedCopyBytes) {
+        return tl::unexpected(doesNotApply(
+            fmt::format("Unable to complete the copy, the accumulated size increase of copy is {}, "
+                        "exceeding the limit {}",
+                        copiedBytes, kMaxAccumulatedCopyBytes)));
+      }
+      if (auto tooDeep = nestsTooDeep(doc, op.path, *source)) return tl::unexpected(*tooDeep);
       return addAt(doc, op.path, Json(*source), op.name);
     }
     case OpKind::Test: {
@@ -300,8 +339,9 @@ Result<Json> applyParsedJsonPatch(const Json& doc, const Json& patch) {
     auto ops = decode(patch);
     if (!ops) return Error(ops.error());
     Json out = doc;
+    std::size_t copiedBytes = 0;
     for (const Operation& op : *ops) {
-      if (auto r = apply(out, op); !r) return Error(r.error());
+      if (auto r = apply(out, op, copiedBytes); !r) return Error(r.error());
     }
     return out;
   } catch (const std::exception& e) {
@@ -311,13 +351,9 @@ Result<Json> applyParsedJsonPatch(const Json& doc, const Json& patch) {
 }
 
 Result<Json> applyJsonPatch(const Json& doc, std::string_view patchText) {
-  Json patch;
-  try {
-    patch = Json::parse(patchText);
-  } catch (const std::exception& e) {
-    return Error(malformed(exceptionMessage(e)));
-  }
-  return applyParsedJsonPatch(doc, patch);
+  auto patch = parseJsonText(patchText);
+  if (!patch) return Error(malformed(patch.error()));
+  return applyParsedJsonPatch(doc, *patch);
 }
 
 }  // namespace fakekube

@@ -6,6 +6,7 @@
 #include <charconv>
 #include <nlohmann/json.hpp>
 
+#include "fakekube/api/json_writer.h"
 #include "fakekube/api/validation.h"
 
 namespace fakekube {
@@ -29,7 +30,7 @@ std::string invalidField(std::string_view path, std::string_view renderedValue,
 // A []string bad value as field.Error renders it (json.Marshal; a nil slice is "null").
 std::string renderStrings(const std::vector<std::string>& values) {
   if (values.empty()) return "null";
-  return Json(values).dump();
+  return toJsonText(Json(values));  // never throws on invalid UTF-8, as dump() would
 }
 
 // strconv.ParseInt(s, 10, 64): optional sign, decimal digits, no overflow.

@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "fakekube/api/json_decode.h"
+
 namespace fakekube {
 
 namespace {
@@ -26,7 +28,9 @@ void mergePatchInPlace(Json& doc, const Json& patch) {
     return;
   }
   if (!doc.is_object()) doc = Json::object();
-  for (const auto& [key, value] : patch.items()) {
+  // The underlying map rather than items(), whose proxies would take a few hundred bytes of each
+  // frame of this recursion (one per level, up to kMaxJsonNestingDepth, json_decode.h).
+  for (const auto& [key, value] : patch.get_ref<const Json::object_t&>()) {
     if (value.is_null()) {
       doc.erase(key);
     } else if (value.is_object()) {
@@ -39,12 +43,11 @@ void mergePatchInPlace(Json& doc, const Json& patch) {
 }
 
 Result<Json> applyMergePatch(const Json& doc, std::string_view patchText) {
-  Json patch;
-  try {
-    patch = Json::parse(patchText);
-  } catch (const std::exception& e) {
-    return Error(Status::badRequest(fmt::format("error decoding patch: {}", exceptionMessage(e))));
+  auto parsed = parseJsonText(patchText);
+  if (!parsed) {
+    return Error(Status::badRequest(fmt::format("error decoding patch: {}", parsed.error())));
   }
+  const Json& patch = *parsed;
   if (!patch.is_object()) {
     return Error(Status::badRequest(fmt::format(
         "error decoding patch: a merge patch must be a JSON object, not {}", patch.type_name())));
@@ -62,10 +65,10 @@ Result<Json> applyMergePatch(const Json& doc, std::string_view patchText) {
 Json createMergePatch(const Json& original, const Json& modified) {
   if (!original.is_object() || !modified.is_object()) return modified;
   Json patch = Json::object();
-  for (const auto& [key, value] : original.items()) {
+  for (const auto& [key, value] : original.get_ref<const Json::object_t&>()) {
     if (!modified.contains(key)) patch[key] = nullptr;
   }
-  for (const auto& [key, value] : modified.items()) {
+  for (const auto& [key, value] : modified.get_ref<const Json::object_t&>()) {
     auto old = original.find(key);
     if (old == original.end()) {
       patch[key] = value;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "fakekube/api/base64.h"
+#include "fakekube/api/json_decode.h"
 #include "fakekube/api/protobuf_schema.h"
 
 namespace fakekube {
@@ -543,6 +544,9 @@ class Decoder {
         });
     if (!read) return tl::unexpected(read.error());
     if (!raw) return Json(nullptr);
+    if (auto tooDeep = checkJsonTextDepth(*raw)) {
+      return tl::unexpected(malformed("fieldsV1: " + *tooDeep));
+    }
     Json parsed = Json::parse(raw->begin(), raw->end(), nullptr, /*allow_exceptions=*/false);
     if (parsed.is_discarded()) return tl::unexpected(malformed("fieldsV1 is not a JSON document"));
     return parsed;

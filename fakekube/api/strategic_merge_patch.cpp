@@ -6,10 +6,13 @@
 #include <charconv>
 #include <climits>
 #include <cmath>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "fakekube/api/json_decode.h"
 
 namespace fakekube {
 
@@ -23,7 +26,20 @@ constexpr std::string_view kSetElementOrder = "$setElementOrder";
 constexpr std::string_view kGoMap = "map[string]interface {}";
 constexpr std::string_view kGoSlice = "[]interface {}";
 
-using Error = std::optional<Status>;
+// An error of the merge, or none. A pointer rather than an optional<Status>: the merge recurses
+// once per level of the patch, which may nest kMaxJsonNestingDepth (json_decode.h) deep, and
+// every Error a frame holds would otherwise take the size of a Status.
+class Error {
+ public:
+  Error() = default;
+  Error(std::nullopt_t) {}
+  Error(Status status) : status_(std::make_unique<Status>(std::move(status))) {}
+  explicit operator bool() const { return status_ != nullptr; }
+  Status& operator*() const { return *status_; }
+
+ private:
+  std::unique_ptr<Status> status_;
+};
 using Field = PatchSchema::Field;
 
 // --- Go's rendering of decoded JSON, which the error messages quote ---
@@ -301,55 +317,73 @@ class Merger {
   Error mergeMap(Json& original, Json patch, const PatchSchema& schema);
 
  private:
-  Error retainKeys(Json& original, Json& patch);
-  Error mergeOrderedLists(Json& original, Json& patch, const PatchSchema& schema);
+  // Out of line, so that their locals stay out of the frame of mergeMap, which recurses.
+  [[gnu::noinline]] Error retainKeys(Json& original, Json& patch);
+  [[gnu::noinline]] Error mergeOrderedLists(Json& original, Json& patch, const PatchSchema& schema);
+  [[gnu::noinline]] Error replaceMap(Json& original, Json& patch, const PatchSchema& schema);
   Error mergeListField(Json& original, Json patch, const Field& field, bool deleteList);
-  Error mergeSlice(Json& original, Json patch, const Field& field, bool deleteList);
-  Result<Json> freshValue(Json value, const Field& field);
+  [[gnu::noinline]] Error mergeSlice(Json& original, Json patch, const Field& field,
+                                     bool deleteList);
+  Error freshValue(Json& value, const Field& field);
 };
 
-// A value where the original has none: directives are applied to nothing and nulls dropped.
-Result<Json> Merger::freshValue(Json value, const Field& field) {
+// A value where the original has none, in place: directives are applied to nothing and nulls
+// dropped.
+Error Merger::freshValue(Json& value, const Field& field) {
   if (value.is_object() && !field.atomicObject) {
     Json out = Json::object();
-    if (auto e = mergeMap(out, std::move(value), field.schema)) return tl::unexpected(*e);
-    return out;
+    if (auto e = mergeMap(out, std::move(value), field.schema)) return e;
+    value = std::move(out);
+    return std::nullopt;
   }
   if (value.is_array() && field.mergesList()) {
     Json out = Json::array();
-    if (auto e = mergeSlice(out, std::move(value), field, false)) return tl::unexpected(*e);
-    return out;
+    if (auto e = mergeSlice(out, std::move(value), field, false)) return e;
+    value = std::move(out);
+    return std::nullopt;
   }
   discardNulls(value);
-  return value;
+  return std::nullopt;
+}
+
+// "$patch": "replace" (the map becomes the patch's, directives applied), "delete", or an error.
+Error Merger::replaceMap(Json& original, Json& patch, const PatchSchema& schema) {
+  auto d = patch.find(kDirective);
+  if (*d == "replace") {
+    patch.erase(d);
+    Json replaced = Json::object();
+    if (auto e = mergeMap(replaced, std::move(patch), schema)) return e;
+    original = std::move(replaced);
+    return std::nullopt;
+  }
+  if (*d == "delete") {
+    original = Json::object();
+    return std::nullopt;
+  }
+  return badPatchType(*d, patch);
+}
+
+// The field a "$deleteFromPrimitiveList/<field>" key names, in place of the key.
+[[gnu::noinline]] Error deleteListField(std::string& key) {
+  auto field = extractKey(key, kDeleteFromPrimitiveList);
+  if (!field) return field.error();
+  key = std::move(*field);
+  return std::nullopt;
 }
 
 Error Merger::mergeMap(Json& original, Json patch, const PatchSchema& schema) {
-  if (auto d = patch.find(kDirective); d != patch.end()) {
-    if (*d == "replace") {
-      patch.erase(d);
-      Json replaced = Json::object();
-      if (auto e = mergeMap(replaced, std::move(patch), schema)) return e;
-      original = std::move(replaced);
-      return std::nullopt;
-    }
-    if (*d == "delete") {
-      original = Json::object();
-      return std::nullopt;
-    }
-    return badPatchType(*d, patch);
-  }
+  if (patch.contains(kDirective)) return replaceMap(original, patch, schema);
   if (!original.is_object()) original = Json::object();
-  if (auto e = retainKeys(original, patch)) return e;
+  if (patch.contains(kRetainKeys)) {
+    if (auto e = retainKeys(original, patch)) return e;
+  }
   if (auto e = mergeOrderedLists(original, patch, schema)) return e;
 
   for (auto it = patch.begin(); it != patch.end(); ++it) {
     std::string key = it.key();
     bool deleteList = false;
     if (key.starts_with(kDeleteFromPrimitiveList)) {
-      auto field = extractKey(key, kDeleteFromPrimitiveList);
-      if (!field) return field.error();
-      key = std::move(*field);
+      if (auto e = deleteListField(key)) return e;
       deleteList = true;
     }
     Json& value = it.value();
@@ -361,9 +395,8 @@ Error Merger::mergeMap(Json& original, Json patch, const PatchSchema& schema) {
     auto existing = original.find(key);
     if (existing == original.end()) {
       if (deleteList) continue;
-      auto fresh = freshValue(std::move(value), field);
-      if (!fresh) return fresh.error();
-      original[key] = std::move(*fresh);
+      if (auto e = freshValue(value, field)) return e;
+      original[key] = std::move(value);
       continue;
     }
     if (existing->is_object() && value.is_object()) {
@@ -376,9 +409,8 @@ Error Merger::mergeMap(Json& original, Json patch, const PatchSchema& schema) {
     } else if (existing->is_array() && value.is_array()) {
       if (auto e = mergeListField(*existing, std::move(value), field, deleteList)) return e;
     } else if (!deleteList) {
-      auto fresh = freshValue(std::move(value), field);
-      if (!fresh) return fresh.error();
-      *existing = std::move(*fresh);
+      if (auto e = freshValue(value, field)) return e;
+      *existing = std::move(value);
     }
   }
   return std::nullopt;
@@ -475,9 +507,8 @@ Error Merger::mergeOrderedLists(Json& original, Json& patch, const PatchSchema& 
     } else if (inOriginal != original.end()) {
       merged = originalList;
     } else if (inPatch != patch.end()) {
-      auto fresh = freshValue(patchList, field);
-      if (!fresh) return fresh.error();
-      merged = std::move(*fresh);
+      merged = patchList;
+      if (auto e = freshValue(merged, field)) return e;
     } else {
       continue;
     }
@@ -593,9 +624,9 @@ Error Merger::mergeSlice(Json& original, Json patch, const Field& field, bool de
       if (match != merged.end()) {
         if (auto e = mergeMap(*match, v, field.schema)) return e;
       } else {
-        auto fresh = freshValue(v, Field{.schema = field.schema});
-        if (!fresh) return fresh.error();
-        merged.push_back(std::move(*fresh));
+        Json fresh = v;
+        if (auto e = freshValue(fresh, Field{.schema = field.schema})) return e;
+        merged.push_back(std::move(fresh));
       }
     }
   }
@@ -608,15 +639,6 @@ Error Merger::mergeSlice(Json& original, Json patch, const Field& field, bool de
   if (!ordered) return ordered.error();
   original = std::move(*ordered);
   return std::nullopt;
-}
-
-// nlohmann's exception text without its "[json.exception.parse_error.101] " tag.
-std::string exceptionMessage(const std::exception& e) {
-  std::string_view w = e.what();
-  if (w.starts_with("[json.exception.")) {
-    if (size_t close = w.find("] "); close != std::string_view::npos) w.remove_prefix(close + 2);
-  }
-  return std::string(w);
 }
 
 Result<Json> applyParsedPatch(const Json& doc, const Json& patch, const PatchSchema& schema) {
@@ -640,13 +662,9 @@ Result<Json> applyParsedPatch(const Json& doc, const Json& patch, const PatchSch
 
 Result<Json> applyStrategicMergePatch(const Json& doc, std::string_view patchText,
                                       const PatchSchema& schema) {
-  Json patch;
-  try {
-    patch = Json::parse(patchText);
-  } catch (const std::exception& e) {
-    return tl::unexpected(Status::badRequest(exceptionMessage(e)));
-  }
-  return applyParsedPatch(doc, patch, schema);
+  auto patch = parseJsonText(patchText);
+  if (!patch) return tl::unexpected(Status::badRequest(patch.error()));
+  return applyParsedPatch(doc, *patch, schema);
 }
 
 }  // namespace fakekube

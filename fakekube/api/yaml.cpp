@@ -1,6 +1,7 @@
 #include "fakekube/api/yaml.h"
 
 #include <fmt/format.h>
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -12,6 +13,8 @@
 #include <regex>
 #include <set>
 #include <string>
+
+#include "fakekube/api/json_writer.h"
 
 namespace fakekube {
 
@@ -108,12 +111,53 @@ std::optional<Json> resolvePlain(const std::string& text, std::string* unsupport
   return Json(text);
 }
 
+// go-yaml's reader error for the first invalid UTF-8 sequence of `text`, if any.
+std::optional<std::string> invalidUtf8(std::string_view text) {
+  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
+  const std::size_t n = text.size();
+  for (std::size_t i = 0; i < n;) {
+    const unsigned char c = s[i];
+    std::size_t width = c < 0x80             ? 1
+                        : (c & 0xE0) == 0xC0 ? 2
+                        : (c & 0xF0) == 0xE0 ? 3
+                        : (c & 0xF8) == 0xF0 ? 4
+                                             : 0;
+    if (width == 0) return "invalid leading UTF-8 octet";
+    if (i + width > n) return "incomplete UTF-8 octet sequence";
+    std::uint32_t value = width == 1   ? c
+                          : width == 2 ? (c & 0x1F)
+                          : width == 3 ? (c & 0x0F)
+                                       : (c & 0x07);
+    for (std::size_t k = 1; k < width; ++k) {
+      if ((s[i + k] & 0xC0) != 0x80) return "invalid trailing UTF-8 octet";
+      value = (value << 6) | (s[i + k] & 0x3F);
+    }
+    const bool shortest = width == 1 || (width == 2 && value >= 0x80) ||
+                          (width == 3 && value >= 0x800) || (width == 4 && value >= 0x10000);
+    if (!shortest) return "invalid length of a UTF-8 sequence";
+    if ((value >= 0xD800 && value <= 0xDFFF) || value > 0x10FFFF)
+      return "invalid Unicode character";
+    i += width;
+  }
+  return std::nullopt;
+}
+
 class Converter {
  public:
+  // An alias converts its anchor's node again, so a few lines of anchors can stand for billions of
+  // nodes. go-yaml stops such documents ("excessive aliasing"); here the nodes converted are
+  // bounded by the text: without aliases a node takes at least a byte.
+  explicit Converter(std::size_t textSize)
+      : nodeBudget_(std::min<std::size_t>(4'000'000, 1000 + 100 * textSize)) {}
+
   std::optional<YamlError> error;
 
   Json convert(const YAML::Node& node) {
     if (error) return nullptr;
+    if (++nodes_ > nodeBudget_) {
+      fail(node, "json: document contains excessive aliasing");
+      return nullptr;
+    }
     switch (node.Type()) {
       case YAML::NodeType::Null:
       case YAML::NodeType::Undefined:
@@ -132,6 +176,9 @@ class Converter {
   }
 
  private:
+  std::size_t nodes_ = 0;
+  std::size_t nodeBudget_;
+
   void fail(const YAML::Node& node, std::string message) {
     if (!error) error = YamlError{node.Mark().line + 1, std::move(message)};
   }
@@ -191,7 +238,7 @@ class Converter {
       auto name = key(k);
       if (!name) return nullptr;
       if (!explicitKeys.insert(*name).second) {
-        fail(k, fmt::format("key {} already set in map", nlohmann::json(*name).dump()));
+        fail(k, fmt::format("key {} already set in map", toJsonText(nlohmann::json(*name))));
         return nullptr;
       }
       object[*name] = convert(entry.second);
@@ -226,17 +273,32 @@ class Converter {
 }  // namespace
 
 Result<Json> decodeYaml(std::string_view text) {
+  // go-yaml reads UTF-8 only; yaml-cpp would pass invalid bytes through into the document.
+  if (auto problem = invalidUtf8(text)) {
+    return tl::unexpected(
+        Status::badRequest(fmt::format("error converting YAML to JSON: yaml: {}", *problem)));
+  }
   YAML::Node root;
   try {
     root = YAML::Load(std::string(text));
+  } catch (const YAML::DeepRecursion& e) {
+    // yaml-cpp's parser recurses and stops at 500 levels (go-yaml's at 10000); JSON bodies, which
+    // kubectl sends, have the JSON decoder's 10000.
+    return tl::unexpected(Status::badRequest(
+        fmt::format("error converting YAML to JSON: yaml: line {}: exceeded max depth of 500",
+                    e.mark.line + 1)));
   } catch (const YAML::Exception& e) {
     return tl::unexpected(Status::badRequest(
         fmt::format("error converting YAML to JSON: yaml: line {}: {}", e.mark.line + 1, e.msg)));
   }
-  Converter converter;
+  Converter converter(text.size());
   Json out = converter.convert(root);
   if (converter.error) {
     const YamlError& e = *converter.error;
+    if (e.message == "json: document contains excessive aliasing") {
+      return tl::unexpected(Status::badRequest(
+          "error converting YAML to JSON: yaml: document contains excessive aliasing"));
+    }
     if (e.message.starts_with("json: ")) {
       return tl::unexpected(
           Status::badRequest(fmt::format("error converting YAML to JSON: {}", e.message)));

@@ -5,10 +5,13 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "fakekube/api/json_decode.h"
+#include "fakekube/api/json_writer.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/patch_schema.h"
 #include "fakekube/api/server_side_apply.h"
+#include "fakekube/api/typed_decoding.h"
 #include "fakekube/api/validation.h"
 #include "fakekube/apiserver/patching.h"
 #include "fakekube/apiserver/strategy.h"
@@ -20,6 +23,24 @@ namespace {
 constexpr int kGenerateNameAttempts = 8;
 constexpr std::size_t kMaxGeneratedPrefix = 58;  // 63 - 5 random characters
 constexpr std::string_view kNameAlphabet = "bcdfghjklmnpqrstvwxz2456789";
+
+// Objects nest no deeper than the decoders allow (json_decode.h) whoever built them, in-process
+// callers and patches included: every walk over a stored object relies on it.
+std::optional<Status> checkNesting(const Json& object) {
+  auto tooDeep = checkJsonDepth(object);
+  if (!tooDeep) return std::nullopt;
+  return Status::badRequest("couldn't get version/kind; json parse error: " + *tooDeep);
+}
+
+// A built-in object whose fields have the JSON types of its Go struct (typed_decoding.h).
+std::optional<Status> checkTypes(const ResourceInfo& info, const Json& object) {
+  if (info.custom || !object.is_object()) return std::nullopt;
+  auto apiVersion = object.find(std::string_view("apiVersion"));
+  return checkFieldTypes(apiVersion != object.end() && apiVersion->is_string()
+                             ? apiVersion->get_ref<const std::string&>()
+                             : info.apiVersion(),
+                         info.kind, object);
+}
 
 // Checks the object's apiVersion/kind against what the request addresses and fills them in when
 // absent (in-process callers may omit them; kubectl always sends them).
@@ -94,7 +115,7 @@ Result<std::string> reconcileNamespace(const ResourceInfo& info, std::string_vie
 // "2024-01-01 00:00:00 +0000 UTC". Anything that is not a timestamp is shown as JSON.
 std::string goTimeString(const Json& value) {
   TimePoint t;
-  if (!value.is_string() || !parseRfc3339(value.get<std::string>(), &t)) return value.dump();
+  if (!value.is_string() || !parseRfc3339(value.get<std::string>(), &t)) return toJsonText(value);
   std::string s = formatRfc3339(t);  // "2024-01-01T00:00:00Z"
   s[10] = ' ';
   s.pop_back();
@@ -481,7 +502,9 @@ Result<ObjectPtr> ApiServer::create(const GroupVersionResource& gvr, std::string
   return intercepted<ObjectPtr>(request, [&]() -> Result<ObjectPtr> {
     auto t = target(gvr, ns);
     if (!t) return tl::unexpected(t.error());
+    if (auto error = checkNesting(object)) return tl::unexpected(*error);
     if (auto error = checkTypeMeta(*t->info, gvr, object)) return tl::unexpected(*error);
+    if (auto error = checkTypes(*t->info, object)) return tl::unexpected(*error);
     std::lock_guard lock(mu_);
     return createLocked(*t->info, t->ns, std::move(object), options.dryRun);
   });
@@ -601,7 +624,9 @@ Result<ObjectPtr> ApiServer::update(const GroupVersionResource& gvr, std::string
   return intercepted<ObjectPtr>(request, [&]() -> Result<ObjectPtr> {
     auto t = target(gvr, ns);
     if (!t) return tl::unexpected(t.error());
+    if (auto error = checkNesting(object)) return tl::unexpected(*error);
     if (auto error = checkTypeMeta(*t->info, gvr, object)) return tl::unexpected(*error);
+    if (auto error = checkTypes(*t->info, object)) return tl::unexpected(*error);
     std::lock_guard lock(mu_);
     return updateLocked(*t->info, t->ns, std::move(object), "", options.dryRun, false);
   });
@@ -624,7 +649,9 @@ Result<ObjectPtr> ApiServer::updateSubresource(const GroupVersionResource& gvr, 
     bool served = (subresource == "status" && t->info->hasStatus) ||
                   (subresource == "finalize" && t->info->is("", "namespaces"));
     if (!served) return tl::unexpected(Status::resourceNotServed());
+    if (auto error = checkNesting(object)) return tl::unexpected(*error);
     if (auto error = checkTypeMeta(*t->info, gvr, object)) return tl::unexpected(*error);
+    if (auto error = checkTypes(*t->info, object)) return tl::unexpected(*error);
     std::lock_guard lock(mu_);
     return updateLocked(*t->info, t->ns, std::move(object), subresource, options.dryRun, false);
   });
@@ -933,7 +960,9 @@ Result<ObjectPtr> ApiServer::patch(const GroupVersionResource& gvr, std::string_
                         "object was found",
                         uid)));
       }
+      if (auto error = checkNesting(applied)) return tl::unexpected(*error);
       if (auto error = checkTypeMeta(info, gvr, applied)) return tl::unexpected(*error);
+      if (auto error = checkTypes(info, applied)) return tl::unexpected(*error);
       const std::string appliedName = meta::name(applied);
       if (appliedName.empty()) {
         return tl::unexpected(Status::badRequest(fmt::format(
@@ -970,7 +999,9 @@ Result<ObjectPtr> ApiServer::patch(const GroupVersionResource& gvr, std::string_
     if (!patched->is_object()) {
       return tl::unexpected(Status::badRequest("the patch must produce a JSON object"));
     }
+    if (auto error = checkNesting(*patched)) return tl::unexpected(*error);
     if (auto error = checkTypeMeta(info, gvr, *patched)) return tl::unexpected(*error);
+    if (auto error = checkTypes(info, *patched)) return tl::unexpected(*error);
     if (meta::name(*patched) != name) {
       return tl::unexpected(Status::badRequest(
           fmt::format("the name of the object ({}) does not match the name on the URL ({})",

@@ -9,6 +9,7 @@
 
 #include "fakekube/api/base64.h"
 #include "fakekube/api/field_selector.h"
+#include "fakekube/api/json_decode.h"
 #include "fakekube/api/label_selector.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/apiserver/api_server.h"
@@ -34,6 +35,7 @@ Result<ContinueToken> decodeContinue(std::string_view text) {
   };
   auto raw = base64Decode(text);
   if (!raw) return bad("illegal base64 data");
+  if (checkJsonTextDepth(*raw)) return bad("not a continue token");
   Json j = Json::parse(*raw, nullptr, false);
   if (j.is_discarded() || !j.is_object()) return bad("not a continue token");
   if (j.value("v", "") != "meta.k8s.io/v1")

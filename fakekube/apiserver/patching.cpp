@@ -54,9 +54,10 @@ Result<Json> patchedObject(const Json& current, PatchType type, std::string_view
   switch (type) {
     case PatchType::Json: {
       auto patched = applyJsonPatch(current, patchText);
-      if (!patched && patched.error().code == 422) {
+      if (!patched && patched.error().code == 422 && patched.error().details.causes.empty()) {
         // A JSON patch that does not apply is a generic 422 (NewGenericServerResponse without a
-        // resource): a fixed message, no causes.
+        // resource): a fixed message, no causes. (A patched object nested too deep to decode is
+        // the 422 Invalid of the decoder, which names the field "patch".)
         return tl::unexpected(Status::generic(
             422, "Invalid", "the server rejected our request due to an error in our request"));
       }

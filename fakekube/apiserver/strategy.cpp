@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fakekube/api/json_lookup.h"
+#include "fakekube/api/json_writer.h"
 #include "fakekube/api/object_meta.h"
 
 namespace fakekube::strategy {
@@ -187,7 +188,8 @@ void immutable(FieldErrors& errors, const Json& updated, const Json& old,
                std::initializer_list<std::string_view> path, const char* field) {
   const Json& a = jsonAt(updated, path);
   const Json& b = jsonAt(old, path);
-  if (a != b) errors.push_back(FieldError::invalid(field, a.dump(), "field is immutable"));
+  // toJsonText, not dump(): the value may hold invalid UTF-8, on which dump() throws.
+  if (a != b) errors.push_back(FieldError::invalid(field, toJsonText(a), "field is immutable"));
 }
 
 void validatePodSpec(FieldErrors& errors, const Json& spec, std::string_view field) {
@@ -215,11 +217,59 @@ void validatePodSpec(FieldErrors& errors, const Json& spec, std::string_view fie
 void validateReplicas(FieldErrors& errors, const Json& object) {
   const Json& replicas = jsonAt(object, {"spec", "replicas"});
   if (replicas.is_number_integer() && replicas.get<std::int64_t>() < 0) {
-    errors.push_back(FieldError::invalid("spec.replicas", replicas.dump(),
+    errors.push_back(FieldError::invalid("spec.replicas", toJsonText(replicas),
                                          "must be greater than or equal to 0"));
   }
 }
 
+// IsConfigMapKey: the keys of ConfigMap.data/binaryData and Secret.data.
+std::vector<std::string> configMapKeyErrors(const std::string& key) {
+  std::vector<std::string> errors;
+  if (key.size() > 253) errors.push_back("must be no more than 253 characters");
+  const bool matches = !key.empty() && std::all_of(key.begin(), key.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+           c == '.' || c == '_';
+  });
+  if (!matches) {
+    errors.push_back(
+        "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. "
+        "'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is "
+        "'[-._a-zA-Z0-9]+')");
+  }
+  if (key == ".") {
+    errors.push_back("must not be '.'");
+  } else if (key == "..") {
+    errors.push_back("must not be '..'");
+  } else if (key.starts_with("..")) {
+    errors.push_back("must not start with '..'");
+  }
+  return errors;
+}
+
+// ValidateConfigMap's and ValidateSecret's key rules (and a ConfigMap key in both bags).
+void validateConfigKeys(FieldErrors& errors, const Json& object, bool configMap) {
+  const Json& data = jsonAt(object, {"data"});
+  const Json& binaryData = jsonAt(object, {"binaryData"});
+  if (data.is_object()) {
+    for (const auto& [key, value] : data.get_ref<const Json::object_t&>()) {
+      for (std::string& message : configMapKeyErrors(key)) {
+        errors.push_back(FieldError::invalidString("data[" + key + "]", key, std::move(message)));
+      }
+      if (configMap && binaryData.is_object() && binaryData.contains(key)) {
+        errors.push_back(FieldError::invalidString("data[" + key + "]", key,
+                                                   "duplicate of key present in binaryData"));
+      }
+    }
+  }
+  if (configMap && binaryData.is_object()) {
+    for (const auto& [key, value] : binaryData.get_ref<const Json::object_t&>()) {
+      for (std::string& message : configMapKeyErrors(key)) {
+        errors.push_back(
+            FieldError::invalidString("binaryData[" + key + "]", key, std::move(message)));
+      }
+    }
+  }
+}
 }  // namespace
 
 void prepareForCreate(const ResourceInfo& info, Json& object) {
@@ -307,7 +357,9 @@ bool generationChanged(const ResourceInfo& info, const Json& updated, const Json
 
 FieldErrors validateCreate(const ResourceInfo& info, const Json& object) {
   FieldErrors errors;
-  if (info.is("", "pods")) {
+  if (info.is("", "configmaps") || info.is("", "secrets")) {
+    validateConfigKeys(errors, object, info.is("", "configmaps"));
+  } else if (info.is("", "pods")) {
     validatePodSpec(errors, jsonAt(object, {"spec"}), "spec");
   } else if (info.is("apps", "deployments") || info.is("apps", "replicasets")) {
     if (jsonAt(object, {"spec", "selector"}).is_null())

@@ -7,12 +7,14 @@
 #include <optional>
 #include <vector>
 
+#include "fakekube/api/json_decode.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/json_patch.h"
 #include "fakekube/api/json_writer.h"
 #include "fakekube/api/merge_patch.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/protobuf.h"
+#include "fakekube/api/typed_decoding.h"
 #include "fakekube/api/yaml.h"
 #include "fakekube/http/discovery.h"
 #include "fakekube/http/media_type.h"
@@ -157,12 +159,12 @@ Result<WatchOptions> watchOptions(const RestRequest& request) {
 // --- request bodies ---
 
 Result<Json> parseJson(std::string_view text) {
-  try {
-    return Json::parse(text);
-  } catch (const Json::exception& e) {
+  auto parsed = parseJsonText(text);  // with the decoders' nesting limit
+  if (!parsed) {
     return tl::unexpected(Status::badRequest(
-        fmt::format("couldn't get version/kind; json parse error: {}", e.what())));
+        fmt::format("couldn't get version/kind; json parse error: {}", parsed.error())));
   }
+  return std::move(*parsed);
 }
 
 // A create/update body: JSON, YAML (which the API server also accepts), or Kubernetes protobuf
@@ -232,6 +234,36 @@ Result<DeleteOptions> deleteOptions(const RestRequest& request) {
     }
   }
   return options;
+}
+
+// fieldValidation for the unknown fields of a built-in body (typed_decoding.h): Strict refuses
+// them (400), Warn — the default — answers a Warning header for each, Ignore skips the check.
+Result<std::vector<std::string>> unknownFieldWarnings(const RestRequest& request,
+                                                      const ResourceInfo& info, const Json& body) {
+  const std::string directive = request.param("fieldValidation").value_or("Warn");
+  if (directive == "Ignore" || info.custom || !body.is_object()) {
+    return std::vector<std::string>();
+  }
+  const std::string apiVersion = jsonAt(body, {"apiVersion"}).is_string()
+                                     ? jsonAt(body, {"apiVersion"}).get<std::string>()
+                                     : info.apiVersion();
+  std::vector<std::string> messages;
+  for (const std::string& field : unknownFields(apiVersion, info.kind, body)) {
+    messages.push_back("unknown field " + goQuote(field));
+  }
+  if (directive == "Strict" && !messages.empty()) {
+    return tl::unexpected(Status::badRequest(fmt::format(
+        "{} in version {} cannot be handled as a {}: strict decoding error: {}", info.kind,
+        goQuote(GroupVersion::parse(apiVersion).version), info.kind, fmt::join(messages, ", "))));
+  }
+  return messages;
+}
+
+RestResponse withWarnings(RestResponse response, const std::vector<std::string>& warnings) {
+  for (const std::string& warning : warnings) {
+    response.headers.emplace_back("Warning", "299 - " + goQuote(warning));
+  }
+  return response;
 }
 
 // The name in a PUT body must be the one on the URL.
@@ -477,12 +509,14 @@ RestResponse Call::create() {
   if (!dryRun) return RestHandler::errorResponse(dryRun.error());
   auto body = decodeBody(request_);
   if (!body) return RestHandler::errorResponse(body.error());
+  auto warnings = unknownFieldWarnings(request_, *t_.info, *body);
+  if (!warnings) return RestHandler::errorResponse(warnings.error());
   CreateOptions options;
   options.dryRun = *dryRun;
   options.fieldManager = request_.param("fieldManager").value_or("");
   auto created = server_.create(t_.gvr, t_.ns, std::move(*body), options);
   if (!created) return RestHandler::errorResponse(created.error());
-  return objectResponse(201, **created);
+  return withWarnings(objectResponse(201, **created), *warnings);
 }
 
 RestResponse Call::deleteCollection() {
@@ -512,6 +546,8 @@ RestResponse Call::update(std::string_view subresource) {
   auto body = decodeBody(request_);
   if (!body) return RestHandler::errorResponse(body.error());
   if (auto error = checkBodyName(*body, t_.name)) return RestHandler::errorResponse(*error);
+  auto warnings = unknownFieldWarnings(request_, *t_.info, *body);
+  if (!warnings) return RestHandler::errorResponse(warnings.error());
   UpdateOptions options;
   options.dryRun = *dryRun;
   options.fieldManager = request_.param("fieldManager").value_or("");
@@ -522,7 +558,7 @@ RestResponse Call::update(std::string_view subresource) {
           ? server_.update(t_.gvr, t_.ns, std::move(*body), options)
           : server_.updateSubresource(t_.gvr, t_.ns, std::move(*body), subresource, options);
   if (!updated) return RestHandler::errorResponse(updated.error());
-  return objectResponse(creates ? 201 : 200, **updated);
+  return withWarnings(objectResponse(creates ? 201 : 200, **updated), *warnings);
 }
 
 RestResponse Call::patch(std::string_view subresource) {

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
+#include "fakekube/api/json_decode.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/json_writer.h"
 #include "fakekube/store/sqlite.h"
@@ -78,7 +79,9 @@ Result<std::int64_t> queryInt(sqlite::Connection& c, std::string_view sql) {
 }
 
 Result<ObjectPtr> parseStored(std::string_view key, std::string_view text) {
-  Json doc = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  // Nested no deeper than the decoders allow, as everything the server wrote is (json_decode.h).
+  Json doc = checkJsonTextDepth(text) ? Json(nullptr)
+                                      : Json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object()) {
     return tl::unexpected(Status::internal(fmt::format("storage: corrupt object at {}", key)));
   }

@@ -121,5 +121,27 @@ TEST(YamlTest, ErrorsAreBadRequests) {
             "error converting YAML to JSON: json: unsupported value: .inf");
 }
 
+TEST(YamlTest, InvalidUtf8IsGoYamlsReaderError) {
+  // go-yaml reads UTF-8 only (a fuzzer found the bytes reaching a field error's dump(), which
+  // throws on them).
+  auto leading = decodeYaml("a: \xff\n");
+  ASSERT_FALSE(leading);
+  EXPECT_EQ(leading.error().code, 400);
+  EXPECT_EQ(leading.error().message,
+            "error converting YAML to JSON: yaml: invalid leading UTF-8 octet");
+  EXPECT_EQ(decodeYaml("a: \xe2\x82").error().message,
+            "error converting YAML to JSON: yaml: incomplete UTF-8 octet sequence");
+  EXPECT_EQ(decodeYaml("a: \xe2(b\n").error().message,
+            "error converting YAML to JSON: yaml: invalid trailing UTF-8 octet");
+  EXPECT_EQ(decodeYaml("a: \xc0\xaf"
+                       "b\n")
+                .error()
+                .message,
+            "error converting YAML to JSON: yaml: invalid length of a UTF-8 sequence");
+  auto fine = decodeYaml("a: caf\xc3\xa9 \xf0\x9f\x98\x80\n");
+  ASSERT_TRUE(fine);
+  EXPECT_EQ((*fine)["a"], "caf\xc3\xa9 \xf0\x9f\x98\x80");
+}
+
 }  // namespace
 }  // namespace fakekube

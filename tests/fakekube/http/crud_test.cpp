@@ -203,11 +203,13 @@ TEST_F(CrudTest, DryRunAnswersButLeavesTheStoreUnchanged) {
   EXPECT_EQ(post(kConfigMaps + "?dryRun=Some", configMap("x"))->status, 422);
 }
 
-TEST_F(CrudTest, FieldValidationIsAcceptedAndUnknownFieldsAreKept) {
+TEST_F(CrudTest, FieldValidationStrictRefusesUnknownFieldsIgnoreKeepsThem) {
   Json cm = configMap("c1");
   cm["unknownField"] = {{"nested", 1}};
-  auto strict = post(kConfigMaps + "?fieldValidation=Strict", cm);
-  ASSERT_EQ(strict->status, 201) << strict->body;
+  EXPECT_EQ(post(kConfigMaps + "?fieldValidation=Strict", cm)->status, 400);
+  auto ignored = post(kConfigMaps + "?fieldValidation=Ignore", cm);
+  ASSERT_EQ(ignored->status, 201) << ignored->body;
+  EXPECT_EQ(parse(ignored->body)["unknownField"]["nested"], 1);
   EXPECT_EQ(post(kConfigMaps + "?fieldValidation=Loose", configMap("c2"))->status, 422);
 }
 
