@@ -42,8 +42,10 @@ struct Controller::State : std::enable_shared_from_this<State> {
   }
 
   Executor& executor;
+  Controller* self = nullptr;  // the controller that owns this state, for the observer
   const std::string name;
   const int maxConcurrent;
+  std::shared_ptr<const ReconcileObserver> observer;
   Reconciler syncReconciler;  // one of these two is set
   AsyncReconciler asyncReconciler;
   PriorityQueue queue;
@@ -75,6 +77,12 @@ struct Controller::State : std::enable_shared_from_this<State> {
       if (running[item.key]++ > 0) ++metrics.overlappingReconciles;
     }
     const ReconcileRequest request = ReconcileRequest::fromKey(item.key);
+    std::shared_ptr<const ReconcileObserver> watcher;
+    {
+      std::lock_guard lock(mu);
+      watcher = observer;
+    }
+    if (watcher && watcher->onBegin) watcher->onBegin(*self, request);
     if (syncReconciler) {
       ReconcileOutcome outcome;
       try {
@@ -83,6 +91,7 @@ struct Controller::State : std::enable_shared_from_this<State> {
         countPanic();
         outcome = panicOutcome(std::current_exception());
       }
+      if (watcher && watcher->onEnd) watcher->onEnd(*self, request, &outcome);
       finish(item, start, std::move(outcome));
       return;
     }
@@ -98,6 +107,7 @@ struct Controller::State : std::enable_shared_from_this<State> {
       countPanic();
       done(panicOutcome(std::current_exception()));
     }
+    if (watcher && watcher->onEnd) watcher->onEnd(*self, request, nullptr);
   }
 
   void countPanic() {
@@ -164,12 +174,23 @@ struct Controller::State : std::enable_shared_from_this<State> {
 
 Controller::Controller(Executor& executor, ControllerOptions options, Reconciler reconciler)
     : state_(std::make_shared<State>(executor, std::move(options))) {
+  state_->self = this;
   state_->syncReconciler = std::move(reconciler);
 }
 
 Controller::Controller(Executor& executor, ControllerOptions options, AsyncReconciler reconciler)
     : state_(std::make_shared<State>(executor, std::move(options))) {
+  state_->self = this;
   state_->asyncReconciler = std::move(reconciler);
+}
+
+void Controller::setReconcileObserver(ReconcileObserver observer) {
+  std::lock_guard lock(state_->mu);
+  if (!observer.onBegin && !observer.onEnd) {
+    state_->observer.reset();
+  } else {
+    state_->observer = std::make_shared<const ReconcileObserver>(std::move(observer));
+  }
 }
 
 Controller::~Controller() = default;
