@@ -85,7 +85,7 @@ bool SimExecutor::runNextDueBy(TimePoint limit) {
   // A stall (stall()) can leave the clock past a task's due time: that task runs late, at now.
   if (key.due > clock_.now_) clock_.now_ = key.due;
   ++tasksRun_;
-  if (traceHook_) traceHook_(key.seq, key.due);
+  if (traceHook_) traceHook_(key.seq, clock_.now_);
   fn();
   return true;
 }
