@@ -42,7 +42,9 @@ struct Controller::State : std::enable_shared_from_this<State> {
   }
 
   Executor& executor;
-  Controller* self = nullptr;  // the controller that owns this state, for the observer
+  // The controller that owns this state, for the observer; null once it is destroyed (a
+  // reconcile in flight keeps the state alive, not the controller).
+  Controller* self = nullptr;
   const std::string name;
   const int maxConcurrent;
   std::shared_ptr<const ReconcileObserver> observer;
@@ -68,6 +70,7 @@ struct Controller::State : std::enable_shared_from_this<State> {
 
   void process(QueueItem item) {
     const TimePoint start = executor.now();
+    std::shared_ptr<const ReconcileObserver> watcher;
     {
       std::lock_guard lock(mu);
       ++metrics.activeWorkers;
@@ -75,14 +78,10 @@ struct Controller::State : std::enable_shared_from_this<State> {
         metrics.peakActiveWorkers = metrics.activeWorkers;
       }
       if (running[item.key]++ > 0) ++metrics.overlappingReconciles;
-    }
-    const ReconcileRequest request = ReconcileRequest::fromKey(item.key);
-    std::shared_ptr<const ReconcileObserver> watcher;
-    {
-      std::lock_guard lock(mu);
       watcher = observer;
     }
-    if (watcher && watcher->onBegin) watcher->onBegin(*self, request);
+    const ReconcileRequest request = ReconcileRequest::fromKey(item.key);
+    if (watcher && watcher->onBegin && self) watcher->onBegin(*self, request);
     if (syncReconciler) {
       ReconcileOutcome outcome;
       try {
@@ -91,7 +90,8 @@ struct Controller::State : std::enable_shared_from_this<State> {
         countPanic();
         outcome = panicOutcome(std::current_exception());
       }
-      if (watcher && watcher->onEnd) watcher->onEnd(*self, request, &outcome);
+      // (A reconciler that crashed its own manager destroyed the controller: self is null.)
+      if (watcher && watcher->onEnd && self) watcher->onEnd(*self, request, &outcome);
       finish(item, start, std::move(outcome));
       return;
     }
@@ -107,7 +107,7 @@ struct Controller::State : std::enable_shared_from_this<State> {
       countPanic();
       done(panicOutcome(std::current_exception()));
     }
-    if (watcher && watcher->onEnd) watcher->onEnd(*self, request, nullptr);
+    if (watcher && watcher->onEnd && self) watcher->onEnd(*self, request, nullptr);
   }
 
   void countPanic() {
@@ -193,7 +193,7 @@ void Controller::setReconcileObserver(ReconcileObserver observer) {
   }
 }
 
-Controller::~Controller() = default;
+Controller::~Controller() { state_->self = nullptr; }
 
 const std::string& Controller::name() const { return state_->name; }
 
