@@ -294,6 +294,14 @@ void ApiServer::sendBookmarks() {
   hub_.sendBookmarks(store_->revision());
 }
 
+Result<std::size_t> ApiServer::closeWatches(const GroupVersionResource& gvr,
+                                            std::optional<Status> error) {
+  auto t = target(gvr, "");
+  if (!t) return tl::unexpected(t.error());
+  std::lock_guard lock(mu_);
+  return hub_.closeWatches(*t->info, error ? &*error : nullptr);
+}
+
 Json ObjectList::toJson() const {
   Json metadata = {{"resourceVersion", resourceVersion}};
   if (!continueToken.empty()) metadata["continue"] = continueToken;

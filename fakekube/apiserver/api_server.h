@@ -131,6 +131,11 @@ class ApiServer {
                                        const WatchOptions& options = {});
   // Sends a BOOKMARK at the current revision to every watch that allows them.
   void sendBookmarks();
+  // Ends every open watch of `gvr` (a watch fault for tests; see WatchHub::closeWatches): with
+  // no error the streams just end, with one (Status::expired) each ends with that ERROR event.
+  // Answers how many it ended (404 if `gvr` is not served).
+  Result<std::size_t> closeWatches(const GroupVersionResource& gvr,
+                                   std::optional<Status> error = std::nullopt);
 
   // The body a DELETE answers on the wire: the object for pods and service accounts and for
   // objects still being deleted, otherwise a Success Status.

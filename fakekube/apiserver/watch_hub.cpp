@@ -358,6 +358,20 @@ void WatchHub::closeAll() {
   watchers_.clear();
 }
 
+std::size_t WatchHub::closeWatches(const ResourceInfo& info, const Status* error) {
+  auto it = watchers_.find(info.group + "/" + info.resource + "/");
+  if (it == watchers_.end()) return 0;
+  std::size_t n = 0;
+  for (auto& w : it->second) {
+    if (w->gone || w->watch->stopped()) continue;
+    w->watch->close(error);
+    w->gone = true;
+    ++n;
+  }
+  std::erase_if(it->second, [](const auto& w) { return w->gone || w->watch->stopped(); });
+  return n;
+}
+
 std::size_t WatchHub::watcherCount() const {
   std::size_t n = 0;
   for (const auto& [resource, watchers] : watchers_) {

@@ -73,6 +73,12 @@ class WatchHub {
   // Ends every watch (server shutdown): consumers drain what is queued, then see ended().
   void closeAll();
 
+  // Ends every open watch of `info`'s objects, as a dropped connection or a restarted API server
+  // would: without `error` the stream just ends (what was queued stays to be taken); with one
+  // (410 Expired) the queue is replaced by that ERROR event. A test hook for watch faults: an
+  // informer lists again either way. Answers how many watches it ended.
+  std::size_t closeWatches(const ResourceInfo& info, const Status* error);
+
   // Open watchers (those whose consumer called Watch::stop() are not counted).
   std::size_t watcherCount() const;
 

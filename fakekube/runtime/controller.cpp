@@ -42,8 +42,12 @@ struct Controller::State : std::enable_shared_from_this<State> {
   }
 
   Executor& executor;
+  // The controller that owns this state, for the observer; null once it is destroyed (a
+  // reconcile in flight keeps the state alive, not the controller).
+  Controller* self = nullptr;
   const std::string name;
   const int maxConcurrent;
+  std::shared_ptr<const ReconcileObserver> observer;
   Reconciler syncReconciler;  // one of these two is set
   AsyncReconciler asyncReconciler;
   PriorityQueue queue;
@@ -66,6 +70,7 @@ struct Controller::State : std::enable_shared_from_this<State> {
 
   void process(QueueItem item) {
     const TimePoint start = executor.now();
+    std::shared_ptr<const ReconcileObserver> watcher;
     {
       std::lock_guard lock(mu);
       ++metrics.activeWorkers;
@@ -73,8 +78,10 @@ struct Controller::State : std::enable_shared_from_this<State> {
         metrics.peakActiveWorkers = metrics.activeWorkers;
       }
       if (running[item.key]++ > 0) ++metrics.overlappingReconciles;
+      watcher = observer;
     }
     const ReconcileRequest request = ReconcileRequest::fromKey(item.key);
+    if (watcher && watcher->onBegin && self) watcher->onBegin(*self, request);
     if (syncReconciler) {
       ReconcileOutcome outcome;
       try {
@@ -83,6 +90,8 @@ struct Controller::State : std::enable_shared_from_this<State> {
         countPanic();
         outcome = panicOutcome(std::current_exception());
       }
+      // (A reconciler that crashed its own manager destroyed the controller: self is null.)
+      if (watcher && watcher->onEnd && self) watcher->onEnd(*self, request, &outcome);
       finish(item, start, std::move(outcome));
       return;
     }
@@ -98,6 +107,7 @@ struct Controller::State : std::enable_shared_from_this<State> {
       countPanic();
       done(panicOutcome(std::current_exception()));
     }
+    if (watcher && watcher->onEnd && self) watcher->onEnd(*self, request, nullptr);
   }
 
   void countPanic() {
@@ -164,15 +174,26 @@ struct Controller::State : std::enable_shared_from_this<State> {
 
 Controller::Controller(Executor& executor, ControllerOptions options, Reconciler reconciler)
     : state_(std::make_shared<State>(executor, std::move(options))) {
+  state_->self = this;
   state_->syncReconciler = std::move(reconciler);
 }
 
 Controller::Controller(Executor& executor, ControllerOptions options, AsyncReconciler reconciler)
     : state_(std::make_shared<State>(executor, std::move(options))) {
+  state_->self = this;
   state_->asyncReconciler = std::move(reconciler);
 }
 
-Controller::~Controller() = default;
+void Controller::setReconcileObserver(ReconcileObserver observer) {
+  std::lock_guard lock(state_->mu);
+  if (!observer.onBegin && !observer.onEnd) {
+    state_->observer.reset();
+  } else {
+    state_->observer = std::make_shared<const ReconcileObserver>(std::move(observer));
+  }
+}
+
+Controller::~Controller() { state_->self = nullptr; }
 
 const std::string& Controller::name() const { return state_->name; }
 

@@ -87,6 +87,21 @@ struct ReconcileMetrics {
   static std::vector<double> reconcileTimeBounds();
 };
 
+class Controller;
+
+// Sees every reconcile of a controller from outside it: what a test fixture needs to tell which
+// writes a reconcile made and whether reconciling an unchanged state writes again. Both run on
+// the reconciling task, around the reconciler: onBegin just before it is called, onEnd just after
+// it returns, with its outcome (a reconcile that threw ends with the outcome it is treated as).
+// For an asynchronous reconciler both bracket the synchronous part of the call only, and onEnd
+// gets nullptr: its outcome comes later. The controller reference is valid during the call.
+struct ReconcileObserver {
+  std::function<void(Controller& controller, const ReconcileRequest& request)> onBegin;
+  std::function<void(Controller& controller, const ReconcileRequest& request,
+                     const ReconcileOutcome* outcome)>
+      onEnd;
+};
+
 class Controller {
  public:
   // `executor` must outlive the controller.
@@ -117,6 +132,10 @@ class Controller {
 
   ReconcileMetrics metrics() const;
   PriorityQueue& queue();
+
+  // Installs (or, with an empty one, removes) the observer of every reconcile from now on. A
+  // Manager installs ManagerOptions::reconcileObserver on each controller it is given.
+  void setReconcileObserver(ReconcileObserver observer);
 
  private:
   struct State;

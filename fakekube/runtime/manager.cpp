@@ -88,6 +88,7 @@ struct Manager::Runtime {
   bool stopped = false;
   bool leading = false;  // meaningful only with an elector
   std::vector<std::unique_ptr<Controller>> controllers;
+  ReconcileObserver reconcileObserver;
 };
 
 Manager::Manager(Executor& executor, ApiServer& server, ManagerOptions options)
@@ -95,12 +96,14 @@ Manager::Manager(Executor& executor, ApiServer& server, ManagerOptions options)
   auto own = std::make_unique<InProcessClient>(server);
   Client& client = *own;
   runtime_ = std::make_shared<Runtime>(executor, std::move(own), client, std::move(options.cache));
+  runtime_->reconcileObserver = std::move(options.reconcileObserver);
   setUpLeaderElection(std::move(options.leaderElection));
 }
 
 Manager::Manager(Executor& executor, Client& client, ManagerOptions options) : executor_(executor) {
   if (auto* inProcess = dynamic_cast<InProcessClient*>(&client)) server_ = &inProcess->server();
   runtime_ = std::make_shared<Runtime>(executor, nullptr, client, std::move(options.cache));
+  runtime_->reconcileObserver = std::move(options.reconcileObserver);
   setUpLeaderElection(std::move(options.leaderElection));
 }
 
@@ -170,6 +173,9 @@ std::optional<Manager::KindInfo> Manager::kindFor(const GroupVersionResource& gv
 Controller& Manager::add(std::unique_ptr<Controller> controller) {
   if (!runtime_) deadManager();
   Controller& added = *controller;
+  if (runtime_->reconcileObserver.onBegin || runtime_->reconcileObserver.onEnd) {
+    added.setReconcileObserver(runtime_->reconcileObserver);
+  }
   bool started;
   {
     std::lock_guard lock(runtime_->mu);

@@ -55,6 +55,9 @@ struct ManagerOptions {
   // exits the process; a new manager must be started to stand again. The callbacks of the
   // config are chained after the manager's own.
   std::optional<LeaderElectionConfig> leaderElection;
+  // Installed on every controller added to the manager (see ReconcileObserver): how a test
+  // fixture attributes requests to reconciles.
+  ReconcileObserver reconcileObserver;
 };
 
 class Manager {

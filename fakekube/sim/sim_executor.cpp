@@ -1,5 +1,6 @@
 #include "fakekube/sim/sim_executor.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -81,11 +82,31 @@ bool SimExecutor::runNextDueBy(TimePoint limit) {
   queue_.erase(queue_.begin());
   auto node = tasks_.extract(key.seq);
   Task fn = std::move(node.mapped().fn);
-  clock_.now_ = key.due;
+  // A stall (stall()) can leave the clock past a task's due time: that task runs late, at now.
+  if (key.due > clock_.now_) clock_.now_ = key.due;
   ++tasksRun_;
-  if (traceHook_) traceHook_(key.seq, key.due);
+  if (traceHook_) traceHook_(key.seq, clock_.now_);
   fn();
   return true;
+}
+
+void SimExecutor::stall(Duration d) {
+  if (!running_ || d <= Duration::zero()) return;
+  const TimePoint target = after(d);
+  if (target > runLimit_) {
+    owedStall_ += target - std::max(runLimit_, clock_.now_);
+    if (runLimit_ > clock_.now_) clock_.now_ = runLimit_;
+    return;
+  }
+  clock_.now_ = target;
+}
+
+void SimExecutor::payStall(TimePoint limit) {
+  if (owedStall_ <= Duration::zero() || limit <= clock_.now_) return;
+  const Duration room = limit - clock_.now_;
+  const Duration paid = std::min(room, owedStall_);
+  clock_.now_ += paid;
+  owedStall_ -= paid;
 }
 
 void SimExecutor::checkNotReentrant(const char* method) const {
@@ -98,6 +119,7 @@ void SimExecutor::checkNotReentrant(const char* method) const {
 std::size_t SimExecutor::runUntilIdle(std::size_t maxTasks) {
   checkNotReentrant("runUntilIdle");
   RunningScope scope(&running_);
+  runLimit_ = clock_.now_;
   std::size_t n = 0;
   while (n < maxTasks && runNextDueBy(clock_.now_)) ++n;
   return n;
@@ -110,6 +132,8 @@ std::size_t SimExecutor::advance(Duration d) {
   }
   RunningScope scope(&running_);
   const TimePoint end = after(d);
+  runLimit_ = end;
+  payStall(end);
   std::size_t n = 0;
   while (runNextDueBy(end)) ++n;
   clock_.now_ = end;
@@ -124,6 +148,8 @@ bool SimExecutor::runUntil(const std::function<bool()>& done, Duration limit) {
   RunningScope scope(&running_);
   if (done()) return true;
   const TimePoint end = after(limit);
+  runLimit_ = end;
+  payStall(end);
   while (runNextDueBy(end)) {
     if (done()) return true;
   }

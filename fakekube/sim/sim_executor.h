@@ -86,6 +86,17 @@ class SimExecutor final : public Executor {
   // never held). Returns whether done() became true.
   bool runUntil(const std::function<bool()>& done, Duration limit);
 
+  // Only from inside a task: the task running now takes `d` of virtual time, as a thread blocked
+  // in a slow call does (how a test gives an in-process request latency). The clock moves
+  // forward by `d` at once, so the rest of the task, and what it posts, sees the later time;
+  // work that fell due meanwhile runs after the task, late, at the new time. Time never passes
+  // the end of the runX call that runs the task (runUntilIdle's end is "now"): what is left of
+  // `d` is owed, and the next advance() or runUntil() lets it pass first, before any task runs.
+  // Called outside a task, or with d <= 0, it does nothing.
+  void stall(Duration d);
+  // Stall time not yet let pass (see stall()).
+  Duration owedStall() const { return owedStall_; }
+
   // --- observing ---
 
   // Tasks not yet run, including timers not yet due. Cancelled timers are not counted.
@@ -128,6 +139,12 @@ class SimExecutor final : public Executor {
   std::uint64_t tasksRun_ = 0;
   bool running_ = false;
   TraceHook traceHook_;
+  // The end of the runX call in progress (stall() never moves the clock past it), and the stall
+  // time still to let pass.
+  TimePoint runLimit_{};
+  Duration owedStall_{0};
+  // Lets owed stall time pass, up to `limit`.
+  void payStall(TimePoint limit);
 };
 
 }  // namespace fakekube

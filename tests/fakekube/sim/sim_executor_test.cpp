@@ -394,5 +394,42 @@ TEST(SimExecutorTest, DestroyingTheExecutorDestroysPendingTasks) {
   EXPECT_EQ(token.use_count(), 1);
 }
 
+TEST(SimExecutorTest, AStallingTaskTakesVirtualTimeAndLateWorkRunsAfterIt) {
+  SimExecutor exec;
+  std::vector<std::pair<std::string, TimePoint>> ran;
+  exec.postAfter(seconds(1), [&] { ran.emplace_back("timer", exec.now()); });
+  exec.post([&] {
+    exec.stall(seconds(3));  // a slow call
+    ran.emplace_back("slow", exec.now());
+    exec.postAfter(seconds(1), [&] { ran.emplace_back("after slow", exec.now()); });
+  });
+  exec.advance(seconds(10));
+  ASSERT_EQ(ran.size(), 3u);
+  EXPECT_EQ(ran[0], std::pair(std::string("slow"), kSimulatedEpoch + seconds(3)));
+  // Due at 1 s, it could only run once the slow task returned.
+  EXPECT_EQ(ran[1], std::pair(std::string("timer"), kSimulatedEpoch + seconds(3)));
+  EXPECT_EQ(ran[2], std::pair(std::string("after slow"), kSimulatedEpoch + seconds(4)));
+  EXPECT_EQ(exec.now(), kSimulatedEpoch + seconds(10));
+}
+
+TEST(SimExecutorTest, AStallNeverPassesTheEndOfTheRunAndTheRestIsOwed) {
+  SimExecutor exec;
+  exec.post([&] { exec.stall(seconds(5)); });
+  exec.runUntilIdle();
+  EXPECT_EQ(exec.now(), kSimulatedEpoch);  // runUntilIdle keeps time still
+  EXPECT_EQ(exec.owedStall(), seconds(5));
+  bool fired = false;
+  exec.postAfter(seconds(1), [&] { fired = true; });
+  exec.advance(milliseconds(500));  // all of it goes to the stall
+  EXPECT_FALSE(fired);
+  EXPECT_EQ(exec.owedStall(), milliseconds(4500));
+  exec.advance(seconds(5));  // 4.5 s of stall, then the timer (due long ago) runs
+  EXPECT_TRUE(fired);
+  EXPECT_EQ(exec.owedStall(), Duration::zero());
+  EXPECT_EQ(exec.now(), kSimulatedEpoch + milliseconds(5500));
+  exec.stall(seconds(1));  // outside a task: nothing
+  EXPECT_EQ(exec.owedStall(), Duration::zero());
+}
+
 }  // namespace
 }  // namespace fakekube

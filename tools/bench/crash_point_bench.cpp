@@ -1,0 +1,64 @@
+// Crash-point enumeration throughput on the fixtures' Widget scenario.
+//
+// BM_CrashPointEnumeration/N: CrashPointRunner::run() on N Widgets, each owning one ConfigMap
+// (tests/fixtures/widget_controllers.cpp's addWidgetController): one clean run, then one run per
+// (write, fault) — 2 writes per Widget, 3 faults — each a fresh seeded TestCluster (API server,
+// operator Manager, objects) run to the goal and 5 s of virtual time past it. Reports the
+// enumeration's runs per second and the number of crash points.
+//
+// Built only when the fixtures library is (FAKEKUBE_BUILD_TESTS=ON).
+#ifdef FAKEKUBE_BENCH_FIXTURES
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+
+#include "fixtures/crash_point_runner.h"
+#include "fixtures/matchers.h"
+#include "widget_controllers.h"
+
+namespace fakekube::bench {
+namespace {
+
+using fixturestest::addWidgetController;
+using fixturestest::kConfigMaps;
+using fixturestest::kWidgets;
+
+std::string widgets(std::int64_t n) {
+  std::string yaml;
+  for (std::int64_t i = 1; i <= n; ++i) {
+    yaml += "---\napiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w" +
+            std::to_string(i) + "\nspec:\n  size: " + std::to_string(i) + "\n";
+  }
+  return yaml;
+}
+
+void BM_CrashPointEnumeration(benchmark::State& state) {
+  const std::string manifest = widgets(state.range(0));
+  std::uint64_t runs = 0;
+  std::size_t points = 0;
+  for (auto _ : state) {
+    CrashPointRunner runner({.name = "widgets",
+                             .cluster = {.seed = 11,
+                                         .manifests = {manifest},
+                                         .files = {fixturestest::widgetCrdPath()},
+                                         .operators = {{"widget-operator", addWidgetController}}},
+                             .goal = Expectation::every(kWidgets, "default", HasPhase("Ready")),
+                             .timeout = std::chrono::seconds(30),
+                             .invariants = {noDuplicateControlled(kConfigMaps, "Widget")}});
+    auto report = runner.run();
+    if (!report || !report->ok()) throw std::runtime_error("the Widget scenario did not converge");
+    runs += runner.runs();
+    points = report->rows.size();
+  }
+  state.counters["runs/s"] =
+      benchmark::Counter(static_cast<double>(runs), benchmark::Counter::kIsRate);
+  state.counters["crash_points"] = static_cast<double>(points);
+}
+BENCHMARK(BM_CrashPointEnumeration)->Arg(1)->Arg(3)->Arg(10)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace fakekube::bench
+#endif  // FAKEKUBE_BENCH_FIXTURES
