@@ -5,8 +5,11 @@
 // annotationChanged), so its own status writes do not trigger it; Owns Pods and Services (a
 // worker's Ready change enqueues its RayCluster through the controller owner reference); named
 // "raycluster"; maxConcurrentReconciles = options.reconcileConcurrency; Events as
-// "raycluster-controller". Reads come from the manager's cache (manager.client()); every write
-// goes through the Client interface, so the controller runs the same over RestClient.
+// "raycluster-controller". Reads come from the manager's cache: gets through manager.client(),
+// the lists of a cluster's pods and Services through the cache's label index on
+// ray.io/cluster (the answer of a List with that selector, without scanning every cached pod).
+// Every write goes through the Client interface, so the controller runs the same over
+// RestClient (the For kind is named with forKind, which such a manager cannot look up).
 //
 // A round (Reconcile -> rayClusterReconcile):
 //   1. Get; NotFound -> drop the cluster's scale expectations, done.

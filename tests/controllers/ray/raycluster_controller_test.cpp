@@ -678,3 +678,75 @@ TEST_F(RayClusterTest, OwnerReferencesPointAtTheRayCluster) {
 
 }  // namespace
 }  // namespace fakekube::ray::testing
+
+namespace fakekube::ray::testing {
+namespace {
+
+// A Client that is not an InProcessClient (as RestClient is not): the manager cannot tell the
+// kind of a resource, so the controller names its For kind itself.
+class ForwardingClient : public Client {
+ public:
+  explicit ForwardingClient(Client& inner) : inner_(inner) {}
+  Result<Json> get(const GroupVersionResource& gvr, std::string_view ns,
+                   std::string_view name) override {
+    return inner_.get(gvr, ns, name);
+  }
+  Result<Json> list(const GroupVersionResource& gvr, std::string_view ns,
+                    const ListOptions& options = {}) override {
+    return inner_.list(gvr, ns, options);
+  }
+  Result<Json> create(const GroupVersionResource& gvr, Json object,
+                      const CreateOptions& options = {}) override {
+    return inner_.create(gvr, std::move(object), options);
+  }
+  Result<Json> update(const GroupVersionResource& gvr, Json object,
+                      const UpdateOptions& options = {}) override {
+    return inner_.update(gvr, std::move(object), options);
+  }
+  Result<Json> updateStatus(const GroupVersionResource& gvr, Json object,
+                            const UpdateOptions& options = {}) override {
+    return inner_.updateStatus(gvr, std::move(object), options);
+  }
+  Result<Json> patch(const GroupVersionResource& gvr, std::string_view ns, std::string_view name,
+                     PatchType type, std::string patch, const PatchOptions& options = {},
+                     std::string subresource = "") override {
+    return inner_.patch(gvr, ns, name, type, std::move(patch), options, std::move(subresource));
+  }
+  Result<Json> deleteObject(const GroupVersionResource& gvr, std::string_view ns,
+                            std::string_view name, const DeleteOptions& options = {}) override {
+    return inner_.deleteObject(gvr, ns, name, options);
+  }
+  Result<void> deleteAllOf(const GroupVersionResource& gvr, std::string_view ns,
+                           const ListOptions& listOptions = {},
+                           const DeleteOptions& deleteOptions = {}) override {
+    return inner_.deleteAllOf(gvr, ns, listOptions, deleteOptions);
+  }
+  Result<std::shared_ptr<Watch>> watch(const GroupVersionResource& gvr, std::string_view ns,
+                                       const WatchOptions& options = {}) override {
+    return inner_.watch(gvr, ns, options);
+  }
+
+ private:
+  Client& inner_;
+};
+
+TEST_F(RayClusterTest, RunsOverAClientThatIsNotInProcess) {
+  ForwardingClient remote(*client);
+  manager = std::make_unique<Manager>(ex, remote);
+  ASSERT_FALSE(manager->kindFor(kRayClusters).has_value());
+  auto added = addRayClusterController(*manager);
+  ASSERT_TRUE(added.has_value()) << added.error().message;
+  controller = *added;
+  manager->start();
+  createCluster(sampleRayCluster("rc", 2, 0, 5));
+  run(seconds(1));
+  EXPECT_EQ(headPods("rc").size(), 1u);
+  EXPECT_EQ(workerPods("rc").size(), 2u);
+  // Owns() works without kindFor: a worker's status change enqueues the RayCluster.
+  setAllPodsRunningAndReady("rc");
+  run(seconds(1));
+  EXPECT_EQ(state(getCluster("rc")), "ready");
+}
+
+}  // namespace
+}  // namespace fakekube::ray::testing

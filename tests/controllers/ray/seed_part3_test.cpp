@@ -276,5 +276,54 @@ TEST_F(RayClusterTest, LastWorkerReadyTurnsTheClusterReadyOnTheSimulatedCluster)
   EXPECT_GE(ex.now().time_since_epoch(), seconds(10));
 }
 
+// Describe("Suspend RayCluster atomically") with the real kubelets: the pods terminate
+// gracefully, the cluster becomes suspended, and resuming brings it back to ready.
+TEST_F(RayClusterTest, SuspendAndResumeOnTheSimulatedCluster) {
+  startCluster(/*nodes=*/2);
+  startOperator();
+  createCluster(sampleRayCluster("rc", 2, 0, 5));
+  ASSERT_TRUE(
+      ex.runUntil([&] { return state(getCluster("rc")) == "ready"; }, std::chrono::minutes(2)));
+  Json rc = getCluster("rc");
+  rc["spec"]["suspend"] = true;
+  ASSERT_TRUE(client->update(kRayClusters, rc));
+  ASSERT_TRUE(
+      ex.runUntil([&] { return state(getCluster("rc")) == "suspended"; }, std::chrono::minutes(2)));
+  EXPECT_TRUE(pods("ray.io/cluster=rc").empty());
+  rc = getCluster("rc");
+  EXPECT_EQ(conditionStatus(rc, "RayClusterSuspended"), "True");
+  EXPECT_EQ(conditionStatus(rc, "RayClusterProvisioned"), "False");
+  EXPECT_EQ(conditionStatus(rc, "HeadPodReady"), "False");
+
+  rc["spec"]["suspend"] = false;
+  ASSERT_TRUE(client->update(kRayClusters, rc));
+  ASSERT_TRUE(ex.runUntil(
+      [&] {
+        Json now = getCluster("rc");
+        return state(now) == "ready" && conditionStatus(now, "RayClusterProvisioned") == "True";
+      },
+      std::chrono::minutes(2)));
+  EXPECT_EQ(workerPods("rc").size(), 2u);
+}
+
+// Expectations live in the operator's memory. An operator that crashes right after creating the
+// pods comes back with none; its fresh cache lists the pods the server has, so the new operator
+// creates no duplicates and finishes the work.
+TEST_F(RayClusterTest, OperatorRestartFinishesWithoutDuplicates) {
+  startCluster(/*nodes=*/2);
+  startOperator();
+  createCluster(sampleRayCluster("rc", 2, 0, 5));
+  run();
+  ASSERT_EQ(workerPods("rc").size(), 2u);
+  manager->crash();
+  manager.reset();
+  run(seconds(3));
+  startOperator();
+  ASSERT_TRUE(
+      ex.runUntil([&] { return state(getCluster("rc")) == "ready"; }, std::chrono::minutes(2)));
+  EXPECT_EQ(workerPods("rc", false).size(), 2u);
+  EXPECT_EQ(headPods("rc", false).size(), 1u);
+}
+
 }  // namespace
 }  // namespace fakekube::ray::testing
