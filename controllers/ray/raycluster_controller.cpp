@@ -139,6 +139,9 @@ class RayClusterReconciler : public std::enable_shared_from_this<RayClusterRecon
 
   ReconcileOutcome rayClusterReconcile(Json instance);
   Failure reconcileHeadService(const Json& instance);
+  Failure reconcileHeadlessService(const Json& instance);
+  // createService: a controller owner reference, then CreatedService or FailedToCreateService.
+  Failure createService(const Json& instance, Json service);
   Failure reconcilePods(const Json& instance);
   Failure createHeadPod(const Json& instance, const std::string& clusterHash);
   Failure createWorkerPod(const Json& instance, const WorkerGroupSpec& group, int replicaIndex);
@@ -211,7 +214,7 @@ ReconcileOutcome RayClusterReconciler::rayClusterReconcile(Json instance) {
   if (managedByExternalController(instance)) return ReconcileResult{};
 
   // setDefaults: nil rayStartParams -> {}.
-  if (instance["spec"].is_object()) {
+  if (instance.contains("spec") && instance["spec"].is_object()) {
     Json& spec = instance["spec"];
     if (spec.contains("headGroupSpec") && spec["headGroupSpec"].is_object() &&
         memberOrNull(spec["headGroupSpec"], "rayStartParams").is_null()) {
@@ -254,6 +257,7 @@ ReconcileOutcome RayClusterReconciler::rayClusterReconcile(Json instance) {
   if (meta::isDeleting(instance)) return ReconcileResult{};
 
   Failure reconcileErr = reconcileHeadService(instance);
+  if (!reconcileErr) reconcileErr = reconcileHeadlessService(instance);
   if (!reconcileErr) reconcileErr = reconcilePods(instance);
 
   auto next =
@@ -296,9 +300,14 @@ Failure RayClusterReconciler::reconcileHeadService(const Json& instance) {
   }
   auto service = buildHeadService(instance, options_);
   if (!service) return plain(service.error());
-  meta::addOwnerReference(*service, meta::controllerRefTo(instance));
-  const std::string serviceName = meta::name(*service);
-  auto created = client().create(kServicesResource, std::move(*service));
+  return createService(instance, std::move(*service));
+}
+
+Failure RayClusterReconciler::createService(const Json& instance, Json service) {
+  const std::string ns = meta::namespace_(instance);
+  meta::addOwnerReference(service, meta::controllerRefTo(instance));
+  const std::string serviceName = meta::name(service);
+  auto created = client().create(kServicesResource, std::move(service));
   if (!created) {
     event(
         instance, "Warning", "FailedToCreateService",
@@ -308,6 +317,23 @@ Failure RayClusterReconciler::reconcileHeadService(const Json& instance) {
   event(instance, "Normal", "CreatedService",
         fmt::format("Created service {}/{}", ns, meta::name(*created)));
   return std::nullopt;
+}
+
+Failure RayClusterReconciler::reconcileHeadlessService(const Json& instance) {
+  bool multiHost = false;
+  for (const WorkerGroupSpec& group : workerGroupSpecs(instance)) {
+    if (group.numOfHosts > 1) multiHost = true;
+  }
+  if (!multiHost) return std::nullopt;
+  const std::string ns = meta::namespace_(instance);
+  std::vector<ObjectPtr> existing =
+      manager_.cache()
+          .informerFor(kServicesResource)
+          .byIndex(kLabelIndex,
+                   std::string(kRayClusterHeadlessServiceLabelKey) + "=" + meta::name(instance));
+  std::erase_if(existing, [&ns](const ObjectPtr& o) { return meta::namespace_(*o) != ns; });
+  if (!existing.empty()) return std::nullopt;
+  return createService(instance, buildHeadlessService(instance));
 }
 
 bool RayClusterReconciler::shouldRecreatePodsForUpgrade(const Json& instance) {

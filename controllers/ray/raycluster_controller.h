@@ -16,7 +16,8 @@
 //   2. spec.managedBy names another controller -> skip.
 //   3. validate metadata, spec, upgrade strategy (Warning Event, no requeue) and status (Warning
 //      Event, error, 2 s); being deleted -> done.
-//   4. reconcileHeadService, then reconcilePods; the first error ends the steps.
+//   4. reconcileHeadService, reconcileHeadlessService (<cluster>-headless, only when a group has
+//      numOfHosts > 1), then reconcilePods; the first error ends the steps.
 //   5. calculateStatus on a copy; updateRayClusterStatus writes status only when
 //      inconsistentRayClusterStatus says it changed (a plain status Update: a concurrent spec
 //      change is a 409, returned as the round's error).
@@ -48,7 +49,7 @@
 //
 // Not modelled: the GCS fault tolerance Redis cleanup finalizer and Job, the autoscaler's
 // ServiceAccount / Role / RoleBinding and sidecar, Ingress and Route, the auth Secret, the
-// headless worker Service, the serve Service, the GCS storage PVC, mTLS, batch schedulers,
+// serve Service, the GCS storage PVC, mTLS, batch schedulers,
 // metrics, and the RayMultiHostIndexing reconcile of multi-host groups (groups with numOfHosts
 // > 1 are reconciled pod by pod, as with that gate off).
 #pragma once

@@ -110,7 +110,10 @@ Result<Json> buildHeadService(const Json& rayCluster, const OperatorOptions& opt
       metadata["labels"] = Json::object();
     }
     for (const auto& [k, v] : selector.items()) metadata["labels"][k] = v;
-    if (metadata.value("name", Json("")).get<std::string>().empty()) metadata["name"] = name;
+    if (!metadata.contains("name") || !metadata["name"].is_string() ||
+        metadata["name"].get<std::string>().empty()) {
+      metadata["name"] = name;
+    }
     metadata["namespace"] = ns;
     if (!spec.contains("type") || !spec["type"].is_string() ||
         spec["type"].get<std::string>().empty()) {
@@ -135,6 +138,23 @@ Result<Json> buildHeadService(const Json& rayCluster, const OperatorOptions& opt
         service["spec"].dump()));
   }
   return service;
+}
+
+Json buildHeadlessService(const Json& rayCluster) {
+  const std::string name = meta::name(rayCluster);
+  return {{"apiVersion", "v1"},
+          {"kind", "Service"},
+          {"metadata",
+           {{"name", headlessServiceName(name)},
+            {"namespace", meta::namespace_(rayCluster)},
+            {"labels", {{std::string(kRayClusterHeadlessServiceLabelKey), name}}}}},
+          {"spec",
+           {{"clusterIP", "None"},
+            {"selector",
+             {{std::string(kRayClusterLabelKey), name},
+              {std::string(kRayNodeTypeLabelKey), std::string(kWorkerNode)}}},
+            {"type", "ClusterIP"},
+            {"publishNotReadyAddresses", true}}}};
 }
 
 }  // namespace fakekube::ray

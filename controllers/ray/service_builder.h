@@ -30,4 +30,9 @@ Json headServiceLabels(const Json& rayCluster);
 // The Service to create, or a 400 when it would have no ports.
 Result<Json> buildHeadService(const Json& rayCluster, const OperatorOptions& options);
 
+// BuildHeadlessServiceForRayCluster: <cluster>-headless, labelled ray.io/headless-worker-svc,
+// selecting the cluster's workers, headless and publishing not-ready addresses, so that the
+// hosts of a multi-host worker group (numOfHosts > 1) find each other by DNS.
+Json buildHeadlessService(const Json& rayCluster);
+
 }  // namespace fakekube::ray

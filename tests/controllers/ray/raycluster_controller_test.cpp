@@ -445,6 +445,14 @@ TEST_F(RayClusterTest, MultihostReplicasMultiplyPods) {
   Json status = getCluster("rc")["status"];
   EXPECT_EQ(status["desiredWorkerReplicas"], 6);
   EXPECT_EQ(status["maxWorkerReplicas"], 15);
+  // TestReconcileHeadlessService: the multi-host group's hosts find each other through it.
+  auto headless = client->get(kServices, "default", "rc-headless");
+  ASSERT_TRUE(headless.has_value());
+  EXPECT_EQ((*headless)["metadata"]["labels"]["ray.io/headless-worker-svc"], "rc");
+  EXPECT_EQ((*headless)["spec"]["clusterIP"], "None");
+  EXPECT_EQ((*headless)["spec"]["selector"],
+            Json({{"ray.io/cluster", "rc"}, {"ray.io/node-type", "worker"}}));
+  EXPECT_EQ((*headless)["metadata"]["ownerReferences"][0]["kind"], "RayCluster");
 }
 
 // TestReconcile_RayClusterProvisionedCondition and StateTransitionTimes_NoStateChange: False
@@ -662,6 +670,7 @@ TEST_F(RayClusterTest, DisableProvisionedHeadRestart) {
 // A RayCluster deleted: its expectations go, its pods go with the garbage collector (owner
 // references), nothing is recreated.
 TEST_F(RayClusterTest, OwnerReferencesPointAtTheRayCluster) {
+  // (A single-host cluster has no headless worker Service.)
   startOperator();
   Json created = createCluster(sampleRayCluster("rc", 1, 0, 5));
   run(seconds(1));
@@ -674,6 +683,7 @@ TEST_F(RayClusterTest, OwnerReferencesPointAtTheRayCluster) {
   }
   Json svc = client->get(kServices, "default", "rc-head-svc").value();
   EXPECT_EQ(svc["metadata"]["ownerReferences"][0]["uid"], created["metadata"]["uid"]);
+  EXPECT_FALSE(client->get(kServices, "default", "rc-headless").has_value());
 }
 
 }  // namespace
