@@ -13,6 +13,7 @@
 #include "controllers/ray/raycluster_status.h"
 #include "controllers/ray/raycluster_types.h"
 #include "controllers/ray/raycluster_validation.h"
+#include "controllers/ray/redis_cleanup_job.h"
 #include "controllers/ray/scale_expectations.h"
 #include "controllers/ray/service_builder.h"
 #include "fakekube/api/object_meta.h"
@@ -138,6 +139,8 @@ class RayClusterReconciler : public std::enable_shared_from_this<RayClusterRecon
   }
 
   ReconcileOutcome rayClusterReconcile(Json instance);
+  // The GCS fault tolerance Redis cleanup finalizer; nullopt: carry on with the round.
+  std::optional<ReconcileOutcome> reconcileRedisCleanupFinalizer(Json& instance);
   Failure reconcileHeadService(const Json& instance);
   Failure reconcileHeadlessService(const Json& instance);
   // createService: a controller owner reference, then CreatedService or FailedToCreateService.
@@ -254,6 +257,7 @@ ReconcileOutcome RayClusterReconciler::rayClusterReconcile(Json instance) {
   }
 
   const Json original = instance;
+  if (auto finalizerOutcome = reconcileRedisCleanupFinalizer(instance)) return *finalizerOutcome;
   if (meta::isDeleting(instance)) return ReconcileResult{};
 
   Failure reconcileErr = reconcileHeadService(instance);
@@ -286,6 +290,123 @@ ReconcileOutcome RayClusterReconciler::rayClusterReconcile(Json instance) {
   if (err) return reconcileError(*err, requeueSoon);
   if (inconsistent) return requeueSoon;
   return ReconcileResult{.requeueAfter = options_.rayClusterDefaultRequeue};
+}
+
+std::optional<ReconcileOutcome> RayClusterReconciler::reconcileRedisCleanupFinalizer(
+    Json& instance) {
+  const ReconcileResult requeueSoon{.requeueAfter = kRayClusterDefaultRequeueDuration};
+  const Json& spec = memberOrNull(instance, "spec");
+  const bool embedded =
+      stringMember(memberOrNull(spec, "gcsFaultToleranceOptions"), "backend") == "rocksdb";
+  const std::string finalizer(kGCSFaultToleranceRedisCleanupFinalizer);
+  // A cluster that moved to the embedded backend keeps a stale finalizer: drop it on deletion.
+  if (meta::isDeleting(instance) && embedded && meta::hasFinalizer(instance, finalizer)) {
+    meta::removeFinalizer(instance, finalizer);
+    if (auto updated = client().update(kRayClusters, instance); !updated) {
+      return reconcileError(updated.error(), requeueSoon);
+    }
+    return ReconcileResult{};
+  }
+  if (!options_.enableGcsFtRedisCleanup || !isGcsFaultToleranceEnabled(instance) || embedded) {
+    return std::nullopt;
+  }
+  const std::string ns = meta::namespace_(instance);
+  const std::string name = meta::name(instance);
+  if (!meta::isDeleting(instance)) {
+    if (meta::hasFinalizer(instance, finalizer)) return std::nullopt;
+    meta::addFinalizer(instance, finalizer);
+    if (auto updated = client().update(kRayClusters, instance); !updated) {
+      Status error = updated.error();
+      error.message = fmt::format("failed to add the finalizer {} to the RayCluster: {}", finalizer,
+                                  error.message);
+      return reconcileError(error, requeueSoon);
+    }
+    // Only start reconciling the cluster once the finalizer is on it.
+    return requeueSoon;
+  }
+
+  // Being deleted: the head pod first (its GCS must stop writing to Redis), the workers too.
+  const std::vector<ObjectPtr> pods = clusterObjects(kPodsResource, ns, name);
+  const std::vector<ObjectPtr> headPods = withLabel(pods, kRayNodeTypeLabelKey, kHeadNode);
+  if (auto deleted = deleteAllPods(
+          ns,
+          selectorOf({{kRayClusterLabelKey, name}, {kRayNodeTypeLabelKey, std::string(kHeadNode)}}),
+          headPods);
+      !deleted) {
+    return reconcileError(deleted.error(), requeueSoon);
+  }
+  if (auto deleted = deleteAllPods(ns,
+                                   selectorOf({{kRayClusterLabelKey, name},
+                                               {kRayNodeTypeLabelKey, std::string(kWorkerNode)}}),
+                                   withLabel(pods, kRayNodeTypeLabelKey, kWorkerNode));
+      !deleted) {
+    return reconcileError(deleted.error(), requeueSoon);
+  }
+  if (!headPods.empty()) {
+    // Terminating a head takes much longer than 2 s.
+    return ReconcileResult{.requeueAfter = std::chrono::seconds(10)};
+  }
+
+  // A cleanup stuck past the deletion timeout: force the finalizer off.
+  Duration timeout = options_.gcsFtDeletionTimeout;
+  const std::string annotation =
+      meta::annotation(instance, kGCSFaultToleranceDeletionTimeoutAnnotation);
+  try {
+    std::size_t used = 0;
+    const long seconds = annotation.empty() ? 0 : std::stol(annotation, &used);
+    if (seconds > 0 && used == annotation.size()) timeout = std::chrono::seconds(seconds);
+  } catch (...) {
+  }
+  TimePoint deletedAtTime;
+  const bool hasDeletedAt = parseRfc3339(meta::deletionTimestamp(instance), &deletedAtTime);
+  const TimePoint* deletedAt = hasDeletedAt ? &deletedAtTime : nullptr;
+  if (deletedAt && now() - *deletedAt >= timeout) {
+    meta::removeFinalizer(instance, finalizer);
+    if (auto updated = client().update(kRayClusters, instance); !updated) {
+      return reconcileError(updated.error(), requeueSoon);
+    }
+    event(instance, "Warning", "ForceDeletedStuckCluster",
+          fmt::format("Force-removed GCS FT finalizer after {}s due to Redis cleanup timeout; "
+                      "Redis storage namespace \"{}\" may need manual cleanup",
+                      std::chrono::duration_cast<std::chrono::seconds>(now() - *deletedAt).count(),
+                      meta::annotation(instance, kRayExternalStorageNSAnnotationKey)));
+    return ReconcileResult{};
+  }
+
+  std::vector<ObjectPtr> jobs =
+      withLabel(clusterObjects(kJobsResource, ns, name), kRayNodeTypeLabelKey, kRedisCleanupNode);
+  if (!jobs.empty()) {
+    const Json& conditions = memberOrNull(memberOrNull(*jobs.front(), "status"), "conditions");
+    bool finished = false;
+    if (conditions.is_array()) {
+      for (const Json& c : conditions) {
+        const std::string type = stringMember(c, "type");
+        if ((type == "Complete" || type == "Failed" || type == "FailureTarget") &&
+            stringMember(c, "status") == "True") {
+          finished = true;
+        }
+      }
+    }
+    if (!finished) return requeueSoon;  // the Job is still running
+    meta::removeFinalizer(instance, finalizer);
+    if (auto updated = client().update(kRayClusters, instance); !updated) {
+      return reconcileError(updated.error(), requeueSoon);
+    }
+    return ReconcileResult{};
+  }
+  Json job = buildRedisCleanupJob(instance, options_);
+  const std::string jobName = meta::name(job);
+  auto created = client().create(kJobsResource, std::move(job));
+  if (!created) {
+    if (isAlreadyExists(created.error())) return requeueSoon;
+    event(instance, "Warning", "FailedToCreateRedisCleanupJob",
+          fmt::format("Failed to create Redis cleanup Job {}/{}, {}", ns, jobName,
+                      created.error().message));
+    return reconcileError(created.error(), requeueSoon);
+  }
+  event(instance, "Normal", "CreatedRedisCleanupJob",
+        fmt::format("Created Redis cleanup Job {}/{}", ns, jobName));
+  return requeueSoon;
 }
 
 Failure RayClusterReconciler::reconcileHeadService(const Json& instance) {
@@ -612,6 +733,8 @@ tl::expected<bool, Status> RayClusterReconciler::updateRayClusterStatus(const Js
 
 Result<Controller*> addRayClusterController(Manager& manager, const OperatorOptions& options) {
   auto reconciler = std::make_shared<RayClusterReconciler>(manager, options);
+  // The Redis cleanup Jobs are read from the cache: its informer syncs with the others.
+  if (options.enableGcsFtRedisCleanup) manager.cache().informerFor(kJobsResource);
   ControllerOptions controllerOptions;
   controllerOptions.maxConcurrentReconciles = std::max(1, options.reconcileConcurrency);
   return ControllerBuilder(manager)

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "controllers/ray/raycluster_fixture.h"
+#include "controllers/ray/redis_cleanup_job.h"
 #include "fakekube/apiserver/interceptor.h"
 
 namespace fakekube::ray::testing {
@@ -323,6 +324,64 @@ TEST_F(RayClusterTest, OperatorRestartFinishesWithoutDuplicates) {
       ex.runUntil([&] { return state(getCluster("rc")) == "ready"; }, std::chrono::minutes(2)));
   EXPECT_EQ(workerPods("rc", false).size(), 2u);
   EXPECT_EQ(headPods("rc", false).size(), 1u);
+}
+
+}  // namespace
+}  // namespace fakekube::ray::testing
+
+namespace fakekube::ray::testing {
+namespace {
+
+// Describe("RayCluster with GCS fault tolerance") (raycluster_controller_test.go, the Redis
+// cleanup finalizer): the finalizer is added; deleting the RayCluster deletes its pods, then runs
+// the Redis cleanup Job; when the Job completes the finalizer goes and the RayCluster is gone.
+TEST_F(RayClusterTest, GcsFaultToleranceRedisCleanupFinalizerAndJob) {
+  startCluster(/*nodes=*/2);
+  cluster->behaviors().onCommand("cleanup_redis_storage",
+                                 behavior::exitAfter(std::chrono::seconds(2), 0));
+  startOperator();
+  Json spec = sampleRayCluster("rc-ft", 1, 0, 5);
+  spec["metadata"]["annotations"] = {{"ray.io/ft-enabled", "true"}};
+  createCluster(spec);
+  ASSERT_TRUE(
+      ex.runUntil([&] { return state(getCluster("rc-ft")) == "ready"; }, std::chrono::minutes(2)));
+  EXPECT_TRUE(meta::hasFinalizer(getCluster("rc-ft"), "ray.io/gcs-ft-redis-cleanup-finalizer"));
+
+  ASSERT_TRUE(client->deleteObject(kRayClusters, "default", "rc-ft"));
+  ASSERT_TRUE(ex.runUntil(
+      [&] { return client->get(kJobsResource, "default", "rc-ft-redis-cleanup").has_value(); },
+      std::chrono::minutes(1)));
+  // The Job starts only once the head pod is gone.
+  EXPECT_TRUE(headPods("rc-ft", false).empty());
+  Json job = client->get(kJobsResource, "default", "rc-ft-redis-cleanup").value();
+  EXPECT_EQ(job["spec"]["backoffLimit"], 0);
+  EXPECT_EQ(job["spec"]["activeDeadlineSeconds"], 300);
+  EXPECT_EQ(job["metadata"]["labels"]["ray.io/node-type"], "redis-cleanup");
+  EXPECT_EQ(job["spec"]["template"]["spec"]["restartPolicy"], "Never");
+  EXPECT_FALSE(events("CreatedRedisCleanupJob").empty());
+
+  ASSERT_TRUE(
+      ex.runUntil([&] { return !client->get(kRayClusters, "default", "rc-ft").has_value(); },
+                  std::chrono::minutes(2)));
+}
+
+// A stuck cleanup: past ray.io/gcs-ft-deletion-timeout the finalizer is forced off.
+TEST_F(RayClusterTest, GcsFaultToleranceFinalizerForcedOffAfterTheTimeout) {
+  startCluster(/*nodes=*/2);  // the cleanup command runs forever (the default behaviour)
+  startOperator();
+  Json spec = sampleRayCluster("rc-stuck", 0, 0, 5);
+  spec["metadata"]["annotations"] = {{"ray.io/ft-enabled", "true"},
+                                     {"ray.io/gcs-ft-deletion-timeout", "60"}};
+  createCluster(spec);
+  run(seconds(5));
+  ASSERT_TRUE(meta::hasFinalizer(getCluster("rc-stuck"), "ray.io/gcs-ft-redis-cleanup-finalizer"));
+  const TimePoint deletedAt = ex.now();
+  ASSERT_TRUE(client->deleteObject(kRayClusters, "default", "rc-stuck"));
+  ASSERT_TRUE(
+      ex.runUntil([&] { return !client->get(kRayClusters, "default", "rc-stuck").has_value(); },
+                  std::chrono::minutes(5)));
+  EXPECT_GE(ex.now() - deletedAt, seconds(60));
+  EXPECT_FALSE(events("ForceDeletedStuckCluster").empty());
 }
 
 }  // namespace
