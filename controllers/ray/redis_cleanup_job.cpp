@@ -5,6 +5,7 @@
 #include "controllers/ray/constants.h"
 #include "controllers/ray/naming.h"
 #include "controllers/ray/pod_builder.h"
+#include "controllers/ray/raycluster_types.h"
 #include "fakekube/api/object_meta.h"
 
 namespace fakekube::ray {
@@ -15,7 +16,7 @@ bool envExists(const Json& container, std::string_view name) {
   auto env = container.find("env");
   if (env == container.end() || !env->is_array()) return false;
   for (const Json& e : *env) {
-    if (e.is_object() && e.value("name", "") == name) return true;
+    if (e.is_object() && stringField(e, "name") == name) return true;
   }
   return false;
 }

@@ -760,3 +760,50 @@ TEST_F(RayClusterTest, RunsOverAClientThatIsNotInProcess) {
 
 }  // namespace
 }  // namespace fakekube::ray::testing
+
+namespace fakekube::ray::testing {
+namespace {
+
+// Bad input never crashes the operator: RayClusters with fields of the wrong type (as far as the
+// CRD's schema lets them in) end as Warning Events or errors, and a good RayCluster created after
+// them is still served.
+TEST_F(RayClusterTest, MalformedRayClustersDoNotStopTheController) {
+  startOperator();
+  std::vector<Json> bad;
+  Json noHead = sampleRayCluster("no-head");
+  noHead["spec"].erase("headGroupSpec");
+  bad.push_back(noHead);
+  Json groupsNotAList = sampleRayCluster("groups-object");
+  groupsNotAList["spec"]["workerGroupSpecs"] = {{"groupName", "x"}};
+  bad.push_back(groupsNotAList);
+  Json replicasString = sampleRayCluster("replicas-string");
+  replicasString["spec"]["workerGroupSpecs"][0]["replicas"] = "three";
+  bad.push_back(replicasString);
+  Json containerString = sampleRayCluster("container-string");
+  containerString["spec"]["headGroupSpec"]["template"]["spec"]["containers"] =
+      Json::array({"ray-head"});
+  bad.push_back(containerString);
+  Json portsOdd = sampleRayCluster("ports-odd");
+  portsOdd["spec"]["headGroupSpec"]["template"]["spec"]["containers"][0]["ports"] =
+      Json::array({{{"containerPort", "6379"}, {"name", 7}}});
+  bad.push_back(portsOdd);
+  Json startParamsOdd = sampleRayCluster("params-odd");
+  startParamsOdd["spec"]["headGroupSpec"]["rayStartParams"] = {{"num-cpus", 2}, {"block", false}};
+  bad.push_back(startParamsOdd);
+  Json noSpec = sampleRayCluster("no-spec");
+  noSpec.erase("spec");
+  bad.push_back(noSpec);
+  for (Json& rc : bad) (void)client->create(kRayClusters, rc);  // the schema may refuse some
+  run(seconds(5));
+
+  createCluster(sampleRayCluster("good", 2, 0, 5));
+  run(seconds(1));
+  EXPECT_EQ(headPods("good").size(), 1u);
+  EXPECT_EQ(workerPods("good").size(), 2u);
+  EXPECT_TRUE(pods("ray.io/cluster=no-head").empty());
+  EXPECT_TRUE(pods("ray.io/cluster=container-string").empty());
+  EXPECT_EQ(controller->metrics().panics, 0u) << "no reconcile threw";
+}
+
+}  // namespace
+}  // namespace fakekube::ray::testing
