@@ -143,6 +143,7 @@ class RayClusterReconciler : public std::enable_shared_from_this<RayClusterRecon
   std::optional<ReconcileOutcome> reconcileRedisCleanupFinalizer(Json& instance);
   Failure reconcileHeadService(const Json& instance);
   Failure reconcileHeadlessService(const Json& instance);
+  Failure reconcileServeService(const Json& instance);
   // createService: a controller owner reference, then CreatedService or FailedToCreateService.
   Failure createService(const Json& instance, Json service);
   Failure reconcilePods(const Json& instance);
@@ -262,6 +263,7 @@ ReconcileOutcome RayClusterReconciler::rayClusterReconcile(Json instance) {
 
   Failure reconcileErr = reconcileHeadService(instance);
   if (!reconcileErr) reconcileErr = reconcileHeadlessService(instance);
+  if (!reconcileErr) reconcileErr = reconcileServeService(instance);
   if (!reconcileErr) reconcileErr = reconcilePods(instance);
 
   auto next =
@@ -437,6 +439,23 @@ Failure RayClusterReconciler::createService(const Json& instance, Json service) 
   }
   event(instance, "Normal", "CreatedService",
         fmt::format("Created service {}/{}", ns, meta::name(*created)));
+  return std::nullopt;
+}
+
+Failure RayClusterReconciler::reconcileServeService(const Json& instance) {
+  if (meta::annotation(instance, kEnableServeServiceKey) != "true") return std::nullopt;
+  const std::string ns = meta::namespace_(instance);
+  auto existing = client().get(kServicesResource, ns,
+                               meta::name(instance) + "-" + std::string(kServeServiceSuffix));
+  if (existing) return std::nullopt;
+  if (!isNotFound(existing.error())) return plain(existing.error());
+  auto service = buildServeService(instance);
+  if (!service) return plain(service.error());
+  meta::addOwnerReference(*service, meta::controllerRefTo(instance));
+  // KubeRay creates this one without an Event.
+  if (auto created = client().create(kServicesResource, std::move(*service)); !created) {
+    return plain(created.error());
+  }
   return std::nullopt;
 }
 

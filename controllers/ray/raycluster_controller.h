@@ -23,7 +23,8 @@
 //      or force it off after the deletion timeout (Warning ForceDeletedStuckCluster).
 //      Being deleted -> done.
 //   4. reconcileHeadService, reconcileHeadlessService (<cluster>-headless, only when a group has
-//      numOfHosts > 1), then reconcilePods; the first error ends the steps.
+//      numOfHosts > 1), reconcileServeService (<cluster>-serve-svc, only with
+//      ray.io/enable-serve-service=true), then reconcilePods; the first error ends the steps.
 //   5. calculateStatus on a copy; updateRayClusterStatus writes status only when
 //      inconsistentRayClusterStatus says it changed (a plain status Update: a concurrent spec
 //      change is a 409, returned as the round's error).
@@ -55,8 +56,8 @@
 //
 // Not modelled: the GCS fault tolerance settings of the pods (Redis address, external storage
 // namespace), the autoscaler's
-// ServiceAccount / Role / RoleBinding and sidecar, Ingress and Route, the auth Secret, the
-// serve Service, the GCS storage PVC, mTLS, batch schedulers,
+// ServiceAccount / Role / RoleBinding and sidecar, Ingress and Route, the auth Secret, the GCS
+// storage PVC, mTLS, batch schedulers,
 // metrics, and the RayMultiHostIndexing reconcile of multi-host groups (groups with numOfHosts
 // > 1 are reconciled pod by pod, as with that gate off).
 #pragma once

@@ -140,6 +140,37 @@ Result<Json> buildHeadService(const Json& rayCluster, const OperatorOptions& opt
   return service;
 }
 
+Result<Json> buildServeService(const Json& rayCluster) {
+  const std::string name = meta::name(rayCluster);
+  Json ports = Json::array();
+  for (const auto& [portName, port] : servicePorts(rayCluster)) {
+    if (portName == kServingPortName ||
+        portName.rfind(std::string(kServingPortName) + "-", 0) == 0) {
+      ports.push_back({{"name", portName}, {"port", port}});
+    }
+  }
+  if (ports.empty()) {
+    return tl::unexpected(Status::badRequest(
+        "Please specify a port named 'serve' (or with the prefix 'serve-', e.g. 'serve-grpc') in "
+        "the Ray head container; otherwise, the Kubernetes service for Ray Serve will not be "
+        "created."));
+  }
+  Json service = {
+      {"apiVersion", "v1"},
+      {"kind", "Service"},
+      {"metadata",
+       {{"name", name + "-" + std::string(kServeServiceSuffix)},
+        {"namespace", meta::namespace_(rayCluster)},
+        {"labels",
+         {{std::string(kRayOriginatedFromCRNameLabelKey), name},
+          {std::string(kRayOriginatedFromCRDLabelKey), std::string(kRayClusterKind)},
+          {std::string(kRayClusterServingServiceLabelKey), name + "-serve"}}}}},
+      {"spec", {{"selector", {{std::string(kRayClusterLabelKey), name}}}, {"ports", ports}}}};
+  const std::string type = stringField(headGroupSpec(rayCluster), "serviceType");
+  if (!type.empty()) service["spec"]["type"] = type;
+  return service;
+}
+
 Json buildHeadlessService(const Json& rayCluster) {
   const std::string name = meta::name(rayCluster);
   return {{"apiVersion", "v1"},

@@ -807,3 +807,35 @@ TEST_F(RayClusterTest, MalformedRayClustersDoNotStopTheController) {
 
 }  // namespace
 }  // namespace fakekube::ray::testing
+
+namespace fakekube::ray::testing {
+namespace {
+
+// TestReconcile_ServeService (ray.io/enable-serve-service): <cluster>-serve-svc over the head's
+// serve ports; without a serve port the round fails and says why.
+TEST_F(RayClusterTest, ServeServiceWithTheAnnotation) {
+  startOperator();
+  Json spec = sampleRayCluster("rc", 1, 0, 5);
+  spec["metadata"]["annotations"] = {{"ray.io/enable-serve-service", "true"}};
+  spec["spec"]["headGroupSpec"]["template"]["spec"]["containers"][0]["ports"].push_back(
+      {{"containerPort", 8000}, {"name", "serve"}});
+  createCluster(spec);
+  run(seconds(1));
+  auto svc = client->get(kServices, "default", "rc-serve-svc");
+  ASSERT_TRUE(svc.has_value());
+  EXPECT_EQ((*svc)["metadata"]["labels"]["ray.io/serve"], "rc-serve");
+  EXPECT_EQ((*svc)["metadata"]["labels"]["ray.io/originated-from-crd"], "RayCluster");
+  EXPECT_EQ((*svc)["spec"]["selector"], Json({{"ray.io/cluster", "rc"}}));
+  ASSERT_EQ((*svc)["spec"]["ports"].size(), 1u);
+  EXPECT_EQ((*svc)["spec"]["ports"][0]["port"], 8000);
+
+  Json noPort = sampleRayCluster("rc-noport", 1, 0, 5);
+  noPort["metadata"]["annotations"] = {{"ray.io/enable-serve-service", "true"}};
+  createCluster(noPort);
+  run(seconds(1));
+  EXPECT_FALSE(client->get(kServices, "default", "rc-noport-serve-svc").has_value());
+  EXPECT_TRUE(workerPods("rc-noport").empty()) << "the steps stop at the first error";
+}
+
+}  // namespace
+}  // namespace fakekube::ray::testing
