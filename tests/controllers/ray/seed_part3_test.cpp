@@ -39,6 +39,8 @@ TEST_F(RayClusterTest, HundredRayClustersWithTwoWorkersAllReachReady) {
   ASSERT_TRUE(allReady());
   EXPECT_LT(waited, 60) << "virtual seconds to all ready";
   const ReconcileMetrics metrics = controller->metrics();
+  RecordProperty("virtualSecondsToReady", waited);
+  RecordProperty("reconciles", static_cast<int>(metrics.total()));
   EXPECT_EQ(metrics.maxConcurrentReconciles, 2);
   EXPECT_LE(metrics.peakActiveWorkers, 2);
   EXPECT_EQ(metrics.overlappingReconciles, 0u);
