@@ -62,13 +62,9 @@ std::string selectorOf(std::initializer_list<std::pair<std::string_view, std::st
   return out;
 }
 
-// "&ContainerStateTerminated{...}" or "nil", as the Go messages print it.
-std::string rayContainerTerminatedText(const Json& pod);
-
-}  // namespace
-
-// getRayContainerStateTerminated: the Ray container's state.terminated, found by name.
-static const Json* rayContainerStateTerminated(const Json& pod) {
+// getRayContainerStateTerminated: the Ray container's state.terminated, found by name
+// (containerStatuses need not follow the order of the containers).
+const Json* rayContainerStateTerminated(const Json& pod) {
   const Json& containers = memberOrNull(memberOrNull(pod, "spec"), "containers");
   if (!containers.is_array() || containers.empty()) return nullptr;
   const std::string rayContainer = stringMember(containers[kRayContainerIndex], "name");
@@ -82,11 +78,12 @@ static const Json* rayContainerStateTerminated(const Json& pod) {
   return nullptr;
 }
 
-namespace {
+// The terminated state as the Event messages show it (JSON), or "nil".
 std::string rayContainerTerminatedText(const Json& pod) {
   const Json* t = rayContainerStateTerminated(pod);
   return t ? t->dump() : "nil";
 }
+
 }  // namespace
 
 std::pair<bool, std::string> shouldDeletePod(const Json& pod, std::string_view nodeType) {
