@@ -215,6 +215,27 @@ class RestClient::Impl {
         Status::generic(code, "", text.empty() ? fmt::format("HTTP {}", code) : text));
   }
 
+  // One request whatever the answer's status (the proxy subresources answer for the program
+  // behind them); only a transport failure is an error.
+  Result<RawResponse> requestRaw(const std::string& method, const std::string& path,
+                                 const std::string& body, const std::string& contentType) {
+    std::unique_ptr<httplib::Client> http = takeConnection();
+    httplib::Request req;
+    req.method = method;
+    req.path = path;
+    req.headers = {{"User-Agent", options_.userAgent}};
+    if (!contentType.empty()) req.headers.emplace("Content-Type", contentType);
+    req.body = body;
+    httplib::Result res = http->send(req);
+    if (!res) {
+      return tl::unexpected(Status::serviceUnavailable(fmt::format(
+          "{} {}{}: {}", method, config_.server, path, httplib::to_string(res.error()))));
+    }
+    RawResponse response{res->status, res->get_header_value("Content-Type"), std::move(res->body)};
+    returnConnection(std::move(http));
+    return response;
+  }
+
   Result<ResourceScope> discover(const GroupVersionResource& gvr) {
     const std::string gv = gvr.group.empty() ? gvr.version : gvr.group + "/" + gvr.version;
     for (int attempt = 0; attempt < 2; ++attempt) {
@@ -441,6 +462,13 @@ Result<RestClient::ResourceScope> RestClient::discover(const GroupVersionResourc
 }
 
 Result<Json> RestClient::getPath(const std::string& path) { return impl_->request("GET", path); }
+
+Result<RestClient::RawResponse> RestClient::requestRaw(const std::string& method,
+                                                       const std::string& pathAndQuery,
+                                                       const std::string& body,
+                                                       const std::string& contentType) {
+  return impl_->requestRaw(method, pathAndQuery, body, contentType);
+}
 
 Result<Json> RestClient::get(const GroupVersionResource& gvr, std::string_view ns,
                              std::string_view name) {

@@ -88,6 +88,17 @@ class RestClient final : public Client {
   // GET of any path ("/version"): the parsed JSON body.
   Result<Json> getPath(const std::string& path);
 
+  // One request to any path (query included) whatever the answer's status, for the proxy
+  // subresources (services/NAME:PORT/proxy/...), whose answers are the proxied program's. Only a
+  // transport failure is an error (503, as for every verb).
+  struct RawResponse {
+    int status = 0;
+    std::string contentType;
+    std::string body;
+  };
+  Result<RawResponse> requestRaw(const std::string& method, const std::string& pathAndQuery,
+                                 const std::string& body = "", const std::string& contentType = "");
+
   const Kubeconfig& config() const;
 
  private:

@@ -21,9 +21,8 @@
 //
 // Built-in behaviours: runForever(), exitAfter(d, code), crashLoop(d, code) (exit after d every
 // time it is started, which restartPolicy Always turns into CrashLoopBackOff), neverReady().
-// Later: a simulated Ray head (listens on 8265 and serves the Ray Jobs API) and the `ray job
-// submit` command of KubeRay's submitter pod (calls the head, exits with a code that depends on
-// the answer) are behaviours on this hook.
+// The Ray simulation (controllers/ray/sim/: the Ray head serving the Jobs API, workers,
+// wait-gcs-ready, the submitter's `ray job` script) is a set of behaviours on this hook.
 #pragma once
 
 #include <functional>

@@ -296,7 +296,8 @@ Result<void> HttpServer::start() {
     return tl::unexpected(
         Status::internal(fmt::format("cannot listen on {}:{}", host, impl.options.port)));
   }
-  impl.handler = std::make_unique<RestHandler>(impl.api, fmt::format("{}:{}", host, impl.port));
+  impl.handler = std::make_unique<RestHandler>(impl.api, fmt::format("{}:{}", host, impl.port),
+                                               impl.options.network);
   impl.listener = std::thread([&impl] {
     impl.server->listen_after_bind();
     impl.listenerDone.store(true);

@@ -38,6 +38,7 @@
 namespace fakekube {
 
 class ApiServer;
+class Network;
 
 // One served request, for the optional request log.
 struct HttpRequestLog {
@@ -69,6 +70,9 @@ struct HttpServerOptions {
   // Called once per request after its response was written (for a watch: after the stream
   // ended), on the connection's thread. Unset = no logging.
   std::function<void(const HttpRequestLog&)> requestLog;
+  // The cluster's in-process network, which the services and pods proxy subresources reach
+  // (proxy.h). Unset: they answer 503. Must outlive the server.
+  Network* network = nullptr;
 };
 
 class HttpServer {

@@ -18,6 +18,7 @@
 #include "fakekube/http/media_type.h"
 #include "fakekube/http/openapi.h"
 #include "fakekube/http/partial_object_metadata.h"
+#include "fakekube/http/proxy.h"
 #include "fakekube/http/table.h"
 #include "fakekube/http/watch_stream.h"
 
@@ -702,8 +703,8 @@ Json versionDocument() {
 
 }  // namespace
 
-RestHandler::RestHandler(ApiServer& server, std::string serverAddress)
-    : server_(server), serverAddress_(std::move(serverAddress)) {}
+RestHandler::RestHandler(ApiServer& server, std::string serverAddress, Network* network)
+    : server_(server), serverAddress_(std::move(serverAddress)), network_(network) {}
 
 RestResponse RestHandler::errorResponse(const Status& status) {
   RestResponse response = jsonResponse(status.code, status.toJson());
@@ -755,6 +756,7 @@ RestResponse RestHandler::handle(const RestRequest& request) {
     if (!resources) return notFound();
     return read ? jsonResponse(200, *resources) : methodNotAllowed();
   }
+  if (isProxyPath(s)) return proxyRequest(server_, network_, request);
   auto target = resolveTarget(server_, s);
   if (!target) return notFound();
   return Call(server_, request, std::move(*target)).run();

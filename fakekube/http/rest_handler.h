@@ -10,6 +10,7 @@
 //   item        GET, PUT update, PATCH (json-patch, merge-patch, strategic-merge-patch,
 //               apply-patch+yaml), DELETE (DeleteOptions in the body or the query)
 //   …/status    GET, PUT, PATCH      namespaces/<n>/finalize PUT      pods/<n>/binding POST
+//   services/<n>[:<port>]/proxy/…, pods/<n>[:<port>]/proxy/…   any method (proxy.h)
 //
 // plus /version, /healthz, /readyz, /livez, discovery (discovery.h) and OpenAPI v3 (openapi.h).
 // Query parameters become the verb's options (dryRun, fieldManager, fieldValidation, force,
@@ -32,10 +33,13 @@
 
 namespace fakekube {
 
+class Network;
+
 class RestHandler {
  public:
-  // `serverAddress` ("host:port") is what /api reports as the address clients reach.
-  RestHandler(ApiServer& server, std::string serverAddress);
+  // `serverAddress` ("host:port") is what /api reports as the address clients reach. `network`
+  // (optional) is what the services/pods proxy subresources reach (proxy.h).
+  RestHandler(ApiServer& server, std::string serverAddress, Network* network = nullptr);
 
   RestResponse handle(const RestRequest& request);
 
@@ -46,6 +50,7 @@ class RestHandler {
  private:
   ApiServer& server_;
   std::string serverAddress_;
+  Network* network_ = nullptr;
 };
 
 }  // namespace fakekube

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "controllers/ray/ray_operator.h"
+#include "controllers/ray/sim/ray_simulation.h"
 #include "fakekube/apiserver/api_server.h"
 #include "fakekube/client/kubeconfig.h"
 #include "fakekube/cluster/cluster.h"
@@ -126,6 +127,8 @@ int runServe(const ServeOptions& options) {
   clusterOptions.enabled = controllers->cluster;
   clusterOptions.nodes = options.nodes;
   Cluster cluster(executor, *server, clusterOptions);
+  // Pods in KubeRay's shape run the simulated Ray head, workers and submitter.
+  ray::addRayBehaviors(cluster.behaviors());
   if (auto started = cluster.start(); !started) {
     return fail(fmt::format("cannot start the controllers: {}", started.error().message));
   }
@@ -144,6 +147,7 @@ int runServe(const ServeOptions& options) {
   httpOptions.host = host;
   httpOptions.port = port;
   httpOptions.bearerToken = options.token;
+  httpOptions.network = &cluster.network();
   // Kubernetes clients send a token only over TLS: with --token (or --tls) serve HTTPS, with a
   // certificate made now and handed to clients as the kubeconfig's certificate authority.
   if (options.tls || !options.token.empty()) {
