@@ -24,9 +24,9 @@ Result<void> addRayOperator(Manager& manager, const std::set<std::string>& contr
                             const OperatorOptions& options) {
   for (const auto& name : controllers) {
     if (!isRayControllerName(name)) {
-      return tl::unexpected(Status::badRequest(
-          fmt::format("unknown KubeRay controller \"{}\" (known: {})", name,
-                      fmt::join(rayControllerNames(), ", "))));
+      return tl::unexpected(
+          Status::badRequest(fmt::format("unknown KubeRay controller \"{}\" (known: {})", name,
+                                         fmt::join(rayControllerNames(), ", "))));
     }
   }
   if (controllers.empty()) return {};

@@ -125,7 +125,8 @@ TEST_F(RayOperatorOutOfProcessTest, FakekubeOperatorReconcilesTheSampleOverHttp)
 TEST(OperatorCommandLineTest, BadFlagsGiveOneLineErrors) {
   RunResult noKubeconfig = run({FAKEKUBE_CLI, "operator", "--kubeconfig", "/nonexistent/config"});
   EXPECT_EQ(noKubeconfig.exitCode, 1);
-  EXPECT_THAT(noKubeconfig.err, MatchesRegex("fakekube operator: [^\n]*/nonexistent/config[^\n]*\n"));
+  EXPECT_THAT(noKubeconfig.err,
+              MatchesRegex("fakekube operator: [^\n]*/nonexistent/config[^\n]*\n"));
   RunResult badController =
       run({FAKEKUBE_CLI, "operator", "--kubeconfig", "/dev/null", "--controllers", "raycluser"});
   EXPECT_EQ(badController.exitCode, 1);

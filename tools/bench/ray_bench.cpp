@@ -36,32 +36,32 @@ namespace {
 constexpr int kPodsPerNode = 100;
 
 Json podTemplate(const std::string& container) {
-  return {{"spec",
-           {{"containers",
-             Json::array({{{"name", container},
-                           {"image", "rayproject/ray:2.52.0"},
-                           {"resources", {{"requests", {{"cpu", "50m"}, {"memory", "64Mi"}}}}}}})}}}};
+  return {
+      {"spec",
+       {{"containers",
+         Json::array({{{"name", container},
+                       {"image", "rayproject/ray:2.52.0"},
+                       {"resources", {{"requests", {{"cpu", "50m"}, {"memory", "64Mi"}}}}}}})}}}};
 }
 
 Json rayCluster(int i) {
   Json head = podTemplate("ray-head");
-  head["spec"]["containers"][0]["ports"] = Json::array(
-      {{{"containerPort", 6379}, {"name", "gcs-server"}},
-       {{"containerPort", 8265}, {"name", "dashboard"}},
-       {{"containerPort", 10001}, {"name", "client"}}});
+  head["spec"]["containers"][0]["ports"] =
+      Json::array({{{"containerPort", 6379}, {"name", "gcs-server"}},
+                   {{"containerPort", 8265}, {"name", "dashboard"}},
+                   {{"containerPort", 10001}, {"name", "client"}}});
   return {{"apiVersion", "ray.io/v1"},
           {"kind", "RayCluster"},
           {"metadata", {{"name", "cluster-" + std::to_string(i)}, {"namespace", "default"}}},
           {"spec",
            {{"rayVersion", "2.52.0"},
             {"headGroupSpec", {{"rayStartParams", Json::object()}, {"template", head}}},
-            {"workerGroupSpecs",
-             Json::array({{{"groupName", "workers"},
-                           {"replicas", 2},
-                           {"minReplicas", 2},
-                           {"maxReplicas", 2},
-                           {"rayStartParams", Json::object()},
-                           {"template", podTemplate("ray-worker")}}})}}}};
+            {"workerGroupSpecs", Json::array({{{"groupName", "workers"},
+                                               {"replicas", 2},
+                                               {"minReplicas", 2},
+                                               {"maxReplicas", 2},
+                                               {"rayStartParams", Json::object()},
+                                               {"template", podTemplate("ray-worker")}}})}}}};
 }
 
 long peakRssKib() {
@@ -101,9 +101,8 @@ struct World {
       throw std::runtime_error("the operator did not start");
     }
     rayOperator->start();
-    if (!executor.runUntil(
-            [&] { return cluster->manager().running() && rayOperator->running(); },
-            std::chrono::seconds(1))) {
+    if (!executor.runUntil([&] { return cluster->manager().running() && rayOperator->running(); },
+                           std::chrono::seconds(1))) {
       throw std::runtime_error("the controllers did not start");
     }
     WatchOptions fromNow;

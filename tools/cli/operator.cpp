@@ -34,8 +34,8 @@ int fail(const std::string& message) {
 int runOperator(const OperatorCommandOptions& options) {
   if (options.kubeconfig.empty()) return fail("--kubeconfig FILE is required");
   if (options.reconcileConcurrency < 1 || options.reconcileConcurrency > 1000) {
-    return fail(fmt::format("--reconcile-concurrency {}: expected 1..1000",
-                            options.reconcileConcurrency));
+    return fail(
+        fmt::format("--reconcile-concurrency {}: expected 1..1000", options.reconcileConcurrency));
   }
   std::set<std::string> controllers;
   if (options.controllers.empty() || options.controllers == "all") {
