@@ -10,6 +10,7 @@
 
 #include "controllers/ray/constants.h"
 #include "controllers/ray/naming.h"
+#include "controllers/ray/raycluster_types.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/cluster/quantity.h"
 
@@ -195,7 +196,7 @@ Json mergedLabels(const Json& group) {
 bool envExists(const Json& env, std::string_view name) {
   if (!env.is_array()) return false;
   for (const Json& e : env) {
-    if (e.is_object() && e.value("name", "") == name) return true;
+    if (e.is_object() && stringField(e, "name") == name) return true;
   }
   return false;
 }
@@ -213,7 +214,7 @@ bool hasPortNamed(const Json& container, std::string_view name) {
   auto ports = container.find("ports");
   if (ports == container.end() || !ports->is_array()) return false;
   for (const Json& p : *ports) {
-    if (p.is_object() && p.value("name", "") == name) return true;
+    if (p.is_object() && stringField(p, "name") == name) return true;
   }
   return false;
 }
@@ -232,14 +233,14 @@ void addSharedMemory(Json& pod, Json& container) {
   if (auto mounts = container.find("volumeMounts");
       mounts != container.end() && mounts->is_array()) {
     for (const Json& m : *mounts) {
-      if (m.is_object() && m.value("mountPath", "") == kSharedMemoryVolumeMountPath) return;
+      if (m.is_object() && stringField(m, "mountPath") == kSharedMemoryVolumeMountPath) return;
     }
   }
   Json& spec = pod["spec"];
   if (!spec.contains("volumes") || !spec["volumes"].is_array()) spec["volumes"] = Json::array();
   bool exists = false;
   for (const Json& v : spec["volumes"]) {
-    if (v.is_object() && v.value("name", "") == kSharedMemoryVolumeName) exists = true;
+    if (v.is_object() && stringField(v, "name") == kSharedMemoryVolumeName) exists = true;
   }
   if (!exists) {
     Json emptyDir = {{"medium", "Memory"}};

@@ -13,6 +13,7 @@
 #include "controllers/ray/raycluster_status.h"
 #include "controllers/ray/raycluster_types.h"
 #include "controllers/ray/raycluster_validation.h"
+#include "controllers/ray/redis_cleanup_job.h"
 #include "controllers/ray/scale_expectations.h"
 #include "controllers/ray/service_builder.h"
 #include "fakekube/api/object_meta.h"
@@ -61,13 +62,9 @@ std::string selectorOf(std::initializer_list<std::pair<std::string_view, std::st
   return out;
 }
 
-// "&ContainerStateTerminated{...}" or "nil", as the Go messages print it.
-std::string rayContainerTerminatedText(const Json& pod);
-
-}  // namespace
-
-// getRayContainerStateTerminated: the Ray container's state.terminated, found by name.
-static const Json* rayContainerStateTerminated(const Json& pod) {
+// getRayContainerStateTerminated: the Ray container's state.terminated, found by name
+// (containerStatuses need not follow the order of the containers).
+const Json* rayContainerStateTerminated(const Json& pod) {
   const Json& containers = memberOrNull(memberOrNull(pod, "spec"), "containers");
   if (!containers.is_array() || containers.empty()) return nullptr;
   const std::string rayContainer = stringMember(containers[kRayContainerIndex], "name");
@@ -81,11 +78,12 @@ static const Json* rayContainerStateTerminated(const Json& pod) {
   return nullptr;
 }
 
-namespace {
+// The terminated state as the Event messages show it (JSON), or "nil".
 std::string rayContainerTerminatedText(const Json& pod) {
   const Json* t = rayContainerStateTerminated(pod);
   return t ? t->dump() : "nil";
 }
+
 }  // namespace
 
 std::pair<bool, std::string> shouldDeletePod(const Json& pod, std::string_view nodeType) {
@@ -138,7 +136,13 @@ class RayClusterReconciler : public std::enable_shared_from_this<RayClusterRecon
   }
 
   ReconcileOutcome rayClusterReconcile(Json instance);
+  // The GCS fault tolerance Redis cleanup finalizer; nullopt: carry on with the round.
+  std::optional<ReconcileOutcome> reconcileRedisCleanupFinalizer(Json& instance);
   Failure reconcileHeadService(const Json& instance);
+  Failure reconcileHeadlessService(const Json& instance);
+  Failure reconcileServeService(const Json& instance);
+  // createService: a controller owner reference, then CreatedService or FailedToCreateService.
+  Failure createService(const Json& instance, Json service);
   Failure reconcilePods(const Json& instance);
   Failure createHeadPod(const Json& instance, const std::string& clusterHash);
   Failure createWorkerPod(const Json& instance, const WorkerGroupSpec& group, int replicaIndex);
@@ -211,7 +215,7 @@ ReconcileOutcome RayClusterReconciler::rayClusterReconcile(Json instance) {
   if (managedByExternalController(instance)) return ReconcileResult{};
 
   // setDefaults: nil rayStartParams -> {}.
-  if (instance["spec"].is_object()) {
+  if (instance.contains("spec") && instance["spec"].is_object()) {
     Json& spec = instance["spec"];
     if (spec.contains("headGroupSpec") && spec["headGroupSpec"].is_object() &&
         memberOrNull(spec["headGroupSpec"], "rayStartParams").is_null()) {
@@ -251,9 +255,12 @@ ReconcileOutcome RayClusterReconciler::rayClusterReconcile(Json instance) {
   }
 
   const Json original = instance;
+  if (auto finalizerOutcome = reconcileRedisCleanupFinalizer(instance)) return *finalizerOutcome;
   if (meta::isDeleting(instance)) return ReconcileResult{};
 
   Failure reconcileErr = reconcileHeadService(instance);
+  if (!reconcileErr) reconcileErr = reconcileHeadlessService(instance);
+  if (!reconcileErr) reconcileErr = reconcileServeService(instance);
   if (!reconcileErr) reconcileErr = reconcilePods(instance);
 
   auto next =
@@ -284,6 +291,123 @@ ReconcileOutcome RayClusterReconciler::rayClusterReconcile(Json instance) {
   return ReconcileResult{.requeueAfter = options_.rayClusterDefaultRequeue};
 }
 
+std::optional<ReconcileOutcome> RayClusterReconciler::reconcileRedisCleanupFinalizer(
+    Json& instance) {
+  const ReconcileResult requeueSoon{.requeueAfter = kRayClusterDefaultRequeueDuration};
+  const Json& spec = memberOrNull(instance, "spec");
+  const bool embedded =
+      stringMember(memberOrNull(spec, "gcsFaultToleranceOptions"), "backend") == "rocksdb";
+  const std::string finalizer(kGCSFaultToleranceRedisCleanupFinalizer);
+  // A cluster that moved to the embedded backend keeps a stale finalizer: drop it on deletion.
+  if (meta::isDeleting(instance) && embedded && meta::hasFinalizer(instance, finalizer)) {
+    meta::removeFinalizer(instance, finalizer);
+    if (auto updated = client().update(kRayClusters, instance); !updated) {
+      return reconcileError(updated.error(), requeueSoon);
+    }
+    return ReconcileResult{};
+  }
+  if (!options_.enableGcsFtRedisCleanup || !isGcsFaultToleranceEnabled(instance) || embedded) {
+    return std::nullopt;
+  }
+  const std::string ns = meta::namespace_(instance);
+  const std::string name = meta::name(instance);
+  if (!meta::isDeleting(instance)) {
+    if (meta::hasFinalizer(instance, finalizer)) return std::nullopt;
+    meta::addFinalizer(instance, finalizer);
+    if (auto updated = client().update(kRayClusters, instance); !updated) {
+      Status error = updated.error();
+      error.message = fmt::format("failed to add the finalizer {} to the RayCluster: {}", finalizer,
+                                  error.message);
+      return reconcileError(error, requeueSoon);
+    }
+    // Only start reconciling the cluster once the finalizer is on it.
+    return requeueSoon;
+  }
+
+  // Being deleted: the head pod first (its GCS must stop writing to Redis), the workers too.
+  const std::vector<ObjectPtr> pods = clusterObjects(kPodsResource, ns, name);
+  const std::vector<ObjectPtr> headPods = withLabel(pods, kRayNodeTypeLabelKey, kHeadNode);
+  if (auto deleted = deleteAllPods(
+          ns,
+          selectorOf({{kRayClusterLabelKey, name}, {kRayNodeTypeLabelKey, std::string(kHeadNode)}}),
+          headPods);
+      !deleted) {
+    return reconcileError(deleted.error(), requeueSoon);
+  }
+  if (auto deleted = deleteAllPods(ns,
+                                   selectorOf({{kRayClusterLabelKey, name},
+                                               {kRayNodeTypeLabelKey, std::string(kWorkerNode)}}),
+                                   withLabel(pods, kRayNodeTypeLabelKey, kWorkerNode));
+      !deleted) {
+    return reconcileError(deleted.error(), requeueSoon);
+  }
+  if (!headPods.empty()) {
+    // Terminating a head takes much longer than 2 s.
+    return ReconcileResult{.requeueAfter = std::chrono::seconds(10)};
+  }
+
+  // A cleanup stuck past the deletion timeout: force the finalizer off.
+  Duration timeout = options_.gcsFtDeletionTimeout;
+  const std::string annotation =
+      meta::annotation(instance, kGCSFaultToleranceDeletionTimeoutAnnotation);
+  try {
+    std::size_t used = 0;
+    const long seconds = annotation.empty() ? 0 : std::stol(annotation, &used);
+    if (seconds > 0 && used == annotation.size()) timeout = std::chrono::seconds(seconds);
+  } catch (...) {
+  }
+  TimePoint deletedAtTime;
+  const bool hasDeletedAt = parseRfc3339(meta::deletionTimestamp(instance), &deletedAtTime);
+  const TimePoint* deletedAt = hasDeletedAt ? &deletedAtTime : nullptr;
+  if (deletedAt && now() - *deletedAt >= timeout) {
+    meta::removeFinalizer(instance, finalizer);
+    if (auto updated = client().update(kRayClusters, instance); !updated) {
+      return reconcileError(updated.error(), requeueSoon);
+    }
+    event(instance, "Warning", "ForceDeletedStuckCluster",
+          fmt::format("Force-removed GCS FT finalizer after {}s due to Redis cleanup timeout; "
+                      "Redis storage namespace \"{}\" may need manual cleanup",
+                      std::chrono::duration_cast<std::chrono::seconds>(now() - *deletedAt).count(),
+                      meta::annotation(instance, kRayExternalStorageNSAnnotationKey)));
+    return ReconcileResult{};
+  }
+
+  std::vector<ObjectPtr> jobs =
+      withLabel(clusterObjects(kJobsResource, ns, name), kRayNodeTypeLabelKey, kRedisCleanupNode);
+  if (!jobs.empty()) {
+    const Json& conditions = memberOrNull(memberOrNull(*jobs.front(), "status"), "conditions");
+    bool finished = false;
+    if (conditions.is_array()) {
+      for (const Json& c : conditions) {
+        const std::string type = stringMember(c, "type");
+        if ((type == "Complete" || type == "Failed" || type == "FailureTarget") &&
+            stringMember(c, "status") == "True") {
+          finished = true;
+        }
+      }
+    }
+    if (!finished) return requeueSoon;  // the Job is still running
+    meta::removeFinalizer(instance, finalizer);
+    if (auto updated = client().update(kRayClusters, instance); !updated) {
+      return reconcileError(updated.error(), requeueSoon);
+    }
+    return ReconcileResult{};
+  }
+  Json job = buildRedisCleanupJob(instance, options_);
+  const std::string jobName = meta::name(job);
+  auto created = client().create(kJobsResource, std::move(job));
+  if (!created) {
+    if (isAlreadyExists(created.error())) return requeueSoon;
+    event(instance, "Warning", "FailedToCreateRedisCleanupJob",
+          fmt::format("Failed to create Redis cleanup Job {}/{}, {}", ns, jobName,
+                      created.error().message));
+    return reconcileError(created.error(), requeueSoon);
+  }
+  event(instance, "Normal", "CreatedRedisCleanupJob",
+        fmt::format("Created Redis cleanup Job {}/{}", ns, jobName));
+  return requeueSoon;
+}
+
 Failure RayClusterReconciler::reconcileHeadService(const Json& instance) {
   const std::string ns = meta::namespace_(instance);
   const std::string name = meta::name(instance);
@@ -296,9 +420,14 @@ Failure RayClusterReconciler::reconcileHeadService(const Json& instance) {
   }
   auto service = buildHeadService(instance, options_);
   if (!service) return plain(service.error());
-  meta::addOwnerReference(*service, meta::controllerRefTo(instance));
-  const std::string serviceName = meta::name(*service);
-  auto created = client().create(kServicesResource, std::move(*service));
+  return createService(instance, std::move(*service));
+}
+
+Failure RayClusterReconciler::createService(const Json& instance, Json service) {
+  const std::string ns = meta::namespace_(instance);
+  meta::addOwnerReference(service, meta::controllerRefTo(instance));
+  const std::string serviceName = meta::name(service);
+  auto created = client().create(kServicesResource, std::move(service));
   if (!created) {
     event(
         instance, "Warning", "FailedToCreateService",
@@ -308,6 +437,40 @@ Failure RayClusterReconciler::reconcileHeadService(const Json& instance) {
   event(instance, "Normal", "CreatedService",
         fmt::format("Created service {}/{}", ns, meta::name(*created)));
   return std::nullopt;
+}
+
+Failure RayClusterReconciler::reconcileServeService(const Json& instance) {
+  if (meta::annotation(instance, kEnableServeServiceKey) != "true") return std::nullopt;
+  const std::string ns = meta::namespace_(instance);
+  auto existing = client().get(kServicesResource, ns,
+                               meta::name(instance) + "-" + std::string(kServeServiceSuffix));
+  if (existing) return std::nullopt;
+  if (!isNotFound(existing.error())) return plain(existing.error());
+  auto service = buildServeService(instance);
+  if (!service) return plain(service.error());
+  meta::addOwnerReference(*service, meta::controllerRefTo(instance));
+  // KubeRay creates this one without an Event.
+  if (auto created = client().create(kServicesResource, std::move(*service)); !created) {
+    return plain(created.error());
+  }
+  return std::nullopt;
+}
+
+Failure RayClusterReconciler::reconcileHeadlessService(const Json& instance) {
+  bool multiHost = false;
+  for (const WorkerGroupSpec& group : workerGroupSpecs(instance)) {
+    if (group.numOfHosts > 1) multiHost = true;
+  }
+  if (!multiHost) return std::nullopt;
+  const std::string ns = meta::namespace_(instance);
+  std::vector<ObjectPtr> existing =
+      manager_.cache()
+          .informerFor(kServicesResource)
+          .byIndex(kLabelIndex,
+                   std::string(kRayClusterHeadlessServiceLabelKey) + "=" + meta::name(instance));
+  std::erase_if(existing, [&ns](const ObjectPtr& o) { return meta::namespace_(*o) != ns; });
+  if (!existing.empty()) return std::nullopt;
+  return createService(instance, buildHeadlessService(instance));
 }
 
 bool RayClusterReconciler::shouldRecreatePodsForUpgrade(const Json& instance) {
@@ -586,6 +749,8 @@ tl::expected<bool, Status> RayClusterReconciler::updateRayClusterStatus(const Js
 
 Result<Controller*> addRayClusterController(Manager& manager, const OperatorOptions& options) {
   auto reconciler = std::make_shared<RayClusterReconciler>(manager, options);
+  // The Redis cleanup Jobs are read from the cache: its informer syncs with the others.
+  if (options.enableGcsFtRedisCleanup) manager.cache().informerFor(kJobsResource);
   ControllerOptions controllerOptions;
   controllerOptions.maxConcurrentReconciles = std::max(1, options.reconcileConcurrency);
   return ControllerBuilder(manager)

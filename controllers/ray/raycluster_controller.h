@@ -15,8 +15,16 @@
 //   1. Get; NotFound -> drop the cluster's scale expectations, done.
 //   2. spec.managedBy names another controller -> skip.
 //   3. validate metadata, spec, upgrade strategy (Warning Event, no requeue) and status (Warning
-//      Event, error, 2 s); being deleted -> done.
-//   4. reconcileHeadService, then reconcilePods; the first error ends the steps.
+//      Event, error, 2 s).
+//   3a. GCS fault tolerance on Redis (ray.io/ft-enabled or spec.gcsFaultToleranceOptions, unless
+//      ENABLE_GCS_FT_REDIS_CLEANUP=false): add the finalizer ray.io/gcs-ft-redis-cleanup-finalizer
+//      and requeue; once deleted, delete the head and workers, wait (10 s) for the head to go,
+//      run the Redis cleanup Job (redis_cleanup_job.h) and remove the finalizer when it finished,
+//      or force it off after the deletion timeout (Warning ForceDeletedStuckCluster).
+//      Being deleted -> done.
+//   4. reconcileHeadService, reconcileHeadlessService (<cluster>-headless, only when a group has
+//      numOfHosts > 1), reconcileServeService (<cluster>-serve-svc, only with
+//      ray.io/enable-serve-service=true), then reconcilePods; the first error ends the steps.
 //   5. calculateStatus on a copy; updateRayClusterStatus writes status only when
 //      inconsistentRayClusterStatus says it changed (a plain status Update: a concurrent spec
 //      change is a 409, returned as the round's error).
@@ -46,9 +54,10 @@
 // recorded as Warning Events; successful writes as Normal Events (CreatedService,
 // CreatedHeadPod, CreatedWorkerPod, DeletedHeadPod, DeletedWorkerPod, DeletedPod).
 //
-// Not modelled: the GCS fault tolerance Redis cleanup finalizer and Job, the autoscaler's
-// ServiceAccount / Role / RoleBinding and sidecar, Ingress and Route, the auth Secret, the
-// headless worker Service, the serve Service, the GCS storage PVC, mTLS, batch schedulers,
+// Not modelled: the GCS fault tolerance settings of the pods (Redis address, external storage
+// namespace), the autoscaler's
+// ServiceAccount / Role / RoleBinding and sidecar, Ingress and Route, the auth Secret, the GCS
+// storage PVC, mTLS, batch schedulers,
 // metrics, and the RayMultiHostIndexing reconcile of multi-host groups (groups with numOfHosts
 // > 1 are reconciled pod by pod, as with that gate off).
 #pragma once

@@ -161,8 +161,8 @@ void setStatusCondition(Json& conditions, std::string_view type, std::string_vie
                         std::string_view reason, std::string_view message, TimePoint now) {
   if (!conditions.is_array()) conditions = Json::array();
   for (Json& c : conditions) {
-    if (!c.is_object() || c.value("type", "") != type) continue;
-    if (c.value("status", "") != status) {
+    if (!c.is_object() || stringField(c, "type") != type) continue;
+    if (stringField(c, "status") != status) {
       c["status"] = std::string(status);
       c["lastTransitionTime"] = formatRfc3339(now);
     }
@@ -180,7 +180,7 @@ void setStatusCondition(Json& conditions, std::string_view type, std::string_vie
 void removeStatusCondition(Json& conditions, std::string_view type) {
   if (!conditions.is_array()) return;
   for (auto it = conditions.begin(); it != conditions.end(); ++it) {
-    if (it->is_object() && it->value("type", "") == type) {
+    if (it->is_object() && stringField(*it, "type") == type) {
       conditions.erase(it);
       return;
     }

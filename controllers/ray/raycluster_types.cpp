@@ -73,8 +73,7 @@ std::vector<WorkerGroupSpec> workerGroupSpecs(const Json& rayCluster) {
   for (const Json& group : *it) {
     if (!group.is_object()) continue;
     WorkerGroupSpec w;
-    w.groupName =
-        group.value("groupName", Json("")).is_string() ? group.value("groupName", "") : "";
+    w.groupName = stringField(group, "groupName");
     w.replicas = int32Member(group, "replicas");
     w.minReplicas = int32Member(group, "minReplicas");
     w.maxReplicas = int32Member(group, "maxReplicas");
@@ -149,17 +148,23 @@ std::int32_t workerGroupDesiredReplicas(const WorkerGroupSpec& group) {
       std::min<std::int64_t>(total, std::numeric_limits<std::int32_t>::max()));
 }
 
+std::string stringField(const Json& object, std::string_view key) {
+  if (!object.is_object()) return "";
+  auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
 const Json* findStatusCondition(const Json& conditions, std::string_view type) {
   if (!conditions.is_array()) return nullptr;
   for (const Json& c : conditions) {
-    if (c.is_object() && c.value("type", "") == type) return &c;
+    if (c.is_object() && stringField(c, "type") == type) return &c;
   }
   return nullptr;
 }
 
 bool isStatusConditionTrue(const Json& conditions, std::string_view type) {
   const Json* c = findStatusCondition(conditions, type);
-  return c && c->value("status", "") == "True";
+  return c && stringField(*c, "status") == "True";
 }
 
 }  // namespace fakekube::ray

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "controllers/ray/constants.h"
@@ -22,10 +23,13 @@ std::string joinErrors(const std::vector<std::string>& errors) {
   return out + "]";
 }
 
+// At least one container, and every container an object (what the API's schema guarantees a Go
+// operator; this port reads raw JSON, so it checks).
 bool hasContainers(const Json& group) {
   const Json& spec = podSpecOf(group);
   auto it = spec.find("containers");
-  return it != spec.end() && it->is_array() && !it->empty();
+  if (it == spec.end() || !it->is_array() || it->empty()) return false;
+  return std::all_of(it->begin(), it->end(), [](const Json& c) { return c.is_object(); });
 }
 
 const Json& memberOrNull(const Json& object, const char* key) {
@@ -92,8 +96,8 @@ bool rayContainerEnvIsTrue(const Json& group, std::string_view name) {
   const Json& env = memberOrNull(containers[kRayContainerIndex], "env");
   if (!env.is_array()) return false;
   for (const Json& e : env) {
-    if (e.is_object() && e.value("name", "") == name) {
-      const std::string v = e.value("value", "");
+    if (e.is_object() && stringField(e, "name") == name) {
+      const std::string v = stringField(e, "value");
       return v == "1" || v == "true";
     }
   }

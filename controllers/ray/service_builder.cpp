@@ -110,7 +110,10 @@ Result<Json> buildHeadService(const Json& rayCluster, const OperatorOptions& opt
       metadata["labels"] = Json::object();
     }
     for (const auto& [k, v] : selector.items()) metadata["labels"][k] = v;
-    if (metadata.value("name", Json("")).get<std::string>().empty()) metadata["name"] = name;
+    if (!metadata.contains("name") || !metadata["name"].is_string() ||
+        metadata["name"].get<std::string>().empty()) {
+      metadata["name"] = name;
+    }
     metadata["namespace"] = ns;
     if (!spec.contains("type") || !spec["type"].is_string() ||
         spec["type"].get<std::string>().empty()) {
@@ -135,6 +138,54 @@ Result<Json> buildHeadService(const Json& rayCluster, const OperatorOptions& opt
         service["spec"].dump()));
   }
   return service;
+}
+
+Result<Json> buildServeService(const Json& rayCluster) {
+  const std::string name = meta::name(rayCluster);
+  Json ports = Json::array();
+  for (const auto& [portName, port] : servicePorts(rayCluster)) {
+    if (portName == kServingPortName ||
+        portName.rfind(std::string(kServingPortName) + "-", 0) == 0) {
+      ports.push_back({{"name", portName}, {"port", port}});
+    }
+  }
+  if (ports.empty()) {
+    return tl::unexpected(Status::badRequest(
+        "Please specify a port named 'serve' (or with the prefix 'serve-', e.g. 'serve-grpc') in "
+        "the Ray head container; otherwise, the Kubernetes service for Ray Serve will not be "
+        "created."));
+  }
+  Json service = {
+      {"apiVersion", "v1"},
+      {"kind", "Service"},
+      {"metadata",
+       {{"name", name + "-" + std::string(kServeServiceSuffix)},
+        {"namespace", meta::namespace_(rayCluster)},
+        {"labels",
+         {{std::string(kRayOriginatedFromCRNameLabelKey), name},
+          {std::string(kRayOriginatedFromCRDLabelKey), std::string(kRayClusterKind)},
+          {std::string(kRayClusterServingServiceLabelKey), name + "-serve"}}}}},
+      {"spec", {{"selector", {{std::string(kRayClusterLabelKey), name}}}, {"ports", ports}}}};
+  const std::string type = stringField(headGroupSpec(rayCluster), "serviceType");
+  if (!type.empty()) service["spec"]["type"] = type;
+  return service;
+}
+
+Json buildHeadlessService(const Json& rayCluster) {
+  const std::string name = meta::name(rayCluster);
+  return {{"apiVersion", "v1"},
+          {"kind", "Service"},
+          {"metadata",
+           {{"name", headlessServiceName(name)},
+            {"namespace", meta::namespace_(rayCluster)},
+            {"labels", {{std::string(kRayClusterHeadlessServiceLabelKey), name}}}}},
+          {"spec",
+           {{"clusterIP", "None"},
+            {"selector",
+             {{std::string(kRayClusterLabelKey), name},
+              {std::string(kRayNodeTypeLabelKey), std::string(kWorkerNode)}}},
+            {"type", "ClusterIP"},
+            {"publishNotReadyAddresses", true}}}};
 }
 
 }  // namespace fakekube::ray

@@ -30,4 +30,15 @@ Json headServiceLabels(const Json& rayCluster);
 // The Service to create, or a 400 when it would have no ports.
 Result<Json> buildHeadService(const Json& rayCluster, const OperatorOptions& options);
 
+// BuildServeServiceForRayCluster: <cluster>-serve-svc (made when the RayCluster carries
+// ray.io/enable-serve-service=true), labelled ray.io/originated-from-cr-name,
+// ray.io/originated-from-crd=RayCluster and ray.io/serve=<cluster>-serve, selecting every pod of
+// the cluster, with the head's ports named "serve" or "serve-*"; a 400 when there is none.
+Result<Json> buildServeService(const Json& rayCluster);
+
+// BuildHeadlessServiceForRayCluster: <cluster>-headless, labelled ray.io/headless-worker-svc,
+// selecting the cluster's workers, headless and publishing not-ready addresses, so that the
+// hosts of a multi-host worker group (numOfHosts > 1) find each other by DNS.
+Json buildHeadlessService(const Json& rayCluster);
+
 }  // namespace fakekube::ray

@@ -445,6 +445,14 @@ TEST_F(RayClusterTest, MultihostReplicasMultiplyPods) {
   Json status = getCluster("rc")["status"];
   EXPECT_EQ(status["desiredWorkerReplicas"], 6);
   EXPECT_EQ(status["maxWorkerReplicas"], 15);
+  // TestReconcileHeadlessService: the multi-host group's hosts find each other through it.
+  auto headless = client->get(kServices, "default", "rc-headless");
+  ASSERT_TRUE(headless.has_value());
+  EXPECT_EQ((*headless)["metadata"]["labels"]["ray.io/headless-worker-svc"], "rc");
+  EXPECT_EQ((*headless)["spec"]["clusterIP"], "None");
+  EXPECT_EQ((*headless)["spec"]["selector"],
+            Json({{"ray.io/cluster", "rc"}, {"ray.io/node-type", "worker"}}));
+  EXPECT_EQ((*headless)["metadata"]["ownerReferences"][0]["kind"], "RayCluster");
 }
 
 // TestReconcile_RayClusterProvisionedCondition and StateTransitionTimes_NoStateChange: False
@@ -662,6 +670,7 @@ TEST_F(RayClusterTest, DisableProvisionedHeadRestart) {
 // A RayCluster deleted: its expectations go, its pods go with the garbage collector (owner
 // references), nothing is recreated.
 TEST_F(RayClusterTest, OwnerReferencesPointAtTheRayCluster) {
+  // (A single-host cluster has no headless worker Service.)
   startOperator();
   Json created = createCluster(sampleRayCluster("rc", 1, 0, 5));
   run(seconds(1));
@@ -674,6 +683,7 @@ TEST_F(RayClusterTest, OwnerReferencesPointAtTheRayCluster) {
   }
   Json svc = client->get(kServices, "default", "rc-head-svc").value();
   EXPECT_EQ(svc["metadata"]["ownerReferences"][0]["uid"], created["metadata"]["uid"]);
+  EXPECT_FALSE(client->get(kServices, "default", "rc-headless").has_value());
 }
 
 }  // namespace
@@ -746,6 +756,85 @@ TEST_F(RayClusterTest, RunsOverAClientThatIsNotInProcess) {
   setAllPodsRunningAndReady("rc");
   run(seconds(1));
   EXPECT_EQ(state(getCluster("rc")), "ready");
+}
+
+}  // namespace
+}  // namespace fakekube::ray::testing
+
+namespace fakekube::ray::testing {
+namespace {
+
+// Bad input never crashes the operator: RayClusters with fields of the wrong type (as far as the
+// CRD's schema lets them in) end as Warning Events or errors, and a good RayCluster created after
+// them is still served.
+TEST_F(RayClusterTest, MalformedRayClustersDoNotStopTheController) {
+  startOperator();
+  std::vector<Json> bad;
+  Json noHead = sampleRayCluster("no-head");
+  noHead["spec"].erase("headGroupSpec");
+  bad.push_back(noHead);
+  Json groupsNotAList = sampleRayCluster("groups-object");
+  groupsNotAList["spec"]["workerGroupSpecs"] = {{"groupName", "x"}};
+  bad.push_back(groupsNotAList);
+  Json replicasString = sampleRayCluster("replicas-string");
+  replicasString["spec"]["workerGroupSpecs"][0]["replicas"] = "three";
+  bad.push_back(replicasString);
+  Json containerString = sampleRayCluster("container-string");
+  containerString["spec"]["headGroupSpec"]["template"]["spec"]["containers"] =
+      Json::array({"ray-head"});
+  bad.push_back(containerString);
+  Json portsOdd = sampleRayCluster("ports-odd");
+  portsOdd["spec"]["headGroupSpec"]["template"]["spec"]["containers"][0]["ports"] =
+      Json::array({{{"containerPort", "6379"}, {"name", 7}}});
+  bad.push_back(portsOdd);
+  Json startParamsOdd = sampleRayCluster("params-odd");
+  startParamsOdd["spec"]["headGroupSpec"]["rayStartParams"] = {{"num-cpus", 2}, {"block", false}};
+  bad.push_back(startParamsOdd);
+  Json noSpec = sampleRayCluster("no-spec");
+  noSpec.erase("spec");
+  bad.push_back(noSpec);
+  for (Json& rc : bad) (void)client->create(kRayClusters, rc);  // the schema may refuse some
+  run(seconds(5));
+
+  createCluster(sampleRayCluster("good", 2, 0, 5));
+  run(seconds(1));
+  EXPECT_EQ(headPods("good").size(), 1u);
+  EXPECT_EQ(workerPods("good").size(), 2u);
+  EXPECT_TRUE(pods("ray.io/cluster=no-head").empty());
+  EXPECT_TRUE(pods("ray.io/cluster=container-string").empty());
+  EXPECT_EQ(controller->metrics().panics, 0u) << "no reconcile threw";
+}
+
+}  // namespace
+}  // namespace fakekube::ray::testing
+
+namespace fakekube::ray::testing {
+namespace {
+
+// TestReconcile_ServeService (ray.io/enable-serve-service): <cluster>-serve-svc over the head's
+// serve ports; without a serve port the round fails and says why.
+TEST_F(RayClusterTest, ServeServiceWithTheAnnotation) {
+  startOperator();
+  Json spec = sampleRayCluster("rc", 1, 0, 5);
+  spec["metadata"]["annotations"] = {{"ray.io/enable-serve-service", "true"}};
+  spec["spec"]["headGroupSpec"]["template"]["spec"]["containers"][0]["ports"].push_back(
+      {{"containerPort", 8000}, {"name", "serve"}});
+  createCluster(spec);
+  run(seconds(1));
+  auto svc = client->get(kServices, "default", "rc-serve-svc");
+  ASSERT_TRUE(svc.has_value());
+  EXPECT_EQ((*svc)["metadata"]["labels"]["ray.io/serve"], "rc-serve");
+  EXPECT_EQ((*svc)["metadata"]["labels"]["ray.io/originated-from-crd"], "RayCluster");
+  EXPECT_EQ((*svc)["spec"]["selector"], Json({{"ray.io/cluster", "rc"}}));
+  ASSERT_EQ((*svc)["spec"]["ports"].size(), 1u);
+  EXPECT_EQ((*svc)["spec"]["ports"][0]["port"], 8000);
+
+  Json noPort = sampleRayCluster("rc-noport", 1, 0, 5);
+  noPort["metadata"]["annotations"] = {{"ray.io/enable-serve-service", "true"}};
+  createCluster(noPort);
+  run(seconds(1));
+  EXPECT_FALSE(client->get(kServices, "default", "rc-noport-serve-svc").has_value());
+  EXPECT_TRUE(workerPods("rc-noport").empty()) << "the steps stop at the first error";
 }
 
 }  // namespace

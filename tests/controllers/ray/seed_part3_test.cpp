@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "controllers/ray/raycluster_fixture.h"
+#include "controllers/ray/redis_cleanup_job.h"
 #include "fakekube/apiserver/interceptor.h"
 
 namespace fakekube::ray::testing {
@@ -38,6 +39,8 @@ TEST_F(RayClusterTest, HundredRayClustersWithTwoWorkersAllReachReady) {
   ASSERT_TRUE(allReady());
   EXPECT_LT(waited, 60) << "virtual seconds to all ready";
   const ReconcileMetrics metrics = controller->metrics();
+  RecordProperty("virtualSecondsToReady", waited);
+  RecordProperty("reconciles", static_cast<int>(metrics.total()));
   EXPECT_EQ(metrics.maxConcurrentReconciles, 2);
   EXPECT_LE(metrics.peakActiveWorkers, 2);
   EXPECT_EQ(metrics.overlappingReconciles, 0u);
@@ -65,44 +68,40 @@ class WorkerHighWaterMark : public Interceptor {
   ApiServer& server_;
 };
 
-// With informer lag, the round right after a create (the status write requeues it 2 s later,
-// when the cache still shows no worker) creates no duplicate: the Create expectation holds the
-// group back until the cache sees the pod.
+// With informer lag on pods, the round right after a create (the status write requeues it 2 s
+// later, when the cache still shows neither the head pod nor the worker) creates no duplicate:
+// the Create expectations hold the head group and the worker group back until the cache sees
+// the pods. (Without expectations this test sees a second head and a second worker.)
 TEST_F(RayClusterTest, InformerLagSecondRoundAfterCreateMakesNoDuplicateWorker) {
   auto watermark = std::make_shared<WorkerHighWaterMark>(*server);
   server->addInterceptor(watermark);
-  ManagerOptions managerOptions;
-  managerOptions.cache.defaults.deliveryDelay = seconds(5);
-  startOperator({}, std::move(managerOptions));
+  manager = std::make_unique<Manager>(ex, *server);
+  InformerOptions lagging;
+  lagging.deliveryDelay = seconds(5);
+  ASSERT_TRUE(manager->cache().setResourceOptions(kPods, lagging));
+  auto added = addRayClusterController(*manager);
+  ASSERT_TRUE(added.has_value());
+  controller = *added;
+  manager->start();
+  run();
   createCluster(sampleRayCluster("rc", 1, 0, 5));
-  // The create event itself reaches the controller 5 s late.
-  run(seconds(5));
+  run();
   ASSERT_EQ(workerPods("rc").size(), 1u);
   const auto roundsAfterCreate = controller->metrics().total();
-  // Rounds at +2 s, +4 s (status writes requeue after 2 s); the cache shows the worker at +5 s.
+  // Rounds at +2 s and +4 s (status writes requeue after 2 s); the cache shows the pods at +5 s.
   run(seconds(2));
+  ListOptions options;
+  options.labelSelector = "ray.io/cluster=rc";
+  auto cached = manager->client().list(kPods, "default", options);
+  ASSERT_TRUE(cached.has_value());
+  EXPECT_TRUE((*cached)["items"].empty()) << "the cache has not seen the pods 2 s after";
   run(seconds(2));
   EXPECT_GT(controller->metrics().total(), roundsAfterCreate) << "a second round ran";
   run(seconds(10));
   EXPECT_EQ(workerPods("rc").size(), 1u);
+  EXPECT_EQ(headPods("rc").size(), 1u);
   EXPECT_EQ(watermark->peak, 1u);
   server->removeInterceptor(watermark.get());
-}
-
-// The same without expectations would have made a second worker: the cache alone says 0.
-TEST_F(RayClusterTest, InformerLagTheCacheReallyLagsInThatRound) {
-  ManagerOptions managerOptions;
-  managerOptions.cache.defaults.deliveryDelay = seconds(5);
-  startOperator({}, std::move(managerOptions));
-  createCluster(sampleRayCluster("rc", 1, 0, 5));
-  run(seconds(5));
-  ASSERT_EQ(workerPods("rc").size(), 1u);
-  run(seconds(2));
-  ListOptions options;
-  options.labelSelector = "ray.io/cluster=rc,ray.io/node-type=worker";
-  auto cached = manager->client().list(kPods, "default", options);
-  ASSERT_TRUE(cached.has_value());
-  EXPECT_TRUE((*cached)["items"].empty()) << "the cache has not seen the worker 2 s after";
 }
 
 // Deletes every worker pod right after the controller creates it, before any cache sees it.
@@ -323,6 +322,64 @@ TEST_F(RayClusterTest, OperatorRestartFinishesWithoutDuplicates) {
       ex.runUntil([&] { return state(getCluster("rc")) == "ready"; }, std::chrono::minutes(2)));
   EXPECT_EQ(workerPods("rc", false).size(), 2u);
   EXPECT_EQ(headPods("rc", false).size(), 1u);
+}
+
+}  // namespace
+}  // namespace fakekube::ray::testing
+
+namespace fakekube::ray::testing {
+namespace {
+
+// Describe("RayCluster with GCS fault tolerance") (raycluster_controller_test.go, the Redis
+// cleanup finalizer): the finalizer is added; deleting the RayCluster deletes its pods, then runs
+// the Redis cleanup Job; when the Job completes the finalizer goes and the RayCluster is gone.
+TEST_F(RayClusterTest, GcsFaultToleranceRedisCleanupFinalizerAndJob) {
+  startCluster(/*nodes=*/2);
+  cluster->behaviors().onCommand("cleanup_redis_storage",
+                                 behavior::exitAfter(std::chrono::seconds(2), 0));
+  startOperator();
+  Json spec = sampleRayCluster("rc-ft", 1, 0, 5);
+  spec["metadata"]["annotations"] = {{"ray.io/ft-enabled", "true"}};
+  createCluster(spec);
+  ASSERT_TRUE(
+      ex.runUntil([&] { return state(getCluster("rc-ft")) == "ready"; }, std::chrono::minutes(2)));
+  EXPECT_TRUE(meta::hasFinalizer(getCluster("rc-ft"), "ray.io/gcs-ft-redis-cleanup-finalizer"));
+
+  ASSERT_TRUE(client->deleteObject(kRayClusters, "default", "rc-ft"));
+  ASSERT_TRUE(ex.runUntil(
+      [&] { return client->get(kJobsResource, "default", "rc-ft-redis-cleanup").has_value(); },
+      std::chrono::minutes(1)));
+  // The Job starts only once the head pod is gone.
+  EXPECT_TRUE(headPods("rc-ft", false).empty());
+  Json job = client->get(kJobsResource, "default", "rc-ft-redis-cleanup").value();
+  EXPECT_EQ(job["spec"]["backoffLimit"], 0);
+  EXPECT_EQ(job["spec"]["activeDeadlineSeconds"], 300);
+  EXPECT_EQ(job["metadata"]["labels"]["ray.io/node-type"], "redis-cleanup");
+  EXPECT_EQ(job["spec"]["template"]["spec"]["restartPolicy"], "Never");
+  EXPECT_FALSE(events("CreatedRedisCleanupJob").empty());
+
+  ASSERT_TRUE(
+      ex.runUntil([&] { return !client->get(kRayClusters, "default", "rc-ft").has_value(); },
+                  std::chrono::minutes(2)));
+}
+
+// A stuck cleanup: past ray.io/gcs-ft-deletion-timeout the finalizer is forced off.
+TEST_F(RayClusterTest, GcsFaultToleranceFinalizerForcedOffAfterTheTimeout) {
+  startCluster(/*nodes=*/2);  // the cleanup command runs forever (the default behaviour)
+  startOperator();
+  Json spec = sampleRayCluster("rc-stuck", 0, 0, 5);
+  spec["metadata"]["annotations"] = {{"ray.io/ft-enabled", "true"},
+                                     {"ray.io/gcs-ft-deletion-timeout", "60"}};
+  createCluster(spec);
+  run(seconds(5));
+  ASSERT_TRUE(meta::hasFinalizer(getCluster("rc-stuck"), "ray.io/gcs-ft-redis-cleanup-finalizer"));
+  const TimePoint deletedAt = ex.now();
+  ASSERT_TRUE(client->deleteObject(kRayClusters, "default", "rc-stuck"));
+  ASSERT_TRUE(
+      ex.runUntil([&] { return !client->get(kRayClusters, "default", "rc-stuck").has_value(); },
+                  std::chrono::minutes(5)));
+  EXPECT_GE(ex.now() - deletedAt, seconds(60));
+  EXPECT_FALSE(events("ForceDeletedStuckCluster").empty());
 }
 
 }  // namespace
