@@ -153,6 +153,25 @@ Result<WatchOptions> watchOptions(const RestRequest& request) {
   return options;
 }
 
+// GetOptions.resourceVersion, as the API server's storage checks it: "" and "0" read the newest
+// state; "N" asks for a state not older than N, which the newest is unless N is in the future
+// (504 Timeout "Too large resource version", as LIST answers); anything else is 400.
+std::optional<Status> checkGetResourceVersion(const RestRequest& request, std::int64_t current) {
+  Query rv = request.param("resourceVersion");
+  if (!rv || rv->empty() || *rv == "0") return std::nullopt;
+  std::int64_t requested = 0;
+  auto [end, ec] = std::from_chars(rv->data(), rv->data() + rv->size(), requested);
+  if (ec != std::errc() || end != rv->data() + rv->size() || requested < 0 || rv->front() == '-' ||
+      rv->front() == '+') {
+    return Status::badRequest(fmt::format("invalid resource version: {}", *rv));
+  }
+  if (requested <= current) return std::nullopt;
+  Status s = Status::timeout(
+      fmt::format("Too large resource version: {}, current: {}", requested, current), 1);
+  s.details.causes.push_back({"ResourceVersionTooLarge", "Too large resource version", ""});
+  return s;
+}
+
 // --- request bodies ---
 
 Result<Json> parseJson(std::string_view text) {
@@ -495,6 +514,9 @@ RestResponse Call::deleteCollection() {
 }
 
 RestResponse Call::get() {
+  if (auto error = checkGetResourceVersion(request_, server_.revision())) {
+    return RestHandler::errorResponse(*error);
+  }
   auto object = server_.get(t_.gvr, t_.ns, t_.name);
   if (!object) return RestHandler::errorResponse(object.error());
   return objectResponse(200, **object);
