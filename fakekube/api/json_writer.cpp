@@ -38,15 +38,23 @@ std::size_t utf8Length(const unsigned char* s, std::size_t i, std::size_t n) {
 // Writes into the caller's string through a raw cursor: the string is grown (by resize) ahead of
 // the cursor and trimmed at the end, so each token is a bounds check and a memcpy rather than a
 // std::string append.
+//
+// The room made ahead of the cursor is proportional to what this Sink has written, never to the
+// size of the string it appends to: resize() zero-fills, and a list writes thousands of items
+// into one growing buffer, one Sink each, so zero-filling up to the buffer's capacity (or
+// doubling its size) per item made writing a list quadratic. std::string's own reallocation is
+// geometric, so growing by small steps stays amortised linear.
 class Sink {
  public:
-  explicit Sink(std::string& out) : out_(out), pos_(out.size()) {
-    out_.resize(std::max<std::size_t>(out_.capacity(), pos_ + 256));
+  explicit Sink(std::string& out) : out_(out), start_(out.size()), pos_(start_) {
+    out_.resize(pos_ + kInitialRoom);
   }
   ~Sink() { out_.resize(pos_); }
 
   void reserve(std::size_t n) {
-    if (pos_ + n > out_.size()) out_.resize(std::max(out_.size() * 2, pos_ + n));
+    if (pos_ + n > out_.size()) {
+      out_.resize(pos_ + std::max(n, out_.size() - start_));
+    }
   }
   void put(char c) {
     reserve(1);
@@ -69,7 +77,9 @@ class Sink {
   void commit(const char* end) { pos_ = static_cast<std::size_t>(end - out_.data()); }
 
  private:
+  static constexpr std::size_t kInitialRoom = 256;
   std::string& out_;
+  const std::size_t start_;  // where this Sink began writing
   std::size_t pos_;
 };
 

@@ -24,15 +24,30 @@ struct ContinueToken {
   std::string start;  // the last key returned, relative to the resource prefix
 };
 
+// A token is URL-safe base64 without padding (Go's base64.RawURLEncoding, as kube-apiserver
+// encodes it): it goes into a query string as it is, with no '+', '/' or '=' to escape.
 std::string encodeContinue(const ContinueToken& token) {
   Json j = {{"v", "meta.k8s.io/v1"}, {"rv", token.revision}, {"start", token.start}};
-  return base64Encode(j.dump());
+  std::string text = base64Encode(j.dump());
+  while (!text.empty() && text.back() == '=') text.pop_back();
+  for (char& c : text) {
+    if (c == '+') c = '-';
+    if (c == '/') c = '_';
+  }
+  return text;
 }
 
-Result<ContinueToken> decodeContinue(std::string_view text) {
+Result<ContinueToken> decodeContinue(std::string_view token) {
   auto bad = [](std::string_view why) {
     return tl::unexpected(Status::badRequest(fmt::format("continue key is not valid: {}", why)));
   };
+  // Also the standard alphabet and padding, which tokens of earlier versions used.
+  std::string text(token);
+  for (char& c : text) {
+    if (c == '-') c = '+';
+    if (c == '_') c = '/';
+  }
+  while (text.size() % 4 != 0) text.push_back('=');
   auto raw = base64Decode(text);
   if (!raw) return bad("illegal base64 data");
   if (checkJsonTextDepth(*raw)) return bad("not a continue token");
@@ -160,7 +175,7 @@ Result<ObjectList> ApiServer::listLocked(const ResourceInfo& info, const std::st
   } else {
     // An older revision (an Exact read, or a later page of a list): read it from the revision
     // history, which keeps every state back to the compaction mark, as etcd does.
-    if (auto r = store_->scanAt(listPrefix, listRevision, visit); !r) {
+    if (auto r = store_->scanAt(listPrefix, listRevision, startAfter, visit); !r) {
       return tl::unexpected(r.error());
     }
   }

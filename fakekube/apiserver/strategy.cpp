@@ -442,6 +442,20 @@ FieldErrors validateUpdate(const ResourceInfo& info, const Json& updated, const 
     // The allocated address stays (an update that omits it keeps it, as the real strategy fills
     // it in from the old object before validating).
     immutable(errors, updated, old, {"spec", "clusterIP"}, "spec.clusterIP");
+  } else if (info.is("", "configmaps") || info.is("", "secrets")) {
+    // `immutable: true` freezes the contents and the flag itself.
+    if (jsonAt(old, {"immutable"}) == Json(true)) {
+      constexpr const char* kFrozen = "field is immutable when `immutable` is set";
+      if (jsonAt(updated, {"immutable"}) != Json(true)) {
+        errors.push_back(FieldError::forbidden("immutable", kFrozen));
+      }
+      for (const char* field : {"data", "binaryData"}) {
+        if (info.is("", "secrets") && std::string_view(field) == "binaryData") continue;
+        if (jsonAt(updated, {field}) != jsonAt(old, {field})) {
+          errors.push_back(FieldError::forbidden(field, kFrozen));
+        }
+      }
+    }
   } else if (info.is("apps", "deployments") || info.is("apps", "replicasets")) {
     immutable(errors, updated, old, {"spec", "selector"}, "spec.selector");
   } else if (info.is("batch", "jobs")) {

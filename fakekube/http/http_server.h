@@ -19,10 +19,13 @@
 // events at most watchPollInterval at a time and checks in between that its client is still
 // connected: a client that disconnects ends its watch, and the API server forgets it.
 //
-// stop() ends every watch stream, closes the listening socket and joins every thread. Idle
-// keep-alive connections are closed once their keep-alive timeout passes, so stop() can take up
-// to keepAliveTimeoutSeconds when a client keeps one open. The destructor stops the server. The
-// ApiServer must outlive the HttpServer.
+// Connections. Requests on one keep-alive connection may be pipelined (sent before the previous
+// answer arrived); each is answered in turn. A request whose body cannot be delimited safely is
+// refused before its body is read, and its connection closed (request_framing.h).
+//
+// stop() ends every watch stream, closes the listening socket, lets requests being served finish,
+// closes idle keep-alive connections at once, and joins every thread. The destructor stops the
+// server. The ApiServer must outlive the HttpServer.
 #pragma once
 
 #include <chrono>

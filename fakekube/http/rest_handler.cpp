@@ -30,6 +30,12 @@ namespace {
 
 using Query = std::optional<std::string>;
 
+// Lists of at most this many items are answered whole (with a Content-Length); longer ones are
+// streamed in pieces of about kListPieceBytes.
+constexpr std::size_t kWholeListItems = 500;
+constexpr std::size_t kListPieceBytes = 256 * 1024;
+constexpr std::size_t kTableRowsPerPiece = 100;
+
 // --- responses ---
 
 RestResponse jsonResponse(int status, const Json& body) {
@@ -154,6 +160,25 @@ Result<WatchOptions> watchOptions(const RestRequest& request) {
   if (!timeout) return tl::unexpected(timeout.error());
   options.timeoutSeconds = *timeout;
   return options;
+}
+
+// GetOptions.resourceVersion, as the API server's storage checks it: "" and "0" read the newest
+// state; "N" asks for a state not older than N, which the newest is unless N is in the future
+// (504 Timeout "Too large resource version", as LIST answers); anything else is 400.
+std::optional<Status> checkGetResourceVersion(const RestRequest& request, std::int64_t current) {
+  Query rv = request.param("resourceVersion");
+  if (!rv || rv->empty() || *rv == "0") return std::nullopt;
+  std::int64_t requested = 0;
+  auto [end, ec] = std::from_chars(rv->data(), rv->data() + rv->size(), requested);
+  if (ec != std::errc() || end != rv->data() + rv->size() || requested < 0 || rv->front() == '-' ||
+      rv->front() == '+') {
+    return Status::badRequest(fmt::format("invalid resource version: {}", *rv));
+  }
+  if (requested <= current) return std::nullopt;
+  Status s = Status::timeout(
+      fmt::format("Too large resource version: {}, current: {}", requested, current), 1);
+  s.details.causes.push_back({"ResourceVersionTooLarge", "Too large resource version", ""});
+  return s;
 }
 
 // --- request bodies ---
@@ -436,6 +461,33 @@ RestResponse Call::objectResponse(int code, const Json& object) {
 }
 
 RestResponse Call::listResponse(const ObjectList& list) {
+  if (form_.form == ResponseForm::Table && list.items.size() > kWholeListItems) {
+    // Streamed as the list below: the Table's head (its members sort before "rows", which is
+    // last, so its text ends in `[]}`), then its rows made kTableRowsPerPiece objects at a time.
+    std::string head = toJsonText(
+        tableOfObjects({}, list.resourceVersion, list.continueToken, /*noHeaders=*/false));
+    head.resize(head.size() - 2);
+    RestResponse response;
+    response.produce = [items = list.items, head = std::move(head), info = t_.info,
+                        options = tableOptions(/*noHeaders=*/true),
+                        next = std::size_t{0}](std::string& out) mutable {
+      if (next == 0) out.append(head);
+      while (next < items.size() && out.size() < kListPieceBytes) {
+        const std::size_t end = std::min(items.size(), next + kTableRowsPerPiece);
+        const std::vector<ObjectPtr> chunk(items.begin() + static_cast<std::ptrdiff_t>(next),
+                                           items.begin() + static_cast<std::ptrdiff_t>(end));
+        const Json part = tableOf(*info, chunk, options, "", "");
+        for (const Json& row : part["rows"]) {
+          if (next++ > 0) out.push_back(',');
+          appendJson(out, row);
+        }
+      }
+      if (next < items.size()) return true;
+      out.append("]}");
+      return false;
+    };
+    return response;
+  }
   if (form_.form == ResponseForm::Table) {
     return jsonResponse(
         200, tableOfObjects(list.items, list.resourceVersion, list.continueToken, false));
@@ -443,25 +495,41 @@ RestResponse Call::listResponse(const ObjectList& list) {
   if (form_.form == ResponseForm::PartialObjectMetadata) {
     return jsonResponse(200, partialObjectMetadataList(list, form_.apiVersion));
   }
-  // Written item by item: a large list is never copied into one document first.
-  RestResponse response;
-  std::string& out = response.body;
-  out.append(R"({"kind":)");
-  appendJson(out, list.kind);
-  out.append(R"(,"apiVersion":)");
-  appendJson(out, list.apiVersion);
-  out.append(R"(,"metadata":{"resourceVersion":)");
-  appendJson(out, list.resourceVersion);
+  // Written item by item: a large list is never copied into one document first, and is sent as
+  // it is written (a piece of about kListPieceBytes at a time), never held whole.
+  std::string head;
+  head.append(R"({"kind":)");
+  appendJson(head, list.kind);
+  head.append(R"(,"apiVersion":)");
+  appendJson(head, list.apiVersion);
+  head.append(R"(,"metadata":{"resourceVersion":)");
+  appendJson(head, list.resourceVersion);
   if (!list.continueToken.empty()) {
-    out.append(R"(,"continue":)");
-    appendJson(out, list.continueToken);
+    head.append(R"(,"continue":)");
+    appendJson(head, list.continueToken);
   }
-  out.append(R"(},"items":[)");
-  for (std::size_t i = 0; i < list.items.size(); ++i) {
-    if (i > 0) out.push_back(',');
-    appendJson(out, *list.items[i]);
+  head.append(R"(},"items":[)");
+  RestResponse response;
+  if (list.items.size() <= kWholeListItems) {
+    response.body = std::move(head);
+    for (std::size_t i = 0; i < list.items.size(); ++i) {
+      if (i > 0) response.body.push_back(',');
+      appendJson(response.body, *list.items[i]);
+    }
+    response.body.append("]}");
+    return response;
   }
-  out.append("]}");
+  response.produce = [items = list.items, head = std::move(head),
+                      next = std::size_t{0}](std::string& out) mutable {
+    if (next == 0) out.append(head);
+    while (next < items.size() && out.size() < kListPieceBytes) {
+      if (next > 0) out.push_back(',');
+      appendJson(out, *items[next++]);
+    }
+    if (next < items.size()) return true;
+    out.append("]}");
+    return false;
+  };
   return response;
 }
 
@@ -530,6 +598,9 @@ RestResponse Call::deleteCollection() {
 }
 
 RestResponse Call::get() {
+  if (auto error = checkGetResourceVersion(request_, server_.revision())) {
+    return RestHandler::errorResponse(*error);
+  }
   auto object = server_.get(t_.gvr, t_.ns, t_.name);
   if (!object) return RestHandler::errorResponse(object.error());
   return objectResponse(200, **object);

@@ -7,6 +7,7 @@
 // the HTTP library out of every header but one .cpp file.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -43,6 +44,9 @@ struct RestResponse {
   std::vector<std::pair<std::string, std::string>> headers;
   // Set for a watch: the response is 200 with a chunked body the transport pulls from here.
   std::shared_ptr<WatchStream> stream;
+  // Set for a large list: the body is written piece by piece as the transport sends it (chunked),
+  // so it is never held whole. Each call appends the next piece to `out`; false after the last.
+  std::function<bool(std::string& out)> produce;
 };
 
 }  // namespace fakekube

@@ -368,7 +368,7 @@ Result<std::int64_t> Store::compact(std::int64_t upTo) {
 }
 
 Result<void> Store::scanAt(
-    std::string_view prefix, std::int64_t revision,
+    std::string_view prefix, std::int64_t revision, std::string_view startAfter,
     const std::function<bool(const std::string&, const ObjectPtr&)>& visit) const {
   if (revision < compacted_) {
     return tl::unexpected(
@@ -380,8 +380,10 @@ Result<void> Store::scanAt(
   std::map<std::string, std::int64_t, std::less<>> changed;  // key -> its row then, 0 for none
   auto& select = db_->selectWritesAfter;
   const std::string end = prefixEnd(prefix);
+  // Keys at or before `startAfter` are not visited (a key equal to it is dropped below).
+  const bool resume = !startAfter.empty() && startAfter >= prefix;
   select.bind(1, revision);
-  select.bind(2, prefix);
+  select.bind(2, resume ? startAfter : prefix);
   select.bind(3, end);
   while (true) {
     auto row = select.step();
@@ -390,12 +392,14 @@ Result<void> Store::scanAt(
       return tl::unexpected(row.error());
     }
     if (!*row) break;
-    changed.try_emplace(std::string(select.columnText(0)), select.columnInt(1));
+    std::string_view key = select.columnText(0);
+    if (resume && key == startAfter) continue;
+    changed.try_emplace(std::string(key), select.columnInt(1));
   }
   select.reset();
 
   // Merge today's objects with the changed keys, in key order.
-  auto current = objects_.lower_bound(prefix);
+  auto current = resume ? objects_.upper_bound(startAfter) : objects_.lower_bound(prefix);
   auto inPrefix = [&](const std::string& key) {
     return key.compare(0, prefix.size(), prefix) == 0;
   };

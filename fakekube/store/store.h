@@ -98,6 +98,13 @@ class Store {
   // list, not for the hot path. 410 Expired below the compaction mark.
   Result<void> scanAt(
       std::string_view prefix, std::int64_t revision,
+      const std::function<bool(const std::string& key, const ObjectPtr& object)>& visit) const {
+    return scanAt(prefix, revision, {}, visit);
+  }
+  // The same, beginning after `startAfter` (empty = from the start): a later page of a list
+  // costs what the page holds (and the writes since `revision`), not what comes before it.
+  Result<void> scanAt(
+      std::string_view prefix, std::int64_t revision, std::string_view startAfter,
       const std::function<bool(const std::string& key, const ObjectPtr& object)>& visit) const;
 
   // Events with revision > `after`, oldest first, at most `limit`. 410 Expired when `after` is

@@ -64,6 +64,12 @@ class Serve {
     return process_->wait();
   }
 
+  // SIGKILL and wait: the server gets no chance to flush or close anything.
+  void kill() {
+    process_->signal(SIGKILL);
+    process_->wait();
+  }
+
   const std::string& url() const { return url_; }
   const std::string& kubeconfig() const { return kubeconfig_; }
 

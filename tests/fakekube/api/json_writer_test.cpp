@@ -89,5 +89,24 @@ TEST(JsonWriterTest, AppendsToWhatTheBufferHolds) {
   EXPECT_EQ(Json::parse(big), large) << "the buffer grows as needed";
 }
 
+// A list is written item by item into one buffer: each append starts in a buffer that is large,
+// has spare capacity, or is full, and must leave exactly what was written behind it.
+TEST(JsonWriterTest, ManyAppendsToOneGrowingBufferAreExactConcatenations) {
+  std::string out;
+  std::string expected;
+  out.reserve(1 << 16);  // spare capacity far beyond what one item needs
+  for (int i = 0; i < 3000; ++i) {
+    Json item = {{"i", i}, {"pad", std::string(static_cast<std::size_t>(i % 300), 'p')}};
+    if (i > 0) {
+      out.push_back(',');
+      expected.push_back(',');
+    }
+    appendJson(out, item);
+    expected += item.dump();
+    ASSERT_EQ(out.size(), expected.size()) << "after item " << i;
+  }
+  EXPECT_EQ(out, expected);
+}
+
 }  // namespace
 }  // namespace fakekube

@@ -1,4 +1,6 @@
 // Tables (kubectl get) and PartialObjectMetadata (metadata-only clients) over HTTP.
+#include <fmt/format.h>
+
 #include "http_fixture.h"
 
 namespace fakekube::httptest {
@@ -15,6 +17,39 @@ std::vector<std::string> columnNames(const Json& table) {
   std::vector<std::string> names;
   for (const auto& c : table["columnDefinitions"]) names.push_back(c["name"]);
   return names;
+}
+
+// A long list is streamed piece by piece (rows made a hundred objects at a time); what arrives
+// is the same document a short list's Table is, page by page.
+TEST_F(TableTest, ALongListStreamsTheSameTableAsItsPages) {
+  const GroupVersionResource configMaps{"", "v1", "configmaps"};
+  for (int i = 0; i < 1234; ++i) {
+    Json configMap = {{"apiVersion", "v1"},
+                      {"kind", "ConfigMap"},
+                      {"metadata", {{"name", fmt::format("cm-{:04}", i)}}},
+                      {"data", {{"k", std::to_string(i)}}}};
+    ASSERT_TRUE(api->create(configMaps, "default", std::move(configMap)));
+  }
+  const std::string path = "/api/v1/namespaces/default/configmaps";
+  auto whole = get(path, kTableAccept);
+  ASSERT_EQ(whole->status, 200);
+  EXPECT_EQ(whole->get_header_value("Transfer-Encoding"), "chunked");
+  const Json table = parse(whole->body);
+  EXPECT_EQ(table["kind"], "Table");
+  EXPECT_EQ(columnNames(table), (std::vector<std::string>{"Name", "Data", "Age"}));
+  ASSERT_EQ(table["rows"].size(), 1234u);
+  // Pages of 400 are answered whole; their rows are the long list's, in order.
+  Json rows = Json::array();
+  std::string next;
+  do {
+    auto page = parse(
+        get(path + "?limit=400" + (next.empty() ? "" : "&continue=" + next), kTableAccept)->body);
+    EXPECT_EQ(page["columnDefinitions"], table["columnDefinitions"]);
+    for (auto& row : page["rows"]) rows.push_back(row);
+    next = page["metadata"].value("continue", "");
+  } while (!next.empty());
+  EXPECT_EQ(rows, table["rows"]);
+  EXPECT_EQ(table["metadata"]["resourceVersion"], std::to_string(api->revision()));
 }
 
 TEST_F(TableTest, PodsPrintAsKubectlShowsThem) {

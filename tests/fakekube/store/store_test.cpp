@@ -587,6 +587,33 @@ TEST(StoreTest, ScanAtGivesTheStateAtEveryRetainedRevision) {
   EXPECT_EQ(old.error().code, 410);
 }
 
+// A later page of a list: the state at a revision, from just after a key on. Every key of the
+// random history as the start, every revision.
+TEST(StoreTest, ScanAtFromAKeyGivesTheRestOfTheStateAtThatRevision) {
+  StoreOptions options;
+  options.retainedRevisions = 0;
+  auto store = openStore(options);
+  ASSERT_NE(store, nullptr);
+  auto history = randomHistory(*store, 80, 11);
+  for (std::int64_t rv = 0; rv <= 80; rv += 3) {
+    for (int k = 0; k < 6; ++k) {
+      const std::string startAfter = keyOf("k" + std::to_string(k));
+      State expected;
+      for (const auto& [key, value] : history[rv]) {
+        if (key > startAfter) expected[key] = value;
+      }
+      State seen;
+      auto scanned = store->scanAt("/configmaps/", rv, startAfter,
+                                   [&](const std::string& key, const ObjectPtr& o) {
+                                     seen[key] = (*o)["data"]["k"].get<std::string>();
+                                     return true;
+                                   });
+      ASSERT_TRUE(scanned) << scanned.error().str();
+      EXPECT_EQ(seen, expected) << "after " << startAfter << " at revision " << rv;
+    }
+  }
+}
+
 TEST(StoreTest, ScanAtStopsWhenTheVisitorSaysSo) {
   auto store = openStore();
   ASSERT_NE(store, nullptr);
