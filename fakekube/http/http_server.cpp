@@ -5,6 +5,7 @@
 #include <openssl/pem.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -14,6 +15,7 @@
 
 #include "fakekube/api/json_writer.h"
 #include "fakekube/apiserver/api_server.h"
+#include "fakekube/http/request_metrics.h"
 #include "fakekube/http/rest_handler.h"
 #include "fakekube/http/watch_stream.h"
 
@@ -115,7 +117,13 @@ struct HttpServer::Impl {
 
   void serve(const httplib::Request& req, httplib::Response& res,
              const httplib::ContentReader* reader);
-  void serveStream(httplib::Response& res, std::shared_ptr<WatchStream> stream);
+  void serveStream(httplib::Response& res, std::shared_ptr<WatchStream> stream,
+                   std::function<void()> ended);
+  std::string renderMetrics() const {
+    std::string text = metricsRegistry.renderPrometheusText();
+    if (options.extraMetrics) text += options.extraMetrics();
+    return text;
+  }
   void forget(const std::shared_ptr<WatchStream>& stream);
 
   ApiServer& api;
@@ -131,6 +139,9 @@ struct HttpServer::Impl {
 
   mutable std::mutex streamsMu;
   std::set<std::shared_ptr<WatchStream>> streams;
+
+  MetricsRegistry metricsRegistry;
+  RequestMetrics requestMetrics{metricsRegistry};
 };
 
 void HttpServer::Impl::serve(const httplib::Request& req, httplib::Response& res,
@@ -172,17 +183,36 @@ void HttpServer::Impl::serve(const httplib::Request& req, httplib::Response& res
   request.accept = req.get_header_value("Accept");
   request.contentType = req.get_header_value("Content-Type");
 
-  RestResponse response = handler->handle(request);
+  const auto started = std::chrono::steady_clock::now();
+  const RequestLabels labels = requestLabels(request);
+  RestResponse response;
+  if (request.path == "/metrics") {
+    if (request.method == "GET" || request.method == "HEAD") {
+      response.contentType = "text/plain; version=0.0.4; charset=utf-8";
+      response.body = renderMetrics();
+    } else {
+      response = RestHandler::errorResponse(
+          Status::generic(405, "MethodNotAllowed",
+                          "the server does not allow this method on the requested resource"));
+    }
+  } else {
+    response = handler->handle(request);
+  }
   if (response.stream) {
-    serveStream(res, std::move(response.stream));
+    serveStream(res, std::move(response.stream),
+                [this, labels] { requestMetrics.record(labels, 200, 0); });
     return;
   }
+  requestMetrics.record(
+      labels, response.status,
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   res.status = response.status;
   for (const auto& [k, v] : response.headers) res.set_header(k.c_str(), v);
   res.set_content(std::move(response.body), response.contentType.c_str());
 }
 
-void HttpServer::Impl::serveStream(httplib::Response& res, std::shared_ptr<WatchStream> stream) {
+void HttpServer::Impl::serveStream(httplib::Response& res, std::shared_ptr<WatchStream> stream,
+                                   std::function<void()> ended) {
   {
     std::lock_guard lock(streamsMu);
     streams.insert(stream);
@@ -206,7 +236,10 @@ void HttpServer::Impl::serveStream(httplib::Response& res, std::shared_ptr<Watch
         // socket for an orderly close).
         return step == WatchStream::Step::Data || sink.is_writable();
       },
-      [this, stream](bool) { forget(stream); });
+      [this, stream, ended = std::move(ended)](bool) {
+        forget(stream);
+        ended();
+      });
 }
 
 void HttpServer::Impl::forget(const std::shared_ptr<WatchStream>& stream) {
@@ -323,6 +356,8 @@ void HttpServer::stop() {
   if (impl.server) impl.server->stop();
   if (impl.listener.joinable()) impl.listener.join();
 }
+
+std::string HttpServer::renderMetrics() const { return impl_->renderMetrics(); }
 
 std::size_t HttpServer::activeWatches() const {
   std::lock_guard lock(impl_->streamsMu);

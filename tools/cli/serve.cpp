@@ -99,6 +99,9 @@ int runServe(const ServeOptions& options) {
   httpOptions.host = host;
   httpOptions.port = port;
   httpOptions.bearerToken = options.token;
+  // /metrics: the API server's request metrics, then the controllers' (controller-runtime's
+  // names), as a kube-apiserver and a controller manager would each serve theirs.
+  httpOptions.extraMetrics = [&cluster] { return cluster.manager().renderMetrics(); };
   // Kubernetes clients send a token only over TLS: with --token (or --tls) serve HTTPS, with a
   // certificate made now and handed to clients as the kubeconfig's certificate authority.
   if (options.tls || !options.token.empty()) {
