@@ -278,6 +278,22 @@ RestResponse methodNotAllowed() {
 
 std::optional<RestResponse> handleReview(ApiServer& server, const RestRequest& request,
                                          const std::vector<std::string>& s) {
+  // /api/v1/namespaces/<ns>/bindings: the older form of pods/<name>/binding.
+  if (s.size() == 5 && s[0] == "api" && s[1] == "v1" && s[2] == "namespaces" &&
+      s[4] == "bindings") {
+    if (request.method != "POST") return methodNotAllowed();
+    auto body = decode(request);
+    if (!body) return error(body.error());
+    const std::string pod = meta::name(*body);
+    CreateOptions options;
+    options.dryRun = request.param("dryRun").has_value();
+    auto bound = server.createSubresource({"", "v1", "pods"}, s[3], pod, "binding",
+                                          std::move(*body), options);
+    if (!bound) return error(bound.error());
+    const int code =
+        bound->is_object() && bound->value("code", 0) > 0 ? bound->value("code", 0) : 201;
+    return json(code, *bound);
+  }
   // /api/v1/namespaces/<ns>/serviceaccounts/<name>/token
   if (s.size() == 7 && s[0] == "api" && s[1] == "v1" && s[2] == "namespaces" &&
       s[4] == "serviceaccounts" && s[6] == "token") {

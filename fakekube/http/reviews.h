@@ -7,6 +7,8 @@
 //   POST /apis/authentication.k8s.io/v1/selfsubjectreviews          kubectl auth whoami
 //   POST /apis/authentication.k8s.io/v1/tokenreviews
 //   POST /api/v1/namespaces/<ns>/serviceaccounts/<name>/token       kubectl create token
+//   POST /api/v1/namespaces/<ns>/bindings                           a Binding, as
+//        pods/<name>/binding (the pod is the Binding's metadata.name)
 //
 // RBAC is not enforced: every access review answers allowed, with a reason saying so, and the
 // rules review answers every verb on every resource. Every client is the one user a kubeadm

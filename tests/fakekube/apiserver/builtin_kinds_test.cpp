@@ -204,7 +204,7 @@ class BuiltinKindsTest : public ApiServerTest {};
 
 TEST_F(BuiltinKindsTest, EveryKindIsCreatedReadAndListed) {
   for (const auto& c : kindCases()) {
-    SCOPED_TRACE(c.gvr.str());
+    SCOPED_TRACE(c.gvr.apiVersion() + " " + c.gvr.resource);
     const std::string ns = c.body["metadata"].value("namespace", "");
     Json created = create(c.gvr, c.body, ns);
     EXPECT_FALSE(meta::uid(created).empty());

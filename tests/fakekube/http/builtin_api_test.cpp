@@ -235,6 +235,19 @@ TEST_F(BuiltinApiTest, ServiceAccountTokensAreIssuedAndReviewed) {
   EXPECT_EQ(post("/api/v1/namespaces/default/serviceaccounts/builder/token", request)->status, 422);
 }
 
+TEST_F(BuiltinApiTest, BindingsCollectionBindsThePodItNames) {
+  ASSERT_EQ(post("/api/v1/namespaces/default/pods", pod("p"))->status, 201);
+  Json binding = {{"apiVersion", "v1"},
+                  {"kind", "Binding"},
+                  {"metadata", {{"name", "p"}, {"namespace", "default"}}},
+                  {"target", {{"kind", "Node"}, {"name", "node-1"}}}};
+  auto response = post("/api/v1/namespaces/default/bindings", binding);
+  ASSERT_EQ(response->status, 201) << response->body;
+  EXPECT_EQ(parse(get("/api/v1/namespaces/default/pods/p")->body)["spec"]["nodeName"], "node-1");
+  binding["metadata"]["name"] = "missing";
+  EXPECT_EQ(post("/api/v1/namespaces/default/bindings", binding)->status, 404);
+}
+
 TEST_F(BuiltinApiTest, StatefulSetScaleAndPrinterColumns) {
   Json labels = {{"app", "db"}};
   Json sts = {
