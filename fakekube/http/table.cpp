@@ -1122,7 +1122,7 @@ Printer printerFor(const ResourceInfo& info) {
          column("Targets", "The current and target resource utilization for the autoscaler"),
          column("MinPods",
                 "Lower limit for the number of pods that can be set by the autoscaler, default 1.",
-                0, "integer"),
+                0, "string"),
          column("MaxPods",
                 "Upper limit for the number of pods that can be set by the autoscaler; cannot be "
                 "smaller than MinReplicas.",

@@ -9,7 +9,18 @@
 namespace fakekube::httptest {
 namespace {
 
-using BuiltinApiTest = HttpTest;
+class BuiltinApiTest : public HttpTest {
+ protected:
+  // The cells of the row `kubectl get` shows for `object`, POSTed to `collection` first.
+  Json rowOf(const std::string& collection, const Json& object) {
+    auto created = post(collection, object);
+    EXPECT_EQ(created->status, 201) << created->body;
+    Json table = parse(get(collection + "/" + object["metadata"]["name"].get<std::string>(),
+                           {{"Accept", "application/json;as=Table;v=v1;g=meta.k8s.io"}})
+                           ->body);
+    return table["rows"][0]["cells"];
+  }
+};
 
 const char* const kAggregatedV2 =
     "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,"
@@ -317,6 +328,76 @@ TEST_F(BuiltinApiTest, RoleBindingAndCronJobTables) {
   EXPECT_EQ(ct["rows"][0]["cells"][3], "False");
   EXPECT_EQ(ct["rows"][0]["cells"][4], 0);
   EXPECT_EQ(ct["rows"][0]["cells"][5], "<none>");
+}
+
+TEST_F(BuiltinApiTest, PrinterColumnsOfHelmChartKinds) {
+  Json ingress = {
+      {"apiVersion", "networking.k8s.io/v1"},
+      {"kind", "Ingress"},
+      {"metadata", {{"name", "web"}, {"namespace", "default"}}},
+      {"spec",
+       {{"ingressClassName", "nginx"},
+        {"tls", Json::array({{{"hosts", Json::array({"a.example.com"})}}})},
+        {"rules",
+         Json::array(
+             {{{"host", "a.example.com"},
+               {"http",
+                {{"paths", Json::array({{{"path", "/"},
+                                         {"pathType", "Prefix"},
+                                         {"backend",
+                                          {{"service",
+                                            {{"name", "web"}, {"port", {{"number", 80}}}}}}}}})}}}},
+              {{"http",
+                {{"paths",
+                  Json::array(
+                      {{{"path", "/"},
+                        {"pathType", "Prefix"},
+                        {"backend",
+                         {{"service", {{"name", "web"}, {"port", {{"number", 80}}}}}}}}})}}}}})}}}};
+  EXPECT_EQ(rowOf("/apis/networking.k8s.io/v1/namespaces/default/ingresses", ingress),
+            Json::array({"web", "nginx", "a.example.com,*", "", "80, 443", "0s"}));
+
+  Json pdb = {{"apiVersion", "policy/v1"},
+              {"kind", "PodDisruptionBudget"},
+              {"metadata", {{"name", "web"}, {"namespace", "default"}}},
+              {"spec", {{"maxUnavailable", "25%"}, {"selector", {{"matchLabels", {{"a", "b"}}}}}}}};
+  EXPECT_EQ(rowOf("/apis/policy/v1/namespaces/default/poddisruptionbudgets", pdb),
+            Json::array({"web", "N/A", "25%", 0, "0s"}));
+
+  Json hpa = {
+      {"apiVersion", "autoscaling/v2"},
+      {"kind", "HorizontalPodAutoscaler"},
+      {"metadata", {{"name", "web"}, {"namespace", "default"}}},
+      {"spec",
+       {{"scaleTargetRef", {{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"name", "web"}}},
+        {"maxReplicas", 4}}}};
+  EXPECT_EQ(rowOf("/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers", hpa),
+            Json::array({"web", "Deployment/web", "cpu: <unknown>/80%", "1", 4, 0, "0s"}));
+
+  Json storageClass = {
+      {"apiVersion", "storage.k8s.io/v1"},
+      {"kind", "StorageClass"},
+      {"metadata",
+       {{"name", "standard"},
+        {"annotations", {{"storageclass.kubernetes.io/is-default-class", "true"}}}}},
+      {"provisioner", "rancher.io/local-path"},
+      {"volumeBindingMode", "WaitForFirstConsumer"}};
+  EXPECT_EQ(rowOf("/apis/storage.k8s.io/v1/storageclasses", storageClass),
+            Json::array({"standard (default)", "rancher.io/local-path", "Delete",
+                         "WaitForFirstConsumer", "false", "0s"}));
+
+  Json job = {{"apiVersion", "batch/v1"},
+              {"kind", "Job"},
+              {"metadata", {{"name", "once"}, {"namespace", "default"}}},
+              {"spec",
+               {{"template",
+                 {{"spec",
+                   {{"restartPolicy", "Never"},
+                    {"containers", Json::array({{{"name", "main"}, {"image", "busybox"}}})}}}}}}}};
+  Json jobRow = rowOf("/apis/batch/v1/namespaces/default/jobs", job);
+  EXPECT_EQ(jobRow[1], "Running");
+  EXPECT_EQ(jobRow[2], "0/1");
+  EXPECT_EQ(jobRow[3], "");
 }
 
 TEST_F(BuiltinApiTest, RequestLabelsFollowKubeApiserver) {
