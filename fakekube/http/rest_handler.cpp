@@ -567,7 +567,11 @@ std::string selectorString(const Json& object) {
     if (!out.empty()) out += ",";
     out += term;
   };
-  if (const Json& labels = jsonAt(selector, {"matchLabels"}); labels.is_object()) {
+  // A ReplicationController's selector is a plain map of labels.
+  const bool plainMap = selector.is_object() && !selector.contains("matchLabels") &&
+                        !selector.contains("matchExpressions");
+  if (const Json& labels = plainMap ? selector : jsonAt(selector, {"matchLabels"});
+      labels.is_object()) {
     for (const auto& [key, value] : labels.items()) {
       if (value.is_string()) append(key + "=" + value.get<std::string>());
     }

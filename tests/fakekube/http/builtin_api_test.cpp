@@ -289,6 +289,22 @@ TEST_F(BuiltinApiTest, StatefulSetScaleAndPrinterColumns) {
   EXPECT_EQ(t["rows"][0]["cells"][4], "postgres:16");
 }
 
+TEST_F(BuiltinApiTest, ReplicationControllerScaleCarriesItsMapSelector) {
+  Json rc = {
+      {"apiVersion", "v1"},
+      {"kind", "ReplicationController"},
+      {"metadata", {{"name", "old"}, {"namespace", "default"}}},
+      {"spec",
+       {{"replicas", 2},
+        {"template",
+         {{"metadata", {{"labels", {{"app", "old"}}}}},
+          {"spec", {{"containers", Json::array({{{"name", "main"}, {"image", "nginx"}}})}}}}}}}};
+  ASSERT_EQ(post("/api/v1/namespaces/default/replicationcontrollers", rc)->status, 201);
+  Json scale = parse(get("/api/v1/namespaces/default/replicationcontrollers/old/scale")->body);
+  EXPECT_EQ(scale["spec"]["replicas"], 2);
+  EXPECT_EQ(scale["status"]["selector"], "app=old");
+}
+
 TEST_F(BuiltinApiTest, RoleBindingAndCronJobTables) {
   Json binding = {
       {"apiVersion", "rbac.authorization.k8s.io/v1"},
