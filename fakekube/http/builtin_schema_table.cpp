@@ -9,24 +9,24 @@ std::string_view builtinSchemaTable() {
       R"schema(D io.k8s.v1.Binding
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
 target	#io.k8s.v1.ObjectReference	r	
 D io.k8s.v1.ComponentStatus
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 conditions	[]#io.k8s.v1.ComponentCondition		List of component conditions observed
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
 D io.k8s.v1.ConfigMap
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 binaryData	map[]string		BinaryData contains the binary data. Each key must consist of alphanumeric characters, '-', '_' or '.'. BinaryData can contain byte sequences that are not in the UTF-8 range. The keys stored in BinaryData must not overlap with the ones in the Data field, this is enforced during validation process. Using this field will require 1.10+ apiserver and kubelet.
 data	map[]string		Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in Data must not overlap with the keys in the BinaryData field, this is enforced during validation process.
 immutable	boolean		Immutable, if set to true, ensures that data stored in the ConfigMap cannot be updated (only object metadata can be modified). If not set to true, the field can be modified at any time. Defaulted to nil.
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
 D io.k8s.v1.Endpoints
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
 subsets	[]#io.k8s.v1.EndpointSubset		The set of all endpoints is the union of all subsets. Addresses are placed into subsets according to the IPs they share. A single address with multiple ports, some of which are ready and some of which are not (because they come from different containers) will result in the address being displayed in different subsets for the different ports. No address will appear in both Addresses and NotReadyAddresses in the same subset. Sets of addresses and ports that comprise a service.
 D io.k8s.core.v1.Event
 action	string		What action was taken/failed regarding to the Regarding object.
@@ -38,7 +38,7 @@ involvedObject	#io.k8s.v1.ObjectReference	r
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
 lastTimestamp	date-time		The time at which the most recent occurrence of this event was recorded.
 message	string		A human-readable description of the status of this operation.
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta	r	
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta	r	Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
 reason	string		This should be a short, machine understandable string that gives the reason for the transition into the object's current status.
 related	#io.k8s.v1.ObjectReference		
 reportingComponent	string		Name of the controller that emitted this Event, e.g. `kubernetes.io/kubelet`.
@@ -49,211 +49,211 @@ type	string		Type of this event (Normal, Warning), new types could be added in t
 D io.k8s.v1.LimitRange
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
-spec	#io.k8s.v1.LimitRangeSpec		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+spec	#io.k8s.v1.LimitRangeSpec		Specification of the desired behavior of the LimitRange. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
 D io.k8s.v1.Namespace
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
-spec	#io.k8s.v1.NamespaceSpec		
-status	#io.k8s.v1.NamespaceStatus		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+spec	#io.k8s.v1.NamespaceSpec		Specification of the desired behavior of the Namespace. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+status	#io.k8s.v1.NamespaceStatus		Most recently observed status of the Namespace. This data may not be up to date. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
 D io.k8s.v1.Node
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
-spec	#io.k8s.v1.NodeSpec		
-status	#io.k8s.v1.NodeStatus		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+spec	#io.k8s.v1.NodeSpec		Specification of the desired behavior of the Node. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+status	#io.k8s.v1.NodeStatus		Most recently observed status of the Node. This data may not be up to date. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
 D io.k8s.v1.PersistentVolume
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
-spec	#io.k8s.v1.PersistentVolumeSpec		
-status	#io.k8s.v1.PersistentVolumeStatus		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+spec	#io.k8s.v1.PersistentVolumeSpec		Specification of the desired behavior of the PersistentVolume. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+status	#io.k8s.v1.PersistentVolumeStatus		Most recently observed status of the PersistentVolume. This data may not be up to date. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
 D io.k8s.v1.PersistentVolumeClaim
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
-spec	#io.k8s.v1.PersistentVolumeClaimSpec		
-status	#io.k8s.v1.PersistentVolumeClaimStatus		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+spec	#io.k8s.v1.PersistentVolumeClaimSpec		Specification of the desired behavior of the PersistentVolumeClaim. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+status	#io.k8s.v1.PersistentVolumeClaimStatus		Most recently observed status of the PersistentVolumeClaim. This data may not be up to date. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
 D io.k8s.v1.Pod
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
-spec	#io.k8s.v1.PodSpec		
-status	#io.k8s.v1.PodStatus		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+spec	#io.k8s.v1.PodSpec		Specification of the desired behavior of the Pod. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+status	#io.k8s.v1.PodStatus		Most recently observed status of the Pod. This data may not be up to date. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
 D io.k8s.v1.PodTemplate
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
 template	#io.k8s.v1.PodTemplateSpec		
 D io.k8s.v1.ReplicationController
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
-spec	#io.k8s.v1.ReplicationControllerSpec		
-status	#io.k8s.v1.ReplicationControllerStatus		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+spec	#io.k8s.v1.ReplicationControllerSpec		Specification of the desired behavior of the ReplicationController. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+status	#io.k8s.v1.ReplicationControllerStatus		Most recently observed status of the ReplicationController. This data may not be up to date. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
 D io.k8s.v1.ResourceQuota
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
-spec	#io.k8s.v1.ResourceQuotaSpec		
-status	#io.k8s.v1.ResourceQuotaStatus		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+spec	#io.k8s.v1.ResourceQuotaSpec		Specification of the desired behavior of the ResourceQuota. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+status	#io.k8s.v1.ResourceQuotaStatus		Most recently observed status of the ResourceQuota. This data may not be up to date. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
 D io.k8s.v1.Secret
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 data	map[]string		Data contains the secret data. Each key must consist of alphanumeric characters, '-', '_' or '.'. The serialized form of the secret data is a base64 encoded string, representing the arbitrary (possibly non-string) data value here. Described in https://tools.ietf.org/html/rfc4648#section-4
 immutable	boolean		Immutable, if set to true, ensures that data stored in the Secret cannot be updated (only object metadata can be modified). If not set to true, the field can be modified at any time. Defaulted to nil.
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
 stringData	map[]string		stringData allows specifying non-binary secret data in string form. It is provided as a write-only input field for convenience. All keys and values are merged into the data field on write, overwriting any existing values. The stringData field is never output when reading from the API.
 type	string		Used to facilitate programmatic handling of secret data.
 D io.k8s.v1.Service
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
-spec	#io.k8s.v1.ServiceSpec		
-status	#io.k8s.v1.ServiceStatus		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+spec	#io.k8s.v1.ServiceSpec		Specification of the desired behavior of the Service. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+status	#io.k8s.v1.ServiceStatus		Most recently observed status of the Service. This data may not be up to date. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
 D io.k8s.v1.ServiceAccount
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 automountServiceAccountToken	boolean		AutomountServiceAccountToken indicates whether pods running as this service account should have an API token automatically mounted. Can be overridden at the pod level.
 imagePullSecrets	[]#io.k8s.v1.LocalObjectReference		ImagePullSecrets is a list of references to secrets in the same namespace to use for pulling any images in pods that reference this ServiceAccount. ImagePullSecrets are distinct from Secrets because Secrets can be mounted in the pod, but ImagePullSecrets are only accessed by the kubelet. More info: https://kubernetes.io/docs/concepts/containers/images/#specifying-imagepullsecrets-on-a-pod
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
 secrets	[]#io.k8s.v1.ObjectReference		Secrets is the list of secrets allowed to be used by pods running using this ServiceAccount. More info: https://kubernetes.io/docs/concepts/configuration/secret
 D io.k8s.v1.Scale
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
-spec	#io.k8s.v1.ScaleSpec		
-status	#io.k8s.v1.ScaleStatus		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+spec	#io.k8s.v1.ScaleSpec		Specification of the desired behavior of the Scale. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+status	#io.k8s.v1.ScaleStatus		Most recently observed status of the Scale. This data may not be up to date. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
 D io.k8s.authentication.v1.TokenRequest
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
-spec	#io.k8s.v1.TokenRequestSpec	r	
-status	#io.k8s.v1.TokenRequestStatus		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+spec	#io.k8s.v1.TokenRequestSpec	r	Specification of the desired behavior of the TokenRequest. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+status	#io.k8s.v1.TokenRequestStatus		Most recently observed status of the TokenRequest. This data may not be up to date. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
 D io.k8s.v1.TokenReview
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
-spec	#io.k8s.v1.TokenReviewSpec	r	
-status	#io.k8s.v1.TokenReviewStatus		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+spec	#io.k8s.v1.TokenReviewSpec	r	Specification of the desired behavior of the TokenReview. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+status	#io.k8s.v1.TokenReviewStatus		Most recently observed status of the TokenReview. This data may not be up to date. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
 D io.k8s.v1.LocalSubjectAccessReview
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
-spec	#io.k8s.v1.SubjectAccessReviewSpec	r	
-status	#io.k8s.v1.SubjectAccessReviewStatus		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+spec	#io.k8s.v1.SubjectAccessReviewSpec	r	Specification of the desired behavior of the LocalSubjectAccessReview. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+status	#io.k8s.v1.SubjectAccessReviewStatus		Most recently observed status of the LocalSubjectAccessReview. This data may not be up to date. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
 D io.k8s.v1.SelfSubjectAccessReview
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
-spec	#io.k8s.v1.SelfSubjectAccessReviewSpec	r	
-status	#io.k8s.v1.SubjectAccessReviewStatus		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+spec	#io.k8s.v1.SelfSubjectAccessReviewSpec	r	Specification of the desired behavior of the SelfSubjectAccessReview. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+status	#io.k8s.v1.SubjectAccessReviewStatus		Most recently observed status of the SelfSubjectAccessReview. This data may not be up to date. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
 D io.k8s.v1.SelfSubjectRulesReview
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
-spec	#io.k8s.v1.SelfSubjectRulesReviewSpec	r	
-status	#io.k8s.v1.SubjectRulesReviewStatus		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+spec	#io.k8s.v1.SelfSubjectRulesReviewSpec	r	Specification of the desired behavior of the SelfSubjectRulesReview. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+status	#io.k8s.v1.SubjectRulesReviewStatus		Most recently observed status of the SelfSubjectRulesReview. This data may not be up to date. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
 D io.k8s.v1.SubjectAccessReview
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
-spec	#io.k8s.v1.SubjectAccessReviewSpec	r	
-status	#io.k8s.v1.SubjectAccessReviewStatus		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+spec	#io.k8s.v1.SubjectAccessReviewSpec	r	Specification of the desired behavior of the SubjectAccessReview. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+status	#io.k8s.v1.SubjectAccessReviewStatus		Most recently observed status of the SubjectAccessReview. This data may not be up to date. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
 D io.k8s.v1.MutatingWebhookConfiguration
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
 webhooks	[]#io.k8s.v1.MutatingWebhook		Webhooks is a list of webhooks and the affected resources and operations.
 D io.k8s.v1.ValidatingWebhookConfiguration
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
 webhooks	[]#io.k8s.v1.ValidatingWebhook		Webhooks is a list of webhooks and the affected resources and operations.
 D io.k8s.v1.CustomResourceDefinition
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
-spec	#io.k8s.v1.CustomResourceDefinitionSpec	r	
-status	#io.k8s.v1.CustomResourceDefinitionStatus		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+spec	#io.k8s.v1.CustomResourceDefinitionSpec	r	Specification of the desired behavior of the CustomResourceDefinition. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+status	#io.k8s.v1.CustomResourceDefinitionStatus		Most recently observed status of the CustomResourceDefinition. This data may not be up to date. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
 D io.k8s.v1.APIService
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
-spec	#io.k8s.v1.APIServiceSpec		
-status	#io.k8s.v1.APIServiceStatus		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+spec	#io.k8s.v1.APIServiceSpec		Specification of the desired behavior of the APIService. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+status	#io.k8s.v1.APIServiceStatus		Most recently observed status of the APIService. This data may not be up to date. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
 D io.k8s.v1.ControllerRevision
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 data	object		Data is the serialized representation of the state.
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
 revision	integer	r	Revision indicates the revision of the state represented by Data.
 D io.k8s.v1.DaemonSet
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
-spec	#io.k8s.v1.DaemonSetSpec		
-status	#io.k8s.v1.DaemonSetStatus		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+spec	#io.k8s.v1.DaemonSetSpec		Specification of the desired behavior of the DaemonSet. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+status	#io.k8s.v1.DaemonSetStatus		Most recently observed status of the DaemonSet. This data may not be up to date. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
 D io.k8s.v1.Deployment
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
-spec	#io.k8s.v1.DeploymentSpec		
-status	#io.k8s.v1.DeploymentStatus		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+spec	#io.k8s.v1.DeploymentSpec		Specification of the desired behavior of the Deployment. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+status	#io.k8s.v1.DeploymentStatus		Most recently observed status of the Deployment. This data may not be up to date. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
 D io.k8s.v1.ReplicaSet
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
-spec	#io.k8s.v1.ReplicaSetSpec		
-status	#io.k8s.v1.ReplicaSetStatus		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+spec	#io.k8s.v1.ReplicaSetSpec		Specification of the desired behavior of the ReplicaSet. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+status	#io.k8s.v1.ReplicaSetStatus		Most recently observed status of the ReplicaSet. This data may not be up to date. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
 D io.k8s.v1.StatefulSet
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
-spec	#io.k8s.v1.StatefulSetSpec		
-status	#io.k8s.v1.StatefulSetStatus		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+spec	#io.k8s.v1.StatefulSetSpec		Specification of the desired behavior of the StatefulSet. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+status	#io.k8s.v1.StatefulSetStatus		Most recently observed status of the StatefulSet. This data may not be up to date. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
 D io.k8s.v1.HorizontalPodAutoscaler
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
-spec	#io.k8s.v1.HorizontalPodAutoscalerSpec		
-status	#io.k8s.v1.HorizontalPodAutoscalerStatus		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+spec	#io.k8s.v1.HorizontalPodAutoscalerSpec		Specification of the desired behavior of the HorizontalPodAutoscaler. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+status	#io.k8s.v1.HorizontalPodAutoscalerStatus		Most recently observed status of the HorizontalPodAutoscaler. This data may not be up to date. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
 D io.k8s.v2.HorizontalPodAutoscaler
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
-spec	#io.k8s.v2.HorizontalPodAutoscalerSpec		
-status	#io.k8s.v2.HorizontalPodAutoscalerStatus		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+spec	#io.k8s.v2.HorizontalPodAutoscalerSpec		Specification of the desired behavior of the HorizontalPodAutoscaler. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+status	#io.k8s.v2.HorizontalPodAutoscalerStatus		Most recently observed status of the HorizontalPodAutoscaler. This data may not be up to date. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
 D io.k8s.v1.CronJob
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
-spec	#io.k8s.v1.CronJobSpec		
-status	#io.k8s.v1.CronJobStatus		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+spec	#io.k8s.v1.CronJobSpec		Specification of the desired behavior of the CronJob. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+status	#io.k8s.v1.CronJobStatus		Most recently observed status of the CronJob. This data may not be up to date. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
 D io.k8s.v1.Job
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
-spec	#io.k8s.v1.JobSpec		
-status	#io.k8s.v1.JobStatus		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+spec	#io.k8s.v1.JobSpec		Specification of the desired behavior of the Job. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+status	#io.k8s.v1.JobStatus		Most recently observed status of the Job. This data may not be up to date. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
 D io.k8s.v1.CertificateSigningRequest
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
-spec	#io.k8s.v1.CertificateSigningRequestSpec	r	
-status	#io.k8s.v1.CertificateSigningRequestStatus		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+spec	#io.k8s.v1.CertificateSigningRequestSpec	r	Specification of the desired behavior of the CertificateSigningRequest. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+status	#io.k8s.v1.CertificateSigningRequestStatus		Most recently observed status of the CertificateSigningRequest. This data may not be up to date. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
 D io.k8s.v1.Lease
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
-spec	#io.k8s.v1.LeaseSpec		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+spec	#io.k8s.v1.LeaseSpec		Specification of the desired behavior of the Lease. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
 D io.k8s.v1.EndpointSlice
 addressType	string	r	addressType specifies the type of address carried by this EndpointSlice. All addresses in this slice must be the same type. This field is immutable after creation. The following address types are currently supported: * IPv4: Represents an IPv4 Address. * IPv6: Represents an IPv6 Address. * FQDN: Represents a Fully Qualified Domain Name.
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 endpoints	[]#io.k8s.v1.Endpoint	r	endpoints is a list of unique endpoints in this slice. Each slice may include a maximum of 1000 endpoints.
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
 ports	[]#io.k8s.discovery.v1.EndpointPort		ports specifies the list of network ports exposed by each endpoint in this slice. Each port must have a unique name. When ports is empty, it indicates that there are no defined ports. When a port is defined with a nil port value, it indicates "all ports". Each slice may include a maximum of 100 ports.
 D io.k8s.events.v1.Event
 action	string		action is what action was taken/failed regarding to the regarding object. It is machine-readable. This field cannot be empty for new Events and it can have at most 128 characters.
@@ -264,7 +264,7 @@ deprecatedLastTimestamp	date-time		deprecatedLastTimestamp is the deprecated fie
 deprecatedSource	#io.k8s.v1.EventSource		
 eventTime	date-time	r	eventTime is the time when this Event was first observed. It is required.
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
 note	string		note is a human-readable description of the status of this operation. Maximal length of the note is 1kB, but libraries should be prepared to handle values up to 64kB.
 reason	string		reason is why the action was taken. It is human-readable. This field cannot be empty for new Events and it can have at most 128 characters.
 regarding	#io.k8s.v1.ObjectReference		
@@ -276,70 +276,71 @@ type	string		type is the type of this event (Normal, Warning), new types could b
 D io.k8s.v1beta1.FlowSchema
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
-spec	#io.k8s.v1beta1.FlowSchemaSpec		
-status	#io.k8s.v1beta1.FlowSchemaStatus		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+spec	#io.k8s.v1beta1.FlowSchemaSpec		Specification of the desired behavior of the FlowSchema. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+status	#io.k8s.v1beta1.FlowSchemaStatus		Most recently observed status of the FlowSchema. This data may not be up to date. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
 D io.k8s.v1beta1.PriorityLevelConfiguration
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
-spec	#io.k8s.v1beta1.PriorityLevelConfigurationSpec		
-status	#io.k8s.v1beta1.PriorityLevelConfigurationStatus		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+spec	#io.k8s.v1beta1.PriorityLevelConfigurationSpec		Specification of the desired behavior of the PriorityLevelConfiguration. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+status	#io.k8s.v1beta1.PriorityLevelConfigurationStatus		Most recently observed status of the PriorityLevelConfiguration. This data may not be up to date. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
 D io.k8s.v1.Ingress
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
-spec	#io.k8s.v1.IngressSpec		
-status	#io.k8s.v1.IngressStatus		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+spec	#io.k8s.v1.IngressSpec		Specification of the desired behavior of the Ingress. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+status	#io.k8s.v1.IngressStatus		Most recently observed status of the Ingress. This data may not be up to date. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
 D io.k8s.v1.IngressClass
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
-spec	#io.k8s.v1.IngressClassSpec		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+spec	#io.k8s.v1.IngressClassSpec		Specification of the desired behavior of the IngressClass. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
 D io.k8s.v1.NetworkPolicy
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
-spec	#io.k8s.v1.NetworkPolicySpec		
+metadata	#io.k8s.apimachinery.pkg.apis)schema"
+      R"schema(.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+spec	#io.k8s.v1.NetworkPolicySpec		Specification of the desired behavior of the NetworkPolicy. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
 D io.k8s.v1.RuntimeClass
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 handler	string	r	Handler specifies the underlying runtime and configuration that the CRI implementation will use to handle pods of this class. The possible values are specific to the node & CRI configuration.  It is assumed that all handlers are available on every node, and handlers of the same name are equivalent on every node. For example, a handler called "runc" might specify that the runc OCI runtime (using native Linux containers) will be used to run the containers in a pod. The Handler must be lowercase, conform to the DNS Label (RFC 1123) requirements, and is immutable.
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
 overhead	#io.k8s.v1.Overhead		
 scheduling	#io.k8s.v1.Scheduling		
 D io.k8s.v1.Eviction
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 deleteOptions	#io.k8s.v1.DeleteOptions		
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
 D io.k8s.v1.PodDisruptionBudget
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
-spec	#io.k8s.v1.PodDisruptionBudgetSpec		
-status	#io.k8s.v1.PodDisruptionBudgetStatus		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+spec	#io.k8s.v1.PodDisruptionBudgetSpec		Specification of the desired behavior of the PodDisruptionBudget. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+status	#io.k8s.v1.PodDisruptionBudgetStatus		Most recently observed status of the PodDisruptionBudget. This data may not be up to date. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
 D io.k8s.v1.ClusterRole
 aggregationRule	#io.k8s.v1.AggregationRule		
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
 rules	[]#io.k8s.v1.PolicyRule		Rules holds all the PolicyRules for this ClusterRole
 D io.k8s.v1.ClusterRoleBinding
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
 roleRef	#io.k8s.v1.RoleRef	r	
 subjects	[]#io.k8s.v1.Subject		Subjects holds references to the objects the role applies to.
 D io.k8s.v1.Role
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
 rules	[]#io.k8s.v1.PolicyRule		Rules holds all the PolicyRules for this Role
 D io.k8s.v1.RoleBinding
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
 roleRef	#io.k8s.v1.RoleRef	r	
 subjects	[]#io.k8s.v1.Subject		Subjects holds references to the objects the role applies to.
 D io.k8s.v1.PriorityClass
@@ -347,25 +348,25 @@ apiVersion	string		APIVersion defines the versioned schema of this representatio
 description	string		description is an arbitrary string that usually provides guidelines on when this priority class should be used.
 globalDefault	boolean		globalDefault specifies whether this PriorityClass should be considered as the default priority for pods that do not have any priority class. Only one PriorityClass can be marked as `globalDefault`. However, if more than one PriorityClasses exists with their `globalDefault` field set to true, the smallest value of such global default PriorityClasses will be used as the default priority.
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
 preemptionPolicy	string		PreemptionPolicy is the Policy for preempting pods with lower priority. One of Never, PreemptLowerPriority. Defaults to PreemptLowerPriority if unset. This field is beta-level, gated by the NonPreemptingPriority feature-gate.
 value	integer	r	The value of this priority class. This is the actual priority that pods receive when they have the name of this class in their pod spec.
 D io.k8s.v1.CSIDriver
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
-spec	#io.k8s.v1.CSIDriverSpec	r	
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+spec	#io.k8s.v1.CSIDriverSpec	r	Specification of the desired behavior of the CSIDriver. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
 D io.k8s.v1.CSINode
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
-spec	#io.k8s.v1.CSINodeSpec	r	
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+spec	#io.k8s.v1.CSINodeSpec	r	Specification of the desired behavior of the CSINode. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
 D io.k8s.v1beta1.CSIStorageCapacity
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 capacity	string		Capacity is the value reported by the CSI driver in its GetCapacityResponse for a GetCapacityRequest with topology and parameters that match the previous fields.  The semantic is currently (CSI spec 1.2) defined as: The available capacity, in bytes, of the storage that can be used to provision volumes. If not set, that information is currently unavailable and treated like zero capacity.
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
 maximumVolumeSize	string		MaximumVolumeSize is the value reported by the CSI driver in its GetCapacityResponse for a GetCapacityRequest with topology and parameters that match the previous fields.  This is defined since CSI spec 1.4.0 as the largest size that may be used in a CreateVolumeRequest.capacity_range.required_bytes field to create a volume with the same parameters as those in GetCapacityRequest. The corresponding value in the Kubernetes API is ResourceRequirements.Requests in a volume claim.
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
 nodeTopology	#io.k8s.v1.LabelSelector		
 storageClassName	string	r	The name of the StorageClass that the reported capacity applies to. It must meet the same requirements as the name of a StorageClass object (non-empty, DNS subdomain). If that object no longer exists, the CSIStorageCapacity object is obsolete and should be removed by its creator. This field is immutable.
 D io.k8s.v1.StorageClass
@@ -373,7 +374,7 @@ allowVolumeExpansion	boolean		AllowVolumeExpansion shows whether the storage cla
 allowedTopologies	[]#io.k8s.v1.TopologySelectorTerm		Restrict the node topologies where volumes can be dynamically provisioned. Each volume plugin defines its own supported topology specifications. An empty TopologySelectorTerm list means there is no topology restriction. This field is only honored by servers that enable the VolumeScheduling feature.
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
 mountOptions	[]string		Dynamically provisioned PersistentVolumes of this storage class are created with these mountOptions, e.g. ["ro", "soft"]. Not validated - mount of the PVs will simply fail if one is invalid.
 parameters	map[]string		Parameters holds the parameters for the provisioner that should create volumes of this storage class.
 provisioner	string	r	Provisioner indicates the type of the provisioner.
@@ -382,9 +383,9 @@ volumeBindingMode	string		VolumeBindingMode indicates how PersistentVolumeClaims
 D io.k8s.v1.VolumeAttachment
 apiVersion	string		APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		
-spec	#io.k8s.v1.VolumeAttachmentSpec	r	
-status	#io.k8s.v1.VolumeAttachmentStatus		
+metadata	#io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta		Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+spec	#io.k8s.v1.VolumeAttachmentSpec	r	Specification of the desired behavior of the VolumeAttachment. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+status	#io.k8s.v1.VolumeAttachmentStatus		Most recently observed status of the VolumeAttachment. This data may not be up to date. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
 D io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta
 annotations	map[]string		Annotations is an unstructured key value map stored with a resource that may be set by external tools to store and retrieve arbitrary metadata. They are not queryable and should be preserved when modifying objects. More info: http://kubernetes.io/docs/user-guide/annotations
 clusterName	string		The name of the cluster which the object belongs to. This is used to distinguish resources with same name and namespace in different clusters. This field is not set anywhere right now and apiserver is going to ignore it if set in create or update request.
@@ -392,8 +393,7 @@ creationTimestamp	date-time		CreationTimestamp is a timestamp representing the s
 deletionGracePeriodSeconds	integer		Number of seconds allowed for this object to gracefully terminate before it will be removed from the system. Only set when deletionTimestamp is also set. May only be shortened. Read-only.
 deletionTimestamp	date-time		DeletionTimestamp is RFC 3339 date and time at which this resource will be deleted. This field is set by the server when a graceful deletion is requested by the user, and is not directly settable by a client. The resource is expected to be deleted (no longer visible from resource lists, and not reachable by name) after the time in this field, once the finalizers list is empty. As long as the finalizers list contains items, deletion is blocked. Once the deletionTimestamp is set, this value may not be unset or be set further into the future, although it may be shortened or the resource may be deleted prior to this time. For example, a user may request that a pod is deleted in 30 seconds. The Kubelet will react by sending a graceful termination signal to the containers in the pod. After that 30 seconds, the Kubelet will send a hard termination signal (SIGKILL) to the container and after cleanup, remove the pod from the API. In the presence of network partitions, this object may still exist after this timestamp, until an administrator or automated process can determine the resource is fully terminated. If not set, graceful deletion of the object has not been requested.  Populated by the system when a graceful deletion is requested. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
 finalizers	[]string		Must be empty before the object is deleted from the registry. Each entry is an identifier for the responsible component that will remove the entry from the list. If the deletionTimestamp of the object is non-nil, entries in this list can only be removed. Finalizers may be processed and removed in any order.  Order is NOT enforced because it introduces significant risk of stuck finalizers. finalizers is a shared field, any actor with permission can reorder it. If the finalizer list is processed in order, then this can lead to a situation in which the component responsible for the first finalizer in the list is waiting for a signal (field value, external system, or other) produced by a component responsible for a finalizer later in the list, resulting in a deadlock. Without enforced ordering finalizers are free to order amongst themselves and are not vulnerable to ordering changes in the list.
-generateName	string		GenerateName is an optional prefix, used by the server, to generate a unique name ONLY IF the Name field has not been provided. If this field is used, the name returned to the client will be different than the name passed. This value will also be combined with a unique suffix. The provided value has the same validation rules as the Name field, and may be truncated by the length of the suffix required to make the value unique on the server.  If thi)schema"
-      R"schema(s field is specified and the generated name exists, the server will NOT return a 409 - instead, it will either return 201 Created or 500 with Reason ServerTimeout indicating a unique name could not be found in the time allotted, and the client should retry (optionally after the time indicated in the Retry-After header).  Applied only if Name is not specified. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#idempotency
+generateName	string		GenerateName is an optional prefix, used by the server, to generate a unique name ONLY IF the Name field has not been provided. If this field is used, the name returned to the client will be different than the name passed. This value will also be combined with a unique suffix. The provided value has the same validation rules as the Name field, and may be truncated by the length of the suffix required to make the value unique on the server.  If this field is specified and the generated name exists, the server will NOT return a 409 - instead, it will either return 201 Created or 500 with Reason ServerTimeout indicating a unique name could not be found in the time allotted, and the client should retry (optionally after the time indicated in the Retry-After header).  Applied only if Name is not specified. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#idempotency
 generation	integer		A sequence number representing a specific generation of the desired state. Populated by the system. Read-only.
 labels	map[]string		Map of string keys and values that can be used to organize and categorize (scope and select) objects. May match selectors of replication controllers and services. More info: http://kubernetes.io/docs/user-guide/labels
 managedFields	[]#io.k8s.v1.ManagedFieldsEntry		ManagedFields maps workflow-id and version to the set of fields that are managed by that workflow. This is mostly for internal housekeeping, and users typically shouldn't need to set or understand this field. A workflow can be the user's name, a controller's name, or the name of a specific apply path like "ci-cd". The set of fields is always in the version that the workflow used when modifying the object.
@@ -587,7 +587,8 @@ ipFamilies	[]string		IPFamilies is a list of IP families (e.g. IPv4, IPv6) assig
 ipFamilyPolicy	string		IPFamilyPolicy represents the dual-stack-ness requested or required by this Service, and is gated by the "IPv6DualStack" feature gate.  If there is no value provided, then this field will be set to SingleStack. Services can be "SingleStack" (a single IP family), "PreferDualStack" (two IP families on dual-stack configured clusters or a single IP family on single-stack clusters), or "RequireDualStack" (two IP families on dual-stack configured clusters, otherwise fail). The ipFamilies and clusterIPs fields depend on the value of this field.  This field will be wiped when updating a service to type ExternalName.
 loadBalancerClass	string		loadBalancerClass is the class of the load balancer implementation this Service belongs to. If specified, the value of this field must be a label-style identifier, with an optional prefix, e.g. "internal-vip" or "example.com/internal-vip". Unprefixed names are reserved for end-users. This field can only be set when the Service type is 'LoadBalancer'. If not set, the default load balancer implementation is used, today this is typically done through the cloud provider integration, but should apply for any default implementation. If set, it is assumed that a load balancer implementation is watching for Services with a matching class. Any default load balancer implementation (e.g. cloud providers) should ignore Services that set this field. This field can only be set when creating or updating a Service to type 'LoadBalancer'. Once set, it can not be changed. This field will be wiped when a service is updated to a non 'LoadBalancer' type.
 loadBalancerIP	string		Only applies to Service Type: LoadBalancer LoadBalancer will get created with the IP specified in this field. This feature depends on whether the underlying cloud-provider supports specifying the loadBalancerIP when a load balancer is created. This field will be ignored if the cloud-provider does not support the feature.
-loadBalancerSourceRanges	[]string		If specified and supported by the platform, this will restrict traffic through the cloud-provider load-balancer will be restricted to the specified client IPs. This field will be ignored if the cloud-provider does not support the feature." More info: https://kubernetes.io/docs/tasks/access-application-cluster/create-external-load-balancer/
+loadBalancerSourceRanges	[]string		If specified and supported by the platform, this will restrict traffic through the cloud-provider load-balancer will be restricted )schema"
+      R"schema(to the specified client IPs. This field will be ignored if the cloud-provider does not support the feature." More info: https://kubernetes.io/docs/tasks/access-application-cluster/create-external-load-balancer/
 ports	[]#io.k8s.v1.ServicePort		The list of ports that are exposed by this service. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies
 publishNotReadyAddresses	boolean		publishNotReadyAddresses indicates that any agent which deals with endpoints for this Service should disregard any indications of ready/not-ready. The primary use case for setting this field is for a StatefulSet's Headless Service to propagate SRV DNS records for its Pods for the purpose of peer discovery. The Kubernetes controllers that generate Endpoints and EndpointSlice resources for Services interpret this to mean that all endpoints are considered "ready" even if the Pods themselves are not. Agents which consume only Kubernetes generated endpoints through the Endpoints or EndpointSlice resources can safely assume this behavior.
 selector	map[]string		Route service traffic to pods with label keys and values matching this selector. If empty or not present, the service is assumed to have an external process managing its endpoints, which Kubernetes will not modify. Only applies to types ClusterIP, NodePort, and LoadBalancer. Ignored if type is ExternalName. More info: https://kubernetes.io/docs/concepts/services-networking/service/
@@ -686,8 +687,7 @@ versionPriority	integer	r	VersionPriority controls the ordering of this API vers
 D io.k8s.v1.APIServiceStatus
 conditions	[]#io.k8s.v1.APIServiceCondition		Current service state of apiService.
 D io.k8s.v1.DaemonSetSpec
-minReadySeconds	integer		The minimum number of seconds for which a newly created DaemonSet pod should be ready without any of its container crashing, for it to be considered available. Defaults to 0 (pod will be consi)schema"
-      R"schema(dered available as soon as it is ready).
+minReadySeconds	integer		The minimum number of seconds for which a newly created DaemonSet pod should be ready without any of its container crashing, for it to be considered available. Defaults to 0 (pod will be considered available as soon as it is ready).
 revisionHistoryLimit	integer		The number of old history to retain to allow rollback. This is a pointer to distinguish between explicit zero and not specified. Defaults to 10.
 selector	#io.k8s.v1.LabelSelector	r	
 template	#io.k8s.v1.PodTemplateSpec	r	
@@ -884,7 +884,8 @@ gracePeriodSeconds	integer		The duration in seconds before the object should be 
 kind	string		Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
 orphanDependents	boolean		Deprecated: please use the PropagationPolicy, this field will be deprecated in 1.7. Should the dependent objects be orphaned. If true/false, the "orphan" finalizer will be added to/removed from the object's finalizers list. Either this field or PropagationPolicy may be set, but not both.
 preconditions	#io.k8s.v1.Preconditions		
-propagationPolicy	string		Whether and how garbage collection will be performed. Either this field or OrphanDependents may be set, but not both. The default policy is decided by the existing finalizer set in the metadata.finalizers and the resource-specific default policy. Acceptable values are: 'Orphan' - orphan the dependents; 'Background' - allow the garbage collector to delete the dependents in the background; 'Foreground' - a cascading policy that deletes all dependents in the foreground.
+propagationPolicy	string		Whether and how garbage collection will be performed. Either this field or OrphanDependents may be set, but not both. The default policy is decided by the existing finalizer set in the metadata.finalizers and the resource-specific default policy. Ac)schema"
+      R"schema(ceptable values are: 'Orphan' - orphan the dependents; 'Background' - allow the garbage collector to delete the dependents in the background; 'Foreground' - a cascading policy that deletes all dependents in the foreground.
 D io.k8s.v1.PodDisruptionBudgetSpec
 maxUnavailable	object		An eviction is allowed if at most "maxUnavailable" pods selected by "selector" are unavailable after the eviction, i.e. even in absence of the evicted pod. For example, one can prevent all voluntary evictions by specifying 0. This is a mutually exclusive setting with "minAvailable".
 minAvailable	object		An eviction is allowed if at least "minAvailable" pods selected by "selector" will still be available after the eviction, i.e. even in the absence of the evicted pod.  So for example you can prevent all voluntary evictions by specifying "100%".
@@ -1018,8 +1019,7 @@ D io.k8s.v1.AttachedVolume
 devicePath	string	r	DevicePath represents the device path where the volume should be available
 name	string	r	Name of the attached volume
 D io.k8s.v1.AWSElasticBlockStoreVolumeSource
-fsType	string		Filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. More info: https://kubernetes.io/docs/c)schema"
-      R"schema(oncepts/storage/volumes#awselasticblockstore
+fsType	string		Filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore
 partition	integer		The partition in the volume that you want to mount. If omitted, the default is to mount by volume name. Examples: For volume /dev/sda1, you specify the partition as "1". Similarly, the volume partition for /dev/sda is "0" (or you can leave the property empty).
 readOnly	boolean		Specify "true" to force and set the ReadOnly property in VolumeMounts to "true". If omitted, the default is "false". More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore
 volumeID	string	r	Unique ID of the persistent disk resource in AWS (Amazon EBS volume). More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore
@@ -1308,7 +1308,8 @@ matchExpressions	[]#io.k8s.v1.ScopedResourceSelectorRequirement		A list of scope
 D io.k8s.v1.ServicePort
 appProtocol	string		The application protocol for this port. This field follows standard Kubernetes label syntax. Un-prefixed names are reserved for IANA standard service names (as per RFC-6335 and http://www.iana.org/assignments/service-names). Non-standard protocols should use prefixed names such as mycompany.com/my-custom-protocol.
 name	string		The name of this port within the service. This must be a DNS_LABEL. All ports within a ServiceSpec must have unique names. When considering the endpoints for a Service, this must match the 'name' field in the EndpointPort. Optional if only one ServicePort is defined on this service.
-nodePort	integer		The port on each node on which this service is exposed when type is NodePort or LoadBalancer.  Usually assigned by the system. If a value is specified, in-range, and not in use it will be used, otherwise the operation will fail.  If not specified, a port will be allocated if this Service requires one.  If this field is specified when creating a Service which does not need it, creation will fail. This field will be wiped when updating a Service to no longer need it (e.g. changing type from NodePort to ClusterIP). More info: https://kubernetes.io/docs/concepts/services-networking/service/#type-nodeport
+nodePort	integer		The port on each node on which this service is exposed when ty)schema"
+      R"schema(pe is NodePort or LoadBalancer.  Usually assigned by the system. If a value is specified, in-range, and not in use it will be used, otherwise the operation will fail.  If not specified, a port will be allocated if this Service requires one.  If this field is specified when creating a Service which does not need it, creation will fail. This field will be wiped when updating a Service to no longer need it (e.g. changing type from NodePort to ClusterIP). More info: https://kubernetes.io/docs/concepts/services-networking/service/#type-nodeport
 port	integer	r	The port that will be exposed by this service.
 protocol	string		The IP protocol for this port. Supports "TCP", "UDP", and "SCTP". Default is TCP.
 targetPort	object		Number or name of the port to access on the pods targeted by the service. Number must be in the range 1 to 65535. Name must be an IANA_SVC_NAME. If this is a string, it will be looked up as a named port in the target Pod's container ports. If this is not specified, the value of the 'port' field is used (an identity map). This field is ignored for services with clusterIP=None, and should be omitted or set equal to the 'port' field. More info: https://kubernetes.io/docs/concepts/services-networking/service/#defining-a-service
@@ -1494,8 +1495,7 @@ D io.k8s.v1beta1.PriorityLevelConfigurationReference
 name	string	r	`name` is the name of the priority level configuration being referenced Required.
 D io.k8s.v1beta1.PolicyRulesWithSubjects
 nonResourceRules	[]#io.k8s.v1beta1.NonResourcePolicyRule		`nonResourceRules` is a list of NonResourcePolicyRules that identify matching requests according to their verb and the target non-resource URL.
-resourceRules	[]#io.k8s.v1beta1.ResourcePolic)schema"
-      R"schema(yRule		`resourceRules` is a slice of ResourcePolicyRules that identify matching requests according to their verb and the target resource. At least one of `resourceRules` and `nonResourceRules` has to be non-empty.
+resourceRules	[]#io.k8s.v1beta1.ResourcePolicyRule		`resourceRules` is a slice of ResourcePolicyRules that identify matching requests according to their verb and the target resource. At least one of `resourceRules` and `nonResourceRules` has to be non-empty.
 subjects	[]#io.k8s.v1beta1.Subject	r	subjects is the list of normal user, serviceaccount, or group that this rule cares about. There must be at least one member in this slice. A slice that includes both the system:authenticated and system:unauthenticated user groups matches every request. Required.
 D io.k8s.v1beta1.FlowSchemaCondition
 lastTransitionTime	date-time		`lastTransitionTime` is the last time the condition transitioned from one status to another.
@@ -1766,7 +1766,8 @@ path	string		`path` is an optional URL path which will be sent in any request to
 port	integer		If specified, the port on the service that hosting webhook. Default to 443 for backward compatibility. `port` should be a valid port number (1-65535, inclusive).
 D io.k8s.v1.WebhookConversion
 clientConfig	#io.k8s.apiextensions.v1.WebhookClientConfig		
-conversionReviewVersions	[]string	r	conversionReviewVersions is an ordered list of preferred `ConversionReview` versions the Webhook expects. The API server will use the first version in the list which it supports. If none of the versions specified in this list are supported by API server, conversion will fail for the custom resource. If a persisted Webhook configuration specifies allowed versions and does not include any versions known to the API Server, calls to the webhook will fail.
+conversionReviewVersions	[]string	r	conversionReviewVersions is an ordered list of preferred `ConversionReview` versions the Webhook expects)schema"
+      R"schema(. The API server will use the first version in the list which it supports. If none of the versions specified in this list are supported by API server, conversion will fail for the custom resource. If a persisted Webhook configuration specifies allowed versions and does not include any versions known to the API Server, calls to the webhook will fail.
 D io.k8s.v1.CustomResourceColumnDefinition
 description	string		description is a human readable description of this column.
 format	string		format is an optional OpenAPI type definition for this column. The 'name' format is applied to the primary identifier column to assist in clients identifying column is the resource name. See https://github.com/OAI/OpenAPI-Specification/blob/master/versions/2.0.md#data-types for details.
@@ -1952,8 +1953,7 @@ definitions	map[]#io.k8s.v1.JSONSchemaProps
 dependencies	map[]object		
 description	string		
 enum	[]object		
-example	object		JSON represents any valid JSON value. These types are supported: bool, int64, float64, string, []interface{}, map[string]interface{} and )schema"
-      R"schema(nil.
+example	object		JSON represents any valid JSON value. These types are supported: bool, int64, float64, string, []interface{}, map[string]interface{} and nil.
 exclusiveMaximum	boolean		
 exclusiveMinimum	boolean		
 externalDocs	#io.k8s.v1.ExternalDocumentation		

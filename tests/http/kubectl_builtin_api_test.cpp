@@ -110,6 +110,10 @@ TEST_F(KubectlBuiltinApiTest, ExplainReadsTheBuiltInSchemas) {
   EXPECT_THAT(out, HasSubstr("image\t<string>"));
   EXPECT_THAT(out, HasSubstr("name\t<string> -required-"));
 
+  std::string pod = ok({"explain", "pods"});
+  EXPECT_THAT(pod, HasSubstr("spec\t<PodSpec>"));
+  EXPECT_THAT(pod, HasSubstr("Specification of the desired behavior of the Pod."));
+
   std::string rbac = ok({"explain", "clusterrolebinding.roleRef"});
   EXPECT_THAT(rbac, HasSubstr("GROUP:      rbac.authorization.k8s.io"));
   EXPECT_THAT(rbac, HasSubstr("apiGroup\t<string> -required-"));

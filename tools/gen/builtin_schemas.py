@@ -144,8 +144,22 @@ def required(cls, attr):
     return "must not be `None`" in source
 
 
+CONVENTIONS = "https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md"
+
+# What the Kubernetes API says of every kind's metadata, spec and status (the models leave the
+# descriptions of fields that refer to another type out).
+STANDARD = {
+    "metadata": "Standard object's metadata. More info: " + CONVENTIONS + "#metadata",
+    "spec": "Specification of the desired behavior of the {kind}. More info: " + CONVENTIONS +
+            "#spec-and-status",
+    "status": "Most recently observed status of the {kind}. This data may not be up to date. "
+              "Populated by the system. Read-only. More info: " + CONVENTIONS + "#spec-and-status",
+}
+
+
 def main():
     out = []
+    kind_of = {k[3]: k[2] for k in KINDS}
     pending = [k[3] for k in KINDS]
     seen = set()
     while pending:
@@ -158,7 +172,10 @@ def main():
         for attr, t in cls.openapi_types.items():
             name = cls.attribute_map[attr]
             flags = "r" if required(cls, attr) else ""
-            out.append("\t".join([name, field_type(t, pending), flags, description(cls, attr)]))
+            text = description(cls, attr)
+            if not text and model in kind_of and name in STANDARD:
+                text = STANDARD[name].format(kind=kind_of[model])
+            out.append("\t".join([name, field_type(t, pending), flags, text]))
     for group, version, kind, model in KINDS:
         out.append("K " + "\t".join([group, version, kind, definition_name(model)]))
     text = "\n".join(out) + "\n"

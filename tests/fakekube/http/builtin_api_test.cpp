@@ -118,8 +118,15 @@ TEST_F(BuiltinApiTest, OpenApiV3CarriesTheKindSchemasExplainFollows) {
   const Json& pod = schemas["io.k8s.v1.Pod"];
   EXPECT_EQ(pod["x-kubernetes-group-version-kind"],
             Json::array({{{"group", ""}, {"kind", "Pod"}, {"version", "v1"}}}));
-  // A reference without a description stands alone (with one it goes into allOf).
-  EXPECT_EQ(pod["properties"]["spec"]["$ref"], "#/components/schemas/io.k8s.v1.PodSpec");
+  // A reference goes into allOf beside its description; without one it stands alone.
+  EXPECT_EQ(pod["properties"]["spec"]["allOf"][0]["$ref"],
+            "#/components/schemas/io.k8s.v1.PodSpec");
+  EXPECT_EQ(pod["properties"]["spec"]["description"],
+            "Specification of the desired behavior of the Pod. More info: "
+            "https://git.k8s.io/community/contributors/devel/sig-architecture/"
+            "api-conventions.md#spec-and-status");
+  EXPECT_EQ(schemas["io.k8s.v1.PodSpec"]["properties"]["affinity"]["$ref"],
+            "#/components/schemas/io.k8s.v1.Affinity");
   const Json& podSpec = schemas["io.k8s.v1.PodSpec"];
   const Json& containers = podSpec["properties"]["containers"];
   EXPECT_EQ(containers["type"], "array");
