@@ -25,6 +25,8 @@ constexpr std::string_view kScheduling = "k8s.io.api.scheduling.v1.";
 constexpr std::string_view kNetworking = "k8s.io.api.networking.v1.";
 constexpr std::string_view kAutoscaling = "k8s.io.api.autoscaling.v1.";
 constexpr std::string_view kCoordination = "k8s.io.api.coordination.v1.";
+constexpr std::string_view kAuthorization = "k8s.io.api.authorization.v1.";
+constexpr std::string_view kAuthentication = "k8s.io.api.authentication.v1.";
 
 std::string qualified(std::string_view package, std::string_view name) {
   return std::string(package) + std::string(name);
@@ -128,6 +130,91 @@ struct Table {
     addScheduling();
     addWorkloads();
     addOthers();
+    addReviews();
+  }
+
+  // k8s.io/api/authorization/v1 and authentication/v1: what `kubectl auth can-i`,
+  // `kubectl auth whoami` and `kubectl create token` send.
+  void addReviews() {
+    const std::string meta = qualified(kMeta, "ObjectMeta");
+    const std::string z(kAuthorization);
+    add(kAuthorization, "ResourceAttributes",
+        {Str(1, "namespace"), Str(2, "verb"), Str(3, "group"), Str(4, "version"),
+         Str(5, "resource"), Str(6, "subresource"), Str(7, "name"),
+         Msg(8, "fieldSelector", z + "FieldSelectorAttributes"),
+         Msg(9, "labelSelector", z + "LabelSelectorAttributes")});
+    add(kAuthorization, "FieldSelectorAttributes",
+        {Str(1, "rawSelector"), Msgs(2, "requirements", z + "FieldSelectorRequirement")});
+    add(kAuthorization, "FieldSelectorRequirement",
+        {Str(1, "key", kKeep), Str(2, "operator", kKeep), Strs(3, "values")});
+    add(kAuthorization, "LabelSelectorAttributes",
+        {Str(1, "rawSelector"),
+         Msgs(2, "requirements", qualified(kMeta, "LabelSelectorRequirement"))});
+    add(kAuthorization, "NonResourceAttributes", {Str(1, "path"), Str(2, "verb")});
+    add(kAuthorization, "SelfSubjectAccessReviewSpec",
+        {Msg(1, "resourceAttributes", z + "ResourceAttributes"),
+         Msg(2, "nonResourceAttributes", z + "NonResourceAttributes")});
+    add(kAuthorization, "SubjectAccessReviewSpec",
+        {Msg(1, "resourceAttributes", z + "ResourceAttributes"),
+         Msg(2, "nonResourceAttributes", z + "NonResourceAttributes"), Str(3, "user"),
+         Strs(4, "groups"), Str(6, "uid")});
+    // The statuses are what the server fills in; clients send them empty.
+    add(kAuthorization, "SubjectAccessReviewStatus",
+        {Bool(1, "allowed", kKeep), Bool(4, "denied"), Str(2, "reason"),
+         Str(3, "evaluationError")});
+    add(kAuthorization, "SelfSubjectAccessReview",
+        {Msg(1, "metadata", meta), Msg(2, "spec", z + "SelfSubjectAccessReviewSpec"),
+         Msg(3, "status", z + "SubjectAccessReviewStatus")});
+    add(kAuthorization, "SubjectAccessReview",
+        {Msg(1, "metadata", meta), Msg(2, "spec", z + "SubjectAccessReviewSpec"),
+         Msg(3, "status", z + "SubjectAccessReviewStatus")});
+    add(kAuthorization, "LocalSubjectAccessReview",
+        {Msg(1, "metadata", meta), Msg(2, "spec", z + "SubjectAccessReviewSpec"),
+         Msg(3, "status", z + "SubjectAccessReviewStatus")});
+    add(kAuthorization, "SelfSubjectRulesReviewSpec", {Str(1, "namespace")});
+    add(kAuthorization, "ResourceRule",
+        {NullWhenUnset(Strs(1, "verbs")), Strs(2, "apiGroups"), Strs(3, "resources"),
+         Strs(4, "resourceNames")});
+    add(kAuthorization, "NonResourceRule",
+        {NullWhenUnset(Strs(1, "verbs")), Strs(2, "nonResourceURLs")});
+    add(kAuthorization, "SubjectRulesReviewStatus",
+        {NullWhenUnset(Msgs(1, "resourceRules", z + "ResourceRule")),
+         NullWhenUnset(Msgs(2, "nonResourceRules", z + "NonResourceRule")),
+         Bool(3, "incomplete", kKeep), Str(4, "evaluationError")});
+    add(kAuthorization, "SelfSubjectRulesReview",
+        {Msg(1, "metadata", meta), Msg(2, "spec", z + "SelfSubjectRulesReviewSpec"),
+         Msg(3, "status", z + "SubjectRulesReviewStatus")});
+
+    const std::string n(kAuthentication);
+    add(kAuthentication, "UserInfo", {Str(1, "username"), Str(2, "uid"), Strs(3, "groups")});
+    add(kAuthentication, "SelfSubjectReviewStatus", {Msg(1, "userInfo", n + "UserInfo")});
+    add(kAuthentication, "SelfSubjectReview",
+        {Msg(1, "metadata", meta), Msg(2, "status", n + "SelfSubjectReviewStatus")});
+    add(kAuthentication, "TokenRequestStatus",
+        {Str(1, "token", kKeep), Time(2, "expirationTimestamp")});
+    add(kAuthentication, "TokenReviewStatus",
+        {Bool(1, "authenticated"), Msg(2, "user", n + "UserInfo"), Strs(4, "audiences"),
+         Str(3, "error")});
+    add(kAuthentication, "BoundObjectReference",
+        {Str(1, "kind"), Str(2, "apiVersion"), Str(3, "name"), Str(4, "uid")});
+    add(kAuthentication, "TokenRequestSpec",
+        {NullWhenUnset(Strs(1, "audiences")), I64(4, "expirationSeconds", kKeep),
+         Msg(3, "boundObjectRef", n + "BoundObjectReference")});
+    add(kAuthentication, "TokenRequest",
+        {Msg(1, "metadata", meta), Msg(2, "spec", n + "TokenRequestSpec"),
+         Msg(3, "status", n + "TokenRequestStatus")});
+    add(kAuthentication, "TokenReviewSpec", {Str(1, "token"), Strs(2, "audiences")});
+    add(kAuthentication, "TokenReview",
+        {Msg(1, "metadata", meta), Msg(2, "spec", n + "TokenReviewSpec"),
+         Msg(3, "status", n + "TokenReviewStatus")});
+
+    for (const char* k : {"SelfSubjectAccessReview", "SubjectAccessReview",
+                          "LocalSubjectAccessReview", "SelfSubjectRulesReview"}) {
+      kind("authorization.k8s.io/v1", k, kAuthorization, k);
+    }
+    for (const char* k : {"SelfSubjectReview", "TokenRequest", "TokenReview"}) {
+      kind("authentication.k8s.io/v1", k, kAuthentication, k);
+    }
   }
 
   // k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto

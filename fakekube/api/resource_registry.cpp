@@ -4,6 +4,7 @@
 #include <cctype>
 #include <nlohmann/json.hpp>
 
+#include "fakekube/api/builtin_resources.h"
 #include "fakekube/api/object_meta.h"
 
 namespace fakekube {
@@ -14,36 +15,6 @@ std::string lower(std::string_view s) {
   std::string out(s);
   for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
-}
-
-struct Builtin {
-  const char* group;
-  const char* version;
-  const char* resource;
-  const char* kind;
-  bool namespaced;
-  bool hasStatus;
-  GenerationRule generation;
-  NameRule nameRule;
-  std::vector<std::string> shortNames;
-  std::vector<std::string> fieldSelectors;
-};
-
-ResourceInfo fromBuiltin(const Builtin& b) {
-  ResourceInfo info;
-  info.group = b.group;
-  info.versions = {b.version};
-  info.resource = b.resource;
-  info.kind = b.kind;
-  info.singular = lower(b.kind);
-  info.listKind = std::string(b.kind) + "List";
-  info.namespaced = b.namespaced;
-  info.hasStatus = b.hasStatus;
-  info.generation = b.generation;
-  info.nameRule = b.nameRule;
-  info.shortNames = b.shortNames;
-  info.fieldSelectors = b.fieldSelectors;
-  return info;
 }
 
 }  // namespace
@@ -59,154 +30,7 @@ bool ResourceInfo::supportsFieldSelector(std::string_view field) const {
 }
 
 ResourceRegistry::ResourceRegistry() {
-  using G = GenerationRule;
-  using N = NameRule;
-  const std::vector<Builtin> builtins = {
-      {"",
-       "v1",
-       "namespaces",
-       "Namespace",
-       false,
-       true,
-       G::None,
-       N::Dns1123Label,
-       {"ns"},
-       {"status.phase"}},
-      {"",
-       "v1",
-       "pods",
-       "Pod",
-       true,
-       true,
-       G::SpecChange,
-       N::Dns1123Subdomain,
-       {"po"},
-       {"spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName",
-        "spec.hostNetwork", "status.phase", "status.podIP", "status.nominatedNodeName"}},
-      {"",
-       "v1",
-       "services",
-       "Service",
-       true,
-       true,
-       G::None,
-       N::Dns1035Label,
-       {"svc"},
-       {"spec.clusterIP", "spec.type"}},
-      {"", "v1", "configmaps", "ConfigMap", true, false, G::None, N::Dns1123Subdomain, {"cm"}, {}},
-      {"", "v1", "secrets", "Secret", true, false, G::None, N::Dns1123Subdomain, {}, {"type"}},
-      {"",
-       "v1",
-       "nodes",
-       "Node",
-       false,
-       true,
-       G::None,
-       N::Dns1123Subdomain,
-       {"no"},
-       {"spec.unschedulable"}},
-      {"",
-       "v1",
-       "events",
-       "Event",
-       true,
-       false,
-       G::None,
-       N::Dns1123Subdomain,
-       {"ev"},
-       {"involvedObject.kind", "involvedObject.namespace", "involvedObject.name",
-        "involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion",
-        "involvedObject.fieldPath", "reason", "reportingComponent", "source", "type"}},
-      {"",
-       "v1",
-       "serviceaccounts",
-       "ServiceAccount",
-       true,
-       false,
-       G::None,
-       N::Dns1123Subdomain,
-       {"sa"},
-       {}},
-      {"",
-       "v1",
-       "persistentvolumeclaims",
-       "PersistentVolumeClaim",
-       true,
-       true,
-       G::None,
-       N::Dns1123Subdomain,
-       {"pvc"},
-       {}},
-      {"", "v1", "endpoints", "Endpoints", true, false, G::None, N::Dns1123Subdomain, {"ep"}, {}},
-      {"apps",
-       "v1",
-       "deployments",
-       "Deployment",
-       true,
-       true,
-       G::SpecChange,
-       N::Dns1123Subdomain,
-       {"deploy"},
-       {}},
-      {"apps",
-       "v1",
-       "replicasets",
-       "ReplicaSet",
-       true,
-       true,
-       G::SpecChange,
-       N::Dns1123Subdomain,
-       {"rs"},
-       {"status.replicas"}},
-      {"batch",
-       "v1",
-       "jobs",
-       "Job",
-       true,
-       true,
-       G::SpecChange,
-       N::Dns1123Subdomain,
-       {},
-       {"status.successful"}},
-      {"coordination.k8s.io",
-       "v1",
-       "leases",
-       "Lease",
-       true,
-       false,
-       G::None,
-       N::Dns1123Subdomain,
-       {},
-       {}},
-      {"apiextensions.k8s.io",
-       "v1",
-       "customresourcedefinitions",
-       "CustomResourceDefinition",
-       false,
-       true,
-       G::SpecChange,
-       N::Dns1123Subdomain,
-       {"crd", "crds"},
-       {}},
-  };
-  for (const auto& b : builtins) {
-    ResourceInfo info = fromBuiltin(b);
-    if (info.resource == "pods" || info.resource == "serviceaccounts") {
-      info.deleteReturnsObject = true;
-    }
-    if (info.resource == "leases" || info.resource == "endpoints" || info.resource == "events") {
-      info.allowCreateOnUpdate = true;
-    }
-    if (info.resource == "pods" || info.resource == "deployments" ||
-        info.resource == "replicasets" || info.resource == "jobs" || info.resource == "services" ||
-        info.resource == "configmaps" || info.resource == "secrets" ||
-        info.resource == "serviceaccounts" || info.resource == "persistentvolumeclaims") {
-      info.categories = {"all"};
-      if (info.resource == "configmaps" || info.resource == "secrets" ||
-          info.resource == "serviceaccounts" || info.resource == "persistentvolumeclaims") {
-        info.categories.clear();
-      }
-    }
+  for (auto& info : builtinResources()) {
     entries_.push_back(std::make_shared<const ResourceInfo>(std::move(info)));
   }
 }

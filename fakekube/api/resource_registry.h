@@ -35,6 +35,16 @@ struct PrinterColumn {
   int priority = 0;
 };
 
+// A subresource discovery lists beyond status and scale (pods/log, serviceaccounts/token, ...).
+struct SubresourceInfo {
+  std::string name;  // "log"
+  // The kind it answers with; an empty group and version mean the parent's.
+  std::string group;
+  std::string version;
+  std::string kind;
+  std::vector<std::string> verbs;
+};
+
 struct ResourceInfo {
   std::string group;
   std::vector<std::string> versions;  // served versions; the first is the preferred one
@@ -46,6 +56,12 @@ struct ResourceInfo {
   std::vector<std::string> categories;
   bool namespaced = true;
   bool hasStatus = false;
+  // The autoscaling/v1 Scale subresource over spec.replicas (Deployment, StatefulSet, ...).
+  bool hasScale = false;
+  // The verbs discovery lists; empty means every verb of a stored kind. {"create"} marks a kind
+  // that is answered, never stored (SelfSubjectAccessReview, TokenReview).
+  std::vector<std::string> verbs;
+  std::vector<SubresourceInfo> subresources;
   GenerationRule generation = GenerationRule::None;
   NameRule nameRule = NameRule::Dns1123Subdomain;
   // Field selectors beyond metadata.name and metadata.namespace, which every kind supports.

@@ -6,6 +6,7 @@
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/json_writer.h"
 #include "fakekube/api/object_meta.h"
+#include "fakekube/apiserver/builtin_strategies.h"
 
 namespace fakekube::strategy {
 
@@ -320,7 +321,13 @@ void prepareForCreate(const ResourceInfo& info, Json& object) {
     defaultJob(object);
   } else if (info.is("apiextensions.k8s.io", "customresourcedefinitions")) {
     prepareCustomResourceDefinition(object);
+  } else if (info.is("apps", "statefulsets") || info.is("apps", "daemonsets") ||
+             info.is("", "replicationcontrollers") || info.is("", "podtemplates")) {
+    defaultTemplate(info.is("", "podtemplates") ? object : child(object, "spec"));
+  } else if (info.is("batch", "cronjobs")) {
+    defaultTemplate(child(child(child(object, "spec"), "jobTemplate"), "spec"));
   }
+  defaultBuiltin(info, object);
 }
 
 void prepareForUpdate(const ResourceInfo& info, Json& updated, const Json& old) {
@@ -366,6 +373,21 @@ FieldErrors validateCreate(const ResourceInfo& info, const Json& object) {
       errors.push_back(FieldError::required("spec.selector"));
     validateReplicas(errors, object);
     validatePodSpec(errors, jsonAt(object, {"spec", "template", "spec"}), "spec.template.spec");
+  } else if (info.is("apps", "statefulsets") || info.is("apps", "daemonsets") ||
+             info.is("", "replicationcontrollers")) {
+    validateReplicas(errors, object);
+    validatePodSpec(errors, jsonAt(object, {"spec", "template", "spec"}), "spec.template.spec");
+  } else if (info.is("batch", "cronjobs")) {
+    validatePodSpec(errors, jsonAt(object, {"spec", "jobTemplate", "spec", "template", "spec"}),
+                    "spec.jobTemplate.spec.template.spec");
+    const Json& policy =
+        jsonAt(object, {"spec", "jobTemplate", "spec", "template", "spec", "restartPolicy"});
+    if (policy != "OnFailure" && policy != "Never") {
+      errors.push_back(
+          FieldError::notSupported("spec.jobTemplate.spec.template.spec.restartPolicy",
+                                   policy.is_string() ? goQuote(policy.get<std::string>()) : "\"\"",
+                                   "supported values: \"OnFailure\", \"Never\""));
+    }
   } else if (info.is("batch", "jobs")) {
     validatePodSpec(errors, jsonAt(object, {"spec", "template", "spec"}), "spec.template.spec");
     const Json& policy = jsonAt(object, {"spec", "template", "spec", "restartPolicy"});
@@ -376,6 +398,7 @@ FieldErrors validateCreate(const ResourceInfo& info, const Json& object) {
                                    "supported values: \"OnFailure\", \"Never\""));
     }
   }
+  validateBuiltinCreate(info, object, errors);
   return errors;
 }
 
@@ -462,6 +485,7 @@ FieldErrors validateUpdate(const ResourceInfo& info, const Json& updated, const 
     immutable(errors, updated, old, {"spec", "selector"}, "spec.selector");
     immutable(errors, updated, old, {"spec", "completions"}, "spec.completions");
   }
+  validateBuiltinUpdate(info, updated, old, errors);
   return errors;
 }
 

@@ -9,12 +9,18 @@
 //                                            as "pods/status", "pods/binding",
 //                                            "namespaces/finalize"
 //
+// and the aggregated forms, one document for all of /api or all of /apis with every kind and its
+// subresources (apidiscovery.k8s.io v2 and v2beta1 APIGroupDiscoveryList), which client-go 1.32
+// asks for first (Accept: application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,
+// then v2beta1, then plain JSON) and which spares it one request per group/version.
+//
 // Built from the ResourceRegistry on every request, so a CustomResourceDefinition's kind shows up
-// as soon as it is created and disappears when it is deleted. The legacy (unaggregated) forms are
-// served: client-go falls back to them when the answer is plain application/json.
+// as soon as it is created and disappears when it is deleted. The unaggregated forms stay for
+// clients that ask for plain application/json.
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "fakekube/api/json.h"
@@ -30,5 +36,12 @@ std::optional<Json> apiGroupDocument(const ResourceRegistry& registry, std::stri
 // nullopt when the group/version serves no kind. `group` is "" for /api/v1.
 std::optional<Json> apiResourceListDocument(const ResourceRegistry& registry,
                                             std::string_view group, std::string_view version);
+
+// The aggregated document of /api (`legacy`) or /apis; `discoveryVersion` is "v2" or "v2beta1"
+// (the two have the same shape).
+Json aggregatedDiscoveryDocument(const ResourceRegistry& registry, bool legacy,
+                                 std::string_view discoveryVersion);
+// Its Content-Type, which clients check before reading it as aggregated.
+std::string aggregatedDiscoveryContentType(std::string_view discoveryVersion);
 
 }  // namespace fakekube

@@ -15,6 +15,7 @@
 #include <array>
 #include <atomic>
 #include <climits>
+#include <chrono>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -28,6 +29,7 @@
 #include "fakekube/apiserver/api_server.h"
 #include "fakekube/http/query_string.h"
 #include "fakekube/http/request_framing.h"
+#include "fakekube/http/request_metrics.h"
 #include "fakekube/http/rest_handler.h"
 #include "fakekube/http/watch_stream.h"
 
@@ -375,7 +377,14 @@ struct HttpServer::Impl {
              const httplib::ContentReader* reader);
   httplib::Server::HandlerResponse checkFraming(const httplib::Request& req,
                                                 httplib::Response& res);
-  void serveStream(httplib::Response& res, std::shared_ptr<WatchStream> stream);
+  void serveStream(httplib::Response& res, std::shared_ptr<WatchStream> stream,
+                   std::function<void()> ended);
+  std::string renderMetrics() const {
+    std::string text = metricsRegistry.renderPrometheusText();
+    if (options.extraMetrics) text += options.extraMetrics();
+    return text;
+  }
+>>>>>>> builtinapi
   void forget(const std::shared_ptr<WatchStream>& stream);
 
   ApiServer& api;
@@ -394,6 +403,9 @@ struct HttpServer::Impl {
 
   mutable std::mutex streamsMu;
   std::set<std::shared_ptr<WatchStream>> streams;
+
+  MetricsRegistry metricsRegistry;
+  RequestMetrics requestMetrics{metricsRegistry};
 };
 
 // Before routing, with the headers read and the body not: refuses bodies whose end cannot be
@@ -489,11 +501,29 @@ void HttpServer::Impl::serve(const httplib::Request& req, httplib::Response& res
   request.accept = req.get_header_value("Accept");
   request.contentType = req.get_header_value("Content-Type");
 
-  RestResponse response = handler->handle(request);
+  const auto started = std::chrono::steady_clock::now();
+  const RequestLabels labels = requestLabels(request);
+  RestResponse response;
+  if (request.path == "/metrics") {
+    if (request.method == "GET" || request.method == "HEAD") {
+      response.contentType = "text/plain; version=0.0.4; charset=utf-8";
+      response.body = renderMetrics();
+    } else {
+      response = RestHandler::errorResponse(
+          Status::generic(405, "MethodNotAllowed",
+                          "the server does not allow this method on the requested resource"));
+    }
+  } else {
+    response = handler->handle(request);
+  }
   if (response.stream) {
-    serveStream(res, std::move(response.stream));
+    serveStream(res, std::move(response.stream),
+                [this, labels] { requestMetrics.record(labels, 200, 0); });
     return;
   }
+  requestMetrics.record(
+      labels, response.status,
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   res.status = response.status;
   for (const auto& [k, v] : response.headers) res.set_header(k.c_str(), v);
   if (response.produce) {
@@ -511,7 +541,8 @@ void HttpServer::Impl::serve(const httplib::Request& req, httplib::Response& res
   res.set_content(std::move(response.body), response.contentType.c_str());
 }
 
-void HttpServer::Impl::serveStream(httplib::Response& res, std::shared_ptr<WatchStream> stream) {
+void HttpServer::Impl::serveStream(httplib::Response& res, std::shared_ptr<WatchStream> stream,
+                                   std::function<void()> ended) {
   {
     std::lock_guard lock(streamsMu);
     streams.insert(stream);
@@ -535,7 +566,10 @@ void HttpServer::Impl::serveStream(httplib::Response& res, std::shared_ptr<Watch
         // socket for an orderly close).
         return step == WatchStream::Step::Data || sink.is_writable();
       },
-      [this, stream](bool) { forget(stream); });
+      [this, stream, ended = std::move(ended)](bool) {
+        forget(stream);
+        ended();
+      });
 }
 
 void HttpServer::Impl::forget(const std::shared_ptr<WatchStream>& stream) {
@@ -670,6 +704,8 @@ void HttpServer::stop() {
   if (impl.server) impl.server->stop();
   if (impl.listener.joinable()) impl.listener.join();
 }
+
+std::string HttpServer::renderMetrics() const { return impl_->renderMetrics(); }
 
 std::size_t HttpServer::activeWatches() const {
   std::lock_guard lock(impl_->streamsMu);

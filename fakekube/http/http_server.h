@@ -6,8 +6,10 @@
 //   // kubectl --server http://127.0.0.1:<server->port()> get pods
 //   server->stop();
 //
-// What it serves is RestHandler's (rest_handler.h): discovery, OpenAPI v3, every verb on every
-// kind, watch streams, Tables, Status errors. This class is the transport: it listens, reads
+// What it serves is RestHandler's (rest_handler.h): discovery, OpenAPI, every verb on every
+// kind, watch streams, Tables, Status errors; and GET /metrics, kube-apiserver's request counters
+// and latencies of every request it served (request_metrics.h) in Prometheus text, followed by
+// what HttpServerOptions::extraMetrics adds. This class is the transport: it listens, reads
 // requests (bodies over maxBodyBytes are refused with 413), checks the bearer token when one is
 // configured (401 otherwise), and writes responses, watch streams as chunked newline-delimited
 // JSON flushed event by event.
@@ -76,6 +78,9 @@ struct HttpServerOptions {
   // The cluster's in-process network, which the services and pods proxy subresources reach
   // (proxy.h). Unset: they answer 503. Must outlive the server.
   Network* network = nullptr;
+  // Appended to GET /metrics after the server's own request metrics (fakekube serve passes the
+  // controllers' metrics, Manager::renderMetrics). Unset = the request metrics alone.
+  std::function<std::string()> extraMetrics;
 };
 
 class HttpServer {
@@ -97,6 +102,9 @@ class HttpServer {
 
   // Watch streams currently open.
   std::size_t activeWatches() const;
+
+  // What GET /metrics answers.
+  std::string renderMetrics() const;
 
  private:
   struct Impl;

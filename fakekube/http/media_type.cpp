@@ -81,6 +81,27 @@ NegotiatedForm negotiateForm(std::string_view accept) {
   return {};
 }
 
+bool acceptsJson(std::string_view accept) {
+  if (accept.empty()) return true;
+  for (const std::string& entry : split(accept, ',')) {
+    if (jsonCompatible(parseRange(entry).type)) return true;
+  }
+  return false;
+}
+
+std::optional<std::string> negotiateAggregatedDiscovery(std::string_view accept) {
+  for (const std::string& entry : split(accept, ',')) {
+    MediaRange range = parseRange(entry);
+    if (!jsonCompatible(range.type)) continue;
+    if (range.as.empty()) return std::nullopt;  // plain JSON first: the unaggregated documents
+    if (range.group == "apidiscovery.k8s.io" && range.as == "APIGroupDiscoveryList" &&
+        (range.version == "v2" || range.version == "v2beta1")) {
+      return range.version;
+    }
+  }
+  return std::nullopt;
+}
+
 std::string baseMediaType(std::string_view contentType) {
   return lower(trim(contentType.substr(0, contentType.find(';'))));
 }

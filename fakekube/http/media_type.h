@@ -6,7 +6,7 @@
 //   application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,
 //   application/json
 // and metadata-only informers for as=PartialObjectMetadata(List). The first entry the server can
-// produce wins; anything this server does not produce (protobuf, aggregated discovery) is skipped,
+// produce wins; anything this server does not produce here (protobuf) is skipped,
 // and a request with no acceptable entry is answered in plain JSON, which every client reads.
 #pragma once
 
@@ -31,6 +31,14 @@ struct NegotiatedForm {
 
 // The response shape an Accept header asks for.
 NegotiatedForm negotiateForm(std::string_view accept);
+
+// Whether an Accept header admits JSON (no header does).
+bool acceptsJson(std::string_view accept);
+
+// The apidiscovery.k8s.io version ("v2" or "v2beta1") of the aggregated discovery document an
+// Accept header asks for before any plain JSON, as client-go does for /api and /apis; nullopt
+// when it asks for the unaggregated documents.
+std::optional<std::string> negotiateAggregatedDiscovery(std::string_view accept);
 
 // "application/json" from "Application/JSON; charset=utf-8": the media type without parameters,
 // lower-cased.

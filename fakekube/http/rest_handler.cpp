@@ -21,6 +21,7 @@
 #include "fakekube/http/openapi.h"
 #include "fakekube/http/partial_object_metadata.h"
 #include "fakekube/http/proxy.h"
+#include "fakekube/http/reviews.h"
 #include "fakekube/http/table.h"
 #include "fakekube/http/watch_stream.h"
 
@@ -345,8 +346,7 @@ std::optional<Target> resolveTarget(const ApiServer& server, const std::vector<s
     const bool served = (t.subresource == "status" && t.info->hasStatus) ||
                         (t.subresource == "binding" && t.info->is("", "pods")) ||
                         (t.subresource == "finalize" && t.info->is("", "namespaces")) ||
-                        (t.subresource == "scale" &&
-                         (t.info->is("apps", "deployments") || t.info->is("apps", "replicasets")));
+                        (t.subresource == "scale" && t.info->hasScale);
     if (!served) return std::nullopt;
   }
   return t;
@@ -675,7 +675,11 @@ std::string selectorString(const Json& object) {
     if (!out.empty()) out += ",";
     out += term;
   };
-  if (const Json& labels = jsonAt(selector, {"matchLabels"}); labels.is_object()) {
+  // A ReplicationController's selector is a plain map of labels.
+  const bool plainMap = selector.is_object() && !selector.contains("matchLabels") &&
+                        !selector.contains("matchExpressions");
+  if (const Json& labels = plainMap ? selector : jsonAt(selector, {"matchLabels"});
+      labels.is_object()) {
     for (const auto& [key, value] : labels.items()) {
       if (value.is_string()) append(key + "=" + value.get<std::string>());
     }
@@ -796,6 +800,13 @@ RestResponse Call::bind() {
   return jsonResponse(code, *bound);
 }
 
+// The CRD objects, whose schemas the OpenAPI documents publish.
+CustomResourceDefinitions customResourceDefinitions(ApiServer& server) {
+  auto list = server.list({"apiextensions.k8s.io", "v1", "customresourcedefinitions"}, "");
+  if (!list) return {};
+  return CustomResourceDefinitions(list->items.begin(), list->items.end());
+}
+
 Json versionDocument() {
   return {{"major", "1"},
           {"minor", "32"},
@@ -835,22 +846,39 @@ RestResponse RestHandler::handle(const RestRequest& request) {
     return read ? textResponse("ok") : methodNotAllowed();
   }
   if (s[0] == "openapi") {
+    if (s.size() == 2 && s[1] == "v2") {
+      if (!read) return methodNotAllowed();
+      // client-go asks for the protobuf form only; it falls back to its compiled-in types.
+      if (!acceptsJson(request.accept)) {
+        return errorResponse(Status::generic(406, "NotAcceptable",
+                                             "only application/json is served for /openapi/v2"));
+      }
+      return jsonResponse(200, openApiV2Document(registry, customResourceDefinitions(server_)));
+    }
     if (s.size() < 2 || s[1] != "v3") return notFound();
     if (!read) return methodNotAllowed();
-    if (s.size() == 2) return jsonResponse(200, openApiIndexDocument(registry));
+    if (s.size() == 2) {
+      return jsonResponse(200, openApiIndexDocument(registry, customResourceDefinitions(server_)));
+    }
     std::string gvPath = s[2];
     for (std::size_t i = 3; i < s.size(); ++i) gvPath += "/" + s[i];
-    auto document = openApiGroupVersionDocument(registry, gvPath);
+    auto document =
+        openApiGroupVersionDocument(registry, gvPath, customResourceDefinitions(server_));
     if (!document) return notFound();
     RestResponse response = jsonResponse(200, *document);
     return response;
   }
   // Discovery.
-  if (s.size() == 1 && s[0] == "api") {
-    return read ? jsonResponse(200, apiVersionsDocument(serverAddress_)) : methodNotAllowed();
-  }
-  if (s.size() == 1 && s[0] == "apis") {
-    return read ? jsonResponse(200, apiGroupListDocument(registry)) : methodNotAllowed();
+  if (s.size() == 1 && (s[0] == "api" || s[0] == "apis")) {
+    if (!read) return methodNotAllowed();
+    if (auto version = negotiateAggregatedDiscovery(request.accept)) {
+      RestResponse response =
+          jsonResponse(200, aggregatedDiscoveryDocument(registry, s[0] == "api", *version));
+      response.contentType = aggregatedDiscoveryContentType(*version);
+      return response;
+    }
+    return jsonResponse(
+        200, s[0] == "api" ? apiVersionsDocument(serverAddress_) : apiGroupListDocument(registry));
   }
   if (s.size() == 2 && s[0] == "apis") {
     auto group = apiGroupDocument(registry, s[1]);
@@ -864,6 +892,7 @@ RestResponse RestHandler::handle(const RestRequest& request) {
     return read ? jsonResponse(200, *resources) : methodNotAllowed();
   }
   if (isProxyPath(s)) return proxyRequest(server_, network_, request);
+  if (auto review = handleReview(server_, request, s)) return std::move(*review);
   auto target = resolveTarget(server_, s);
   if (!target) return notFound();
   return Call(server_, request, std::move(*target)).run();

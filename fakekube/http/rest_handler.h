@@ -12,7 +12,8 @@
 //   …/status    GET, PUT, PATCH      namespaces/<n>/finalize PUT      pods/<n>/binding POST
 //   services/<n>[:<port>]/proxy/…, pods/<n>[:<port>]/proxy/…   any method (proxy.h)
 //
-// plus /version, /healthz, /readyz, /livez, discovery (discovery.h) and OpenAPI v3 (openapi.h).
+// plus /version, /healthz, /readyz, /livez, discovery (discovery.h), OpenAPI v2 and v3
+// (openapi.h), and the reviews and token requests (reviews.h).
 // Query parameters become the verb's options (dryRun, fieldManager, fieldValidation, force,
 // labelSelector, fieldSelector, limit, continue, resourceVersion, resourceVersionMatch,
 // allowWatchBookmarks, timeoutSeconds, sendInitialEvents, gracePeriodSeconds, propagationPolicy).

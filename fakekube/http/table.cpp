@@ -387,6 +387,443 @@ Json serviceCells(const Json& svc, TimePoint now) {
                       selector.empty() ? "<none>" : fmt::format("{}", fmt::join(selector, ","))});
 }
 
+// --- the other built-in kinds (printers.go's column sets) ---
+
+std::string joined(const std::vector<std::string>& items, const char* separator = ",") {
+  return fmt::format("{}", fmt::join(items, separator));
+}
+
+// A count or "<none>"-style text for an optional integer.
+std::string optionalInt(const Json& j, const char* unset) {
+  return j.is_number() ? std::to_string(integer(j)) : unset;
+}
+
+std::string intOrString(const Json& j, const char* unset) {
+  if (j.is_number()) return std::to_string(integer(j));
+  if (j.is_string()) return j.get<std::string>();
+  return unset;
+}
+
+Json statefulSetCells(const Json& sts, TimePoint now) {
+  const Json& spec = field(sts, "spec");
+  const Json& podSpec = at(spec, {"template", "spec"});
+  const std::int64_t desired =
+      field(spec, "replicas").is_null() ? 1 : integer(field(spec, "replicas"));
+  return Json::array(
+      {name(sts), fmt::format("{}/{}", integer(at(sts, {"status", "readyReplicas"})), desired),
+       age(sts, now), containerNames(podSpec, "name"), containerNames(podSpec, "image")});
+}
+
+std::string nodeSelectorText(const Json& podSpec) {
+  const Json& selector = field(podSpec, "nodeSelector");
+  if (!selector.is_object() || selector.empty()) return "<none>";
+  std::vector<std::string> terms;
+  for (const auto& [k, v] : selector.items()) terms.push_back(k + "=" + text(v));
+  return joined(terms);
+}
+
+Json daemonSetCells(const Json& ds, TimePoint now) {
+  const Json& spec = field(ds, "spec");
+  const Json& status = field(ds, "status");
+  const Json& podSpec = at(spec, {"template", "spec"});
+  return Json::array(
+      {name(ds), integer(field(status, "desiredNumberScheduled")),
+       integer(field(status, "currentNumberScheduled")), integer(field(status, "numberReady")),
+       integer(field(status, "updatedNumberScheduled")), integer(field(status, "numberAvailable")),
+       nodeSelectorText(podSpec), age(ds, now), containerNames(podSpec, "name"),
+       containerNames(podSpec, "image"), selectorText(field(spec, "selector"))});
+}
+
+// Go's duration.HumanDuration of a span (the Job's DURATION column).
+std::string humanSpan(const std::string& from, const std::string& to) {
+  TimePoint end;
+  if (!parseRfc3339(to, &end)) return "";
+  return humanAge(from, end);
+}
+
+Json jobCells(const Json& job, TimePoint now) {
+  const Json& spec = field(job, "spec");
+  const Json& status = field(job, "status");
+  const Json& podSpec = at(spec, {"template", "spec"});
+  std::string completions;
+  if (field(spec, "completions").is_number()) {
+    completions = fmt::format("{}/{}", integer(field(status, "succeeded")),
+                              integer(field(spec, "completions")));
+  } else if (integer(field(spec, "parallelism")) > 1) {
+    completions = fmt::format("{}/1 of {}", integer(field(status, "succeeded")),
+                              integer(field(spec, "parallelism")));
+  } else {
+    completions = fmt::format("{}/1", integer(field(status, "succeeded")));
+  }
+  std::string duration;
+  const std::string start = text(field(status, "startTime"));
+  if (!start.empty()) {
+    const std::string end = text(field(status, "completionTime"));
+    duration = end.empty() ? humanAge(start, now) : humanSpan(start, end);
+  }
+  std::string state = "Running";
+  if (conditionTrue(status, "Complete")) {
+    state = "Complete";
+  } else if (conditionTrue(status, "Failed")) {
+    state = "Failed";
+  } else if (!text(at(job, {"metadata", "deletionTimestamp"})).empty()) {
+    state = "Terminating";
+  } else if (conditionTrue(status, "SuccessCriteriaMet")) {
+    state = "SuccessCriteriaMet";
+  } else if (conditionTrue(status, "FailureTarget")) {
+    state = "FailureTarget";
+  } else if (conditionTrue(status, "Suspended")) {
+    state = "Suspended";
+  }
+  return Json::array({name(job), state, completions, duration, age(job, now),
+                      containerNames(podSpec, "name"), containerNames(podSpec, "image"),
+                      selectorText(field(spec, "selector"))});
+}
+
+Json cronJobCells(const Json& cj, TimePoint now) {
+  const Json& spec = field(cj, "spec");
+  const Json& podSpec = at(spec, {"jobTemplate", "spec", "template", "spec"});
+  const std::string last = text(at(cj, {"status", "lastScheduleTime"}));
+  const bool suspended = field(spec, "suspend").is_boolean() && field(spec, "suspend").get<bool>();
+  return Json::array({name(cj), text(field(spec, "schedule")),
+                      orNone(text(field(spec, "timeZone"))), suspended ? "True" : "False",
+                      static_cast<std::int64_t>(array(at(cj, {"status", "active"})).size()),
+                      last.empty() ? "<none>" : humanAge(last, now), age(cj, now),
+                      containerNames(podSpec, "name"), containerNames(podSpec, "image"),
+                      selectorText(at(spec, {"jobTemplate", "spec", "selector"}))});
+}
+
+Json replicationControllerCells(const Json& rc, TimePoint now) {
+  const Json& spec = field(rc, "spec");
+  const Json& status = field(rc, "status");
+  const Json& podSpec = at(spec, {"template", "spec"});
+  std::vector<std::string> selector;
+  if (field(spec, "selector").is_object()) {
+    for (const auto& [k, v] : field(spec, "selector").items())
+      selector.push_back(k + "=" + text(v));
+  }
+  const std::int64_t desired =
+      field(spec, "replicas").is_null() ? 1 : integer(field(spec, "replicas"));
+  return Json::array({name(rc), desired, integer(field(status, "replicas")),
+                      integer(field(status, "readyReplicas")), age(rc, now),
+                      containerNames(podSpec, "name"), containerNames(podSpec, "image"),
+                      selector.empty() ? "<none>" : joined(selector)});
+}
+
+std::string loadBalancerAddresses(const Json& ingresses) {
+  std::vector<std::string> out;
+  for (const auto& i : array(ingresses)) {
+    if (!text(field(i, "ip")).empty()) out.push_back(text(field(i, "ip")));
+    if (!text(field(i, "hostname")).empty()) out.push_back(text(field(i, "hostname")));
+  }
+  return joined(out);
+}
+
+Json ingressCells(const Json& ing, TimePoint now) {
+  const Json& spec = field(ing, "spec");
+  std::vector<std::string> hosts;
+  for (const auto& rule : array(field(spec, "rules"))) {
+    const std::string host = text(field(rule, "host"));
+    hosts.push_back(host.empty() ? "*" : host);
+  }
+  std::string hostText = hosts.empty() ? "*" : "";
+  if (!hosts.empty()) {
+    const std::size_t shown = std::min<std::size_t>(hosts.size(), 3);
+    hostText = joined(std::vector<std::string>(hosts.begin(), hosts.begin() + shown));
+    if (hosts.size() > 3) hostText += fmt::format(" + {} more...", hosts.size() - 3);
+  }
+  const std::string ports = array(field(spec, "tls")).empty() ? "80" : "80, 443";
+  return Json::array({name(ing), orNone(text(field(spec, "ingressClassName"))), hostText,
+                      loadBalancerAddresses(at(ing, {"status", "loadBalancer", "ingress"})), ports,
+                      age(ing, now)});
+}
+
+Json ingressClassCells(const Json& ic, TimePoint now) {
+  const Json& parameters = at(ic, {"spec", "parameters"});
+  std::string params = "<none>";
+  if (parameters.is_object()) {
+    const std::string group = text(field(parameters, "apiGroup"));
+    params = fmt::format("{}/{}",
+                         group.empty() ? text(field(parameters, "kind"))
+                                       : text(field(parameters, "kind")) + "." + group,
+                         text(field(parameters, "name")));
+  }
+  return Json::array({name(ic), text(at(ic, {"spec", "controller"})), params, age(ic, now)});
+}
+
+Json networkPolicyCells(const Json& np, TimePoint now) {
+  std::string selector = selectorText(at(np, {"spec", "podSelector"}));
+  if (selector == "<none>") selector = "<none>";
+  return Json::array({name(np), selector, age(np, now)});
+}
+
+Json podDisruptionBudgetCells(const Json& pdb, TimePoint now) {
+  const Json& spec = field(pdb, "spec");
+  return Json::array({name(pdb), intOrString(field(spec, "minAvailable"), "N/A"),
+                      intOrString(field(spec, "maxUnavailable"), "N/A"),
+                      integer(at(pdb, {"status", "disruptionsAllowed"})), age(pdb, now)});
+}
+
+// The TARGETS column of an autoscaling/v2 HPA (formatHPAMetrics): "cpu: <unknown>/80%".
+std::string hpaTargets(const Json& hpa) {
+  const Json& metrics = array(at(hpa, {"spec", "metrics"}));
+  const Json& current = array(at(hpa, {"status", "currentMetrics"}));
+  if (metrics.empty()) {
+    // autoscaling/v1 stored form.
+    const Json& target = at(hpa, {"spec", "targetCPUUtilizationPercentage"});
+    const Json& now = at(hpa, {"status", "currentCPUUtilizationPercentage"});
+    if (!target.is_number()) return "<none>";
+    return fmt::format(
+        "cpu: {}/{}%",
+        now.is_number() ? std::to_string(integer(now)) + "%" : std::string("<unknown>"),
+        integer(target));
+  }
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < metrics.size(); ++i) {
+    const Json& m = metrics[i];
+    const std::string type = text(field(m, "type"));
+    const Json& cur = i < current.size() ? current[i] : Json();
+    if (type == "Resource" || type == "ContainerResource") {
+      const char* key = type == "Resource" ? "resource" : "containerResource";
+      const Json& target = at(m, {key, "target"});
+      const std::string resourceName = text(at(m, {key, "name"}));
+      const Json& utilization = field(target, "averageUtilization");
+      if (utilization.is_number()) {
+        const Json& now = at(cur, {key, "current", "averageUtilization"});
+        out.push_back(fmt::format(
+            "{}: {}/{}%", resourceName,
+            now.is_number() ? std::to_string(integer(now)) + "%" : std::string("<unknown>"),
+            integer(utilization)));
+      } else {
+        const Json& now = at(cur, {key, "current", "averageValue"});
+        out.push_back(fmt::format("{}: {}/{}", resourceName,
+                                  now.is_string() ? now.get<std::string>() : "<unknown>",
+                                  text(field(target, "averageValue"))));
+      }
+    } else {
+      out.push_back("<unknown>");
+    }
+  }
+  return joined(out, ", ");
+}
+
+Json horizontalPodAutoscalerCells(const Json& hpa, TimePoint now) {
+  const Json& spec = field(hpa, "spec");
+  const Json& ref = field(spec, "scaleTargetRef");
+  return Json::array({name(hpa),
+                      fmt::format("{}/{}", text(field(ref, "kind")), text(field(ref, "name"))),
+                      hpaTargets(hpa), optionalInt(field(spec, "minReplicas"), "<unset>"),
+                      integer(field(spec, "maxReplicas")),
+                      integer(at(hpa, {"status", "currentReplicas"})), age(hpa, now)});
+}
+
+Json priorityClassCells(const Json& pc, TimePoint now) {
+  const bool global =
+      field(pc, "globalDefault").is_boolean() && field(pc, "globalDefault").get<bool>();
+  return Json::array({name(pc), integer(field(pc, "value")), global ? "true" : "false",
+                      age(pc, now), orNone(text(field(pc, "preemptionPolicy")))});
+}
+
+Json storageClassCells(const Json& sc, TimePoint now) {
+  std::string n = name(sc);
+  const Json& annotations = at(sc, {"metadata", "annotations"});
+  if (text(field(annotations, "storageclass.kubernetes.io/is-default-class")) == "true" ||
+      text(field(annotations, "storageclass.beta.kubernetes.io/is-default-class")) == "true") {
+    n += " (default)";
+  }
+  std::string reclaim = text(field(sc, "reclaimPolicy"));
+  std::string binding = text(field(sc, "volumeBindingMode"));
+  const bool expansion = field(sc, "allowVolumeExpansion").is_boolean() &&
+                         field(sc, "allowVolumeExpansion").get<bool>();
+  return Json::array({n, text(field(sc, "provisioner")), reclaim.empty() ? "Delete" : reclaim,
+                      binding.empty() ? "Immediate" : binding, expansion ? "true" : "false",
+                      age(sc, now)});
+}
+
+// The ACCESS MODES column: RWO, ROX, RWX, RWOP.
+std::string accessModes(const Json& modes) {
+  std::vector<std::string> out;
+  for (const auto& m : array(modes)) {
+    const std::string mode = text(m);
+    if (mode == "ReadWriteOnce") out.push_back("RWO");
+    if (mode == "ReadOnlyMany") out.push_back("ROX");
+    if (mode == "ReadWriteMany") out.push_back("RWX");
+    if (mode == "ReadWriteOncePod") out.push_back("RWOP");
+  }
+  return joined(out);
+}
+
+Json persistentVolumeCells(const Json& pv, TimePoint now) {
+  const Json& spec = field(pv, "spec");
+  const Json& claim = field(spec, "claimRef");
+  std::string claimText;
+  if (claim.is_object()) {
+    claimText = text(field(claim, "namespace")) + "/" + text(field(claim, "name"));
+  }
+  std::string mode = text(field(spec, "volumeMode"));
+  return Json::array(
+      {name(pv), text(at(spec, {"capacity", "storage"})), accessModes(field(spec, "accessModes")),
+       text(field(spec, "persistentVolumeReclaimPolicy")), text(at(pv, {"status", "phase"})),
+       claimText, text(field(spec, "storageClassName")),
+       orNone(text(field(spec, "volumeAttributesClassName"))), text(at(pv, {"status", "reason"})),
+       age(pv, now), mode.empty() ? "Filesystem" : mode});
+}
+
+Json persistentVolumeClaimCells(const Json& pvc, TimePoint now) {
+  const Json& spec = field(pvc, "spec");
+  const Json& status = field(pvc, "status");
+  const std::string phase = !text(at(pvc, {"metadata", "deletionTimestamp"})).empty()
+                                ? "Terminating"
+                                : text(field(status, "phase"));
+  const bool bound = !text(field(spec, "volumeName")).empty();
+  std::string mode = text(field(spec, "volumeMode"));
+  return Json::array({name(pvc), phase, text(field(spec, "volumeName")),
+                      bound ? text(at(status, {"capacity", "storage"})) : "",
+                      bound ? accessModes(field(status, "accessModes")) : "",
+                      text(field(spec, "storageClassName")),
+                      orNone(text(field(spec, "volumeAttributesClassName"))), age(pvc, now),
+                      mode.empty() ? "Filesystem" : mode});
+}
+
+Json serviceAccountCells(const Json& sa, TimePoint now) {
+  return Json::array(
+      {name(sa), static_cast<std::int64_t>(array(field(sa, "secrets")).size()), age(sa, now)});
+}
+
+Json endpointsCells(const Json& ep, TimePoint now) {
+  std::vector<std::string> out;
+  std::size_t total = 0;
+  for (const auto& subset : array(field(ep, "subsets"))) {
+    for (const auto& address : array(field(subset, "addresses"))) {
+      const Json& ports = array(field(subset, "ports"));
+      if (ports.empty()) {
+        ++total;
+        if (out.size() < 3) out.push_back(text(field(address, "ip")));
+      }
+      for (const auto& port : ports) {
+        ++total;
+        if (out.size() < 3) {
+          out.push_back(
+              fmt::format("{}:{}", text(field(address, "ip")), integer(field(port, "port"))));
+        }
+      }
+    }
+  }
+  std::string cell = out.empty() ? "<none>" : joined(out);
+  if (total > out.size()) cell += fmt::format(" + {} more...", total - out.size());
+  return Json::array({name(ep), cell, age(ep, now)});
+}
+
+Json endpointSliceCells(const Json& slice, TimePoint now) {
+  std::vector<std::string> ports;
+  for (const auto& p : array(field(slice, "ports"))) {
+    ports.push_back(field(p, "port").is_number() ? std::to_string(integer(field(p, "port")))
+                                                 : "<unset>");
+  }
+  std::vector<std::string> addresses;
+  std::size_t total = 0;
+  for (const auto& e : array(field(slice, "endpoints"))) {
+    for (const auto& a : array(field(e, "addresses"))) {
+      ++total;
+      if (addresses.size() < 3) addresses.push_back(text(a));
+    }
+  }
+  std::string endpoints = addresses.empty() ? "<unset>" : joined(addresses);
+  if (total > addresses.size()) endpoints += fmt::format(" + {} more...", total - addresses.size());
+  return Json::array({name(slice), text(field(slice, "addressType")),
+                      ports.empty() ? "<unset>" : joined(ports), endpoints, age(slice, now)});
+}
+
+Json roleBindingCells(const Json& binding, TimePoint now) {
+  const Json& ref = field(binding, "roleRef");
+  std::vector<std::string> users, groups, serviceAccounts;
+  for (const auto& s : array(field(binding, "subjects"))) {
+    const std::string kind = text(field(s, "kind"));
+    if (kind == "User") users.push_back(text(field(s, "name")));
+    if (kind == "Group") groups.push_back(text(field(s, "name")));
+    if (kind == "ServiceAccount") {
+      serviceAccounts.push_back(text(field(s, "namespace")) + "/" + text(field(s, "name")));
+    }
+  }
+  return Json::array({name(binding), text(field(ref, "kind")) + "/" + text(field(ref, "name")),
+                      age(binding, now), joined(users, ", "), joined(groups, ", "),
+                      joined(serviceAccounts, ", ")});
+}
+
+Json createdAtCells(const Json& object, TimePoint) {
+  return Json::array({name(object), text(at(object, {"metadata", "creationTimestamp"}))});
+}
+
+Json leaseCells(const Json& lease, TimePoint now) {
+  return Json::array(
+      {name(lease), orNone(text(at(lease, {"spec", "holderIdentity"}))), age(lease, now)});
+}
+
+Json controllerRevisionCells(const Json& revision, TimePoint now) {
+  std::string controller = "<none>";
+  for (const auto& ref : array(at(revision, {"metadata", "ownerReferences"}))) {
+    if (field(ref, "controller").is_boolean() && field(ref, "controller").get<bool>()) {
+      std::string group = text(field(ref, "apiVersion"));
+      group = group.find('/') == std::string::npos ? "" : group.substr(0, group.find('/'));
+      std::string kind = text(field(ref, "kind"));
+      std::transform(kind.begin(), kind.end(), kind.begin(),
+                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      controller = kind + (group.empty() ? "" : "." + group) + "/" + text(field(ref, "name"));
+    }
+  }
+  return Json::array(
+      {name(revision), controller, integer(field(revision, "revision")), age(revision, now)});
+}
+
+Json certificateSigningRequestCells(const Json& csr, TimePoint now) {
+  const Json& spec = field(csr, "spec");
+  std::vector<std::string> conditions;
+  bool approvedOrDenied = false;
+  for (const auto& c : array(at(csr, {"status", "conditions"}))) {
+    const std::string type = text(field(c, "type"));
+    if (type == "Approved" || type == "Denied") approvedOrDenied = true;
+    conditions.push_back(type);
+  }
+  if (!approvedOrDenied) conditions.insert(conditions.begin(), "Pending");
+  if (!text(at(csr, {"status", "certificate"})).empty()) conditions.push_back("Issued");
+  std::string duration = "<none>";
+  if (field(spec, "expirationSeconds").is_number()) {
+    const std::int64_t seconds = integer(field(spec, "expirationSeconds"));
+    duration = humanAge(formatRfc3339(TimePoint{}), TimePoint{} + std::chrono::seconds(seconds));
+  }
+  return Json::array({name(csr), age(csr, now), text(field(spec, "signerName")),
+                      text(field(spec, "username")), duration, joined(conditions)});
+}
+
+Json apiServiceCells(const Json& service, TimePoint now) {
+  const Json& ref = at(service, {"spec", "service"});
+  std::string target = "Local";
+  if (ref.is_object()) target = text(field(ref, "namespace")) + "/" + text(field(ref, "name"));
+  std::string available = "Unknown";
+  for (const auto& c : array(at(service, {"status", "conditions"}))) {
+    if (text(field(c, "type")) != "Available") continue;
+    available = text(field(c, "status"));
+    if (available != "True" && !text(field(c, "reason")).empty()) {
+      available += " (" + text(field(c, "reason")) + ")";
+    }
+  }
+  return Json::array({name(service), target, available, age(service, now)});
+}
+
+Json resourceQuotaCells(const Json& quota, TimePoint now) {
+  std::vector<std::string> requests, limits;
+  const Json& hard = at(quota, {"status", "hard"});
+  const Json& used = at(quota, {"status", "used"});
+  if (hard.is_object()) {
+    for (const auto& [k, v] : hard.items()) {
+      const std::string entry = fmt::format(
+          "{}: {}/{}", k, text(field(used, k)).empty() ? "0" : text(field(used, k)), text(v));
+      (k.rfind("limits.", 0) == 0 ? limits : requests).push_back(entry);
+    }
+  }
+  return Json::array({name(quota), age(quota, now), joined(requests, ", "), joined(limits, ", ")});
+}
+
 // --- custom resources: additionalPrinterColumns ---
 
 // Evaluates the simple JSONPath forms CRDs use: .a.b, [N], ['key'], [?(@.k=="v")]. nullopt when
@@ -574,6 +1011,274 @@ Printer printerFor(const ResourceInfo& info) {
                 "Route service traffic to pods with label keys and values matching this selector.",
                 1)},
         serviceCells};
+  }
+  const auto wide = [](std::vector<Column> columns) {
+    for (auto& c : workloadWideColumns()) columns.push_back(std::move(c));
+    return columns;
+  };
+  if (id == "apps/statefulsets") {
+    return {{nameColumn(), column("Ready", "Number of the pod with ready state"), ageColumn(),
+             column("Containers", "Names of each container in the template.", 1),
+             column("Images", "Images referenced by each container in the template.", 1)},
+            statefulSetCells};
+  }
+  if (id == "apps/daemonsets") {
+    return {
+        wide({nameColumn(),
+              column("Desired", "The total number of nodes that should be running the daemon pod.",
+                     0, "integer"),
+              column("Current",
+                     "The number of nodes that are running at least 1 daemon pod and are supposed "
+                     "to run the daemon pod.",
+                     0, "integer"),
+              column("Ready",
+                     "numberReady is the number of nodes that should be running the daemon pod and "
+                     "have one or more of the daemon pod running with a Ready Condition.",
+                     0, "integer"),
+              column("Up-to-date", "The total number of nodes that are running updated daemon pod",
+                     0, "integer"),
+              column("Available",
+                     "The number of nodes that should be running the daemon pod and have one or "
+                     "more of the daemon pod running and available (ready for at least "
+                     "spec.minReadySeconds)",
+                     0, "integer"),
+              column("Node Selector",
+                     "NodeSelector is a selector which must be true for the pod to fit on a node. "
+                     "Selector which must match a node's labels for the pod to be scheduled on "
+                     "that node."),
+              ageColumn()}),
+        daemonSetCells};
+  }
+  if (id == "batch/jobs") {
+    return {
+        wide(
+            {nameColumn(), column("Status", "Status of the job."),
+             column("Completions",
+                    "The desired number of successfully finished pods the job should be run with."),
+             column("Duration", "Time required to complete the job."), ageColumn()}),
+        jobCells};
+  }
+  if (id == "batch/cronjobs") {
+    return {
+        wide({nameColumn(),
+              column("Schedule",
+                     "The schedule in Cron format, see https://en.wikipedia.org/wiki/Cron."),
+              column("Timezone",
+                     "The time zone name for the given schedule, see "
+                     "https://en.wikipedia.org/wiki/List_of_tz_database_time_zones."),
+              column("Suspend", "This flag tells the controller to suspend subsequent executions.",
+                     0, "boolean"),
+              column("Active", "A list of pointers to currently running jobs.", 0, "integer"),
+              column("Last Schedule",
+                     "Information when was the last time the job was successfully scheduled."),
+              ageColumn()}),
+        cronJobCells};
+  }
+  if (id == "/replicationcontrollers") {
+    return {wide({nameColumn(), column("Desired", "Number of desired pods.", 0, "integer"),
+                  column("Current", "Number of actual replicas.", 0, "integer"),
+                  column("Ready", "Number of ready replicas.", 0, "integer"), ageColumn()}),
+            replicationControllerCells};
+  }
+  if (id == "networking.k8s.io/ingresses") {
+    return {{nameColumn(),
+             column("Class",
+                    "The name of the IngressClass resource that should be used for this Ingress."),
+             column("Hosts",
+                    "Hosts that incoming requests are matched against before the ingress rule"),
+             column("Address", "Address is a list containing ingress points for the load-balancer"),
+             column("Ports", "Ports of TLS configurations that open"), ageColumn()},
+            ingressCells};
+  }
+  if (id == "networking.k8s.io/ingressclasses") {
+    return {
+        {nameColumn(),
+         column("Controller", "Controller that is responsible for handling this class"),
+         column("Parameters", "A reference to a resource with additional parameters"), ageColumn()},
+        ingressClassCells};
+  }
+  if (id == "networking.k8s.io/networkpolicies") {
+    return {{nameColumn(),
+             column("Pod-Selector", "Selects the pods to which this NetworkPolicy object applies."),
+             ageColumn()},
+            networkPolicyCells};
+  }
+  if (id == "policy/poddisruptionbudgets") {
+    return {{nameColumn(),
+             column("Min Available",
+                    "The minimum number of pods that must be available simultaneously.  This can "
+                    "be either an integer or a string specifying a percentage, e.g. \"28%\"."),
+             column("Max Unavailable",
+                    "The maximum number of pods that may be unavailable simultaneously.  This can "
+                    "be either an integer or a string specifying a percentage, e.g. \"28%\"."),
+             column("Allowed Disruptions",
+                    "Calculated number of pods that may be disrupted at this time.", 0, "integer"),
+             ageColumn()},
+            podDisruptionBudgetCells};
+  }
+  if (id == "autoscaling/horizontalpodautoscalers") {
+    return {
+        {nameColumn(), column("Reference", "The reference to resource that will be scaled."),
+         column("Targets", "The current and target resource utilization for the autoscaler"),
+         column("MinPods",
+                "Lower limit for the number of pods that can be set by the autoscaler, default 1.",
+                0, "string"),
+         column("MaxPods",
+                "Upper limit for the number of pods that can be set by the autoscaler; cannot be "
+                "smaller than MinReplicas.",
+                0, "integer"),
+         column("Replicas", "Current number of replicas of pods managed by this autoscaler.", 0,
+                "integer"),
+         ageColumn()},
+        horizontalPodAutoscalerCells};
+  }
+  if (id == "scheduling.k8s.io/priorityclasses") {
+    return {{nameColumn(), column("Value", "The value of this priority class.", 0, "integer"),
+             column("Global-Default",
+                    "globalDefault specifies whether this PriorityClass should be considered as "
+                    "the default priority for pods that do not have any priority class.",
+                    0, "boolean"),
+             ageColumn(),
+             column("PreemptionPolicy",
+                    "PreemptionPolicy is the Policy for preempting pods with lower priority.")},
+            priorityClassCells};
+  }
+  if (id == "storage.k8s.io/storageclasses") {
+    return {{nameColumn(), column("Provisioner", "Indicates the type of the provisioner."),
+             column("ReclaimPolicy",
+                    "Dynamically provisioned PersistentVolumes of this storage class are created "
+                    "with this reclaimPolicy."),
+             column("VolumeBindingMode",
+                    "VolumeBindingMode indicates how PersistentVolumeClaims should be provisioned "
+                    "and bound."),
+             column("AllowVolumeExpansion",
+                    "AllowVolumeExpansion shows whether the storage class allow volume expand."),
+             ageColumn()},
+            storageClassCells};
+  }
+  if (id == "/persistentvolumes") {
+    return {
+        {nameColumn(),
+         column("Capacity",
+                "capacity is the description of the persistent volume's resources and capacity."),
+         column("Access Modes", "accessModes contains all ways the volume can be mounted."),
+         column("Reclaim Policy",
+                "persistentVolumeReclaimPolicy defines what happens to a persistent volume when "
+                "released from its claim."),
+         column(
+             "Status",
+             "phase indicates if a volume is available, bound to a claim, or released by a claim."),
+         column("Claim",
+                "claimRef is part of a bi-directional binding between PersistentVolume and "
+                "PersistentVolumeClaim."),
+         column("StorageClass",
+                "storageClassName is the name of StorageClass to which this persistent volume "
+                "belongs."),
+         column("VolumeAttributesClass",
+                "Name of VolumeAttributesClass to which this persistent volume belongs."),
+         column("Reason",
+                "reason is a brief CamelCase string that describes any failure and is meant for "
+                "machine parsing and tidy display in the CLI."),
+         ageColumn(),
+         column("VolumeMode",
+                "volumeMode defines if a volume is intended to be used with a formatted filesystem "
+                "or to remain in raw block state.",
+                1)},
+        persistentVolumeCells};
+  }
+  if (id == "/persistentvolumeclaims") {
+    return {
+        {nameColumn(),
+         column("Status", "phase represents the current phase of PersistentVolumeClaim."),
+         column("Volume",
+                "volumeName is the binding reference to the PersistentVolume backing this claim."),
+         column("Capacity", "capacity represents the actual resources of the underlying volume."),
+         column("Access Modes",
+                "accessModes contains the desired access modes the volume should have."),
+         column("StorageClass",
+                "storageClassName is the name of the StorageClass required by the claim."),
+         column("VolumeAttributesClass",
+                "volumeAttributesClassName may be used to set the VolumeAttributesClass used by "
+                "this claim."),
+         ageColumn(),
+         column("VolumeMode", "volumeMode defines what type of volume is required by the claim.",
+                1)},
+        persistentVolumeClaimCells};
+  }
+  if (id == "/serviceaccounts") {
+    return {{nameColumn(),
+             column("Secrets",
+                    "Secrets is a list of the secrets in the same namespace that pods running "
+                    "using this ServiceAccount are allowed to use.",
+                    0, "integer"),
+             ageColumn()},
+            serviceAccountCells};
+  }
+  if (id == "/endpoints") {
+    return {
+        {nameColumn(), column("Endpoints", "Endpoints is the list of endpoints of the service."),
+         ageColumn()},
+        endpointsCells};
+  }
+  if (id == "discovery.k8s.io/endpointslices") {
+    return {{nameColumn(), column("AddressType", "The IP protocol for this slice"),
+             column("Ports", "The ports of the slice"),
+             column("Endpoints", "The endpoints of the slice"), ageColumn()},
+            endpointSliceCells};
+  }
+  if (id == "rbac.authorization.k8s.io/rolebindings" ||
+      id == "rbac.authorization.k8s.io/clusterrolebindings") {
+    return {{nameColumn(), column("Role", "Role is the role that this binding references."),
+             ageColumn(), column("Users", "Users in the roleBinding", 1),
+             column("Groups", "Groups in the roleBinding", 1),
+             column("ServiceAccounts", "ServiceAccounts in the roleBinding", 1)},
+            roleBindingCells};
+  }
+  if (id == "rbac.authorization.k8s.io/roles" || id == "rbac.authorization.k8s.io/clusterroles" ||
+      id == "/limitranges") {
+    return {{nameColumn(),
+             {"Created At", "date", "",
+              "CreationTimestamp is a timestamp representing the server time when this object was "
+              "created.",
+              0}},
+            createdAtCells};
+  }
+  if (id == "coordination.k8s.io/leases") {
+    return {
+        {nameColumn(),
+         column("Holder", "HolderIdentity contains the identity of the holder of a current lease."),
+         ageColumn()},
+        leaseCells};
+  }
+  if (id == "apps/controllerrevisions") {
+    return {{nameColumn(), column("Controller", "Controller of the object"),
+             column("Revision", "Revision indicates the revision of the state represented by Data.",
+                    0, "integer"),
+             ageColumn()},
+            controllerRevisionCells};
+  }
+  if (id == "certificates.k8s.io/certificatesigningrequests") {
+    return {{nameColumn(), ageColumn(), column("SignerName", "The name of the signer."),
+             column("Requestor", "Name of the user that requested the CSR."),
+             column("RequestedDuration", "The requested duration of the certificate."),
+             column("Condition", "Current condition of the CSR.")},
+            certificateSigningRequestCells};
+  }
+  if (id == "apiregistration.k8s.io/apiservices") {
+    return {{nameColumn(),
+             column("Service", "The reference to the service that hosts this API endpoint."),
+             column("Available", "Whether this service is available."), ageColumn()},
+            apiServiceCells};
+  }
+  if (id == "/resourcequotas") {
+    return {
+        {nameColumn(), ageColumn(),
+         column("Request",
+                "Request represents a minimum amount of cpu/memory that a container may consume."),
+         column("Limit",
+                "Limits control the maximum amount of cpu/memory that a container may use "
+                "independent of contention on the node.")},
+        resourceQuotaCells};
   }
   if (id == "apiextensions.k8s.io/customresourcedefinitions") {
     // The API server's default table convertor: NAME CREATED AT.

@@ -4,9 +4,14 @@
 // Kubernetes' printers produce (pkg/printers/internalversion): pods NAME READY STATUS RESTARTS AGE
 // plus IP NODE NOMINATED NODE READINESS GATES at priority 1 (shown by -o wide), with STATUS worked
 // out as kubectl users know it (the pod's reason, a container's waiting or terminated reason,
-// Init:…, Terminating, else the phase); deployments NAME READY UP-TO-DATE AVAILABLE AGE; a few
-// more built-ins; custom resources their CRD's additionalPrinterColumns (JSONPath); and NAME AGE
-// for every other kind. AGE is measured against the API server's clock.
+// Init:…, Terminating, else the phase); deployments NAME READY UP-TO-DATE AVAILABLE AGE; the
+// column sets of the other common kinds (StatefulSet, DaemonSet, Job, CronJob,
+// ReplicationController, Ingress, IngressClass, NetworkPolicy, PodDisruptionBudget,
+// HorizontalPodAutoscaler, PriorityClass, StorageClass, PersistentVolume(Claim),
+// ServiceAccount, Endpoints, EndpointSlice, Role(Binding)s and ClusterRole(Binding)s, Lease,
+// ControllerRevision, CertificateSigningRequest, APIService, ResourceQuota, LimitRange); custom
+// resources their CRD's additionalPrinterColumns (JSONPath); and NAME AGE for every other kind.
+// AGE is measured against the API server's clock.
 //
 // Each row carries the object as the request's includeObject asks: Metadata (the default, a
 // PartialObjectMetadata), Object (the whole object) or None.

@@ -148,6 +148,12 @@ int runServe(const ServeOptions& options) {
   httpOptions.port = port;
   httpOptions.bearerToken = options.token;
   httpOptions.network = &cluster.network();
+  // /metrics: the API server's request metrics, then the controllers' (controller-runtime's
+  // names), as a kube-apiserver, a controller manager and the KubeRay operator would each serve
+  // theirs.
+  httpOptions.extraMetrics = [&cluster, &rayOperator] {
+    return cluster.manager().renderMetrics() + rayOperator.renderMetrics();
+  };
   // Kubernetes clients send a token only over TLS: with --token (or --tls) serve HTTPS, with a
   // certificate made now and handed to clients as the kubeconfig's certificate authority.
   if (options.tls || !options.token.empty()) {

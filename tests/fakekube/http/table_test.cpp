@@ -166,9 +166,11 @@ TEST_F(TableTest, DeploymentsAndGenericKinds) {
             Json::array({"web", "2/3", 3, 2, "3h", "main", "nginx:1.27", "app=web"}));
 
   // Kinds without a printer of their own: NAME AGE.
+  Json runtimeClasses = parse(get("/apis/node.k8s.io/v1/runtimeclasses", kTableAccept)->body);
+  EXPECT_EQ(columnNames(runtimeClasses), (std::vector<std::string>{"Name", "Age"}));
   Json leases =
       parse(get("/apis/coordination.k8s.io/v1/namespaces/default/leases", kTableAccept)->body);
-  EXPECT_EQ(columnNames(leases), (std::vector<std::string>{"Name", "Age"}));
+  EXPECT_EQ(columnNames(leases), (std::vector<std::string>{"Name", "Holder", "Age"}));
   Json namespaces = parse(get("/api/v1/namespaces", kTableAccept)->body);
   EXPECT_EQ(columnNames(namespaces), (std::vector<std::string>{"Name", "Status", "Age"}));
 }
@@ -252,13 +254,14 @@ TEST_F(TableTest, PartialObjectMetadataForMetadataClients) {
   EXPECT_EQ(one["kind"], "PartialObjectMetadata");
   EXPECT_FALSE(one.contains("data"));
 
-  // Aggregated discovery is not served: the plain form answers.
+  // Discovery negotiates its own forms: aggregated when asked for first.
   auto discovery =
       get("/apis", {{"Accept",
                      "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,"
                      "application/json"}});
-  EXPECT_EQ(discovery->get_header_value("Content-Type"), "application/json");
-  EXPECT_EQ(parse(discovery->body)["kind"], "APIGroupList");
+  EXPECT_EQ(discovery->get_header_value("Content-Type"),
+            "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList");
+  EXPECT_EQ(parse(discovery->body)["kind"], "APIGroupDiscoveryList");
 }
 
 }  // namespace

@@ -1,0 +1,37 @@
+// Reviews: the kinds that are created and answered, never stored, and serviceaccounts/token.
+//
+//   POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews     kubectl auth can-i
+//   POST /apis/authorization.k8s.io/v1/subjectaccessreviews         (and the namespaced
+//        /apis/authorization.k8s.io/v1/namespaces/<ns>/localsubjectaccessreviews)
+//   POST /apis/authorization.k8s.io/v1/selfsubjectrulesreviews      kubectl auth can-i --list
+//   POST /apis/authentication.k8s.io/v1/selfsubjectreviews          kubectl auth whoami
+//   POST /apis/authentication.k8s.io/v1/tokenreviews
+//   POST /api/v1/namespaces/<ns>/serviceaccounts/<name>/token       kubectl create token
+//   POST /api/v1/namespaces/<ns>/bindings                           a Binding, as
+//        pods/<name>/binding (the pod is the Binding's metadata.name)
+//
+// RBAC is not enforced: every access review answers allowed, with a reason saying so, and the
+// rules review answers every verb on every resource. Every client is the one user a kubeadm
+// cluster's kubeconfig holds, "kubernetes-admin" in system:masters and system:authenticated.
+// A TokenRequest answers a token shaped like a service account's JWT (header, claims with the
+// namespace, service account and expiry, and a signature that is a digest, not a signature); a
+// TokenReview of such a token authenticates it as system:serviceaccount:<ns>:<name>, any other
+// token is not authenticated. The answer is the request with its status filled in, as from
+// kube-apiserver; bad requests get the same 400/422 Status a real server sends.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fakekube/apiserver/api_server.h"
+#include "fakekube/http/rest_types.h"
+
+namespace fakekube {
+
+// The answer when `segments` (the request path split at '/') names a review or a token request;
+// nullopt for every other path.
+std::optional<RestResponse> handleReview(ApiServer& server, const RestRequest& request,
+                                         const std::vector<std::string>& segments);
+
+}  // namespace fakekube
