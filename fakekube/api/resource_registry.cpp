@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/structural_schema.h"
 
 namespace fakekube {
 
@@ -50,6 +51,13 @@ ResourceInfo fromBuiltin(const Builtin& b) {
 
 bool ResourceInfo::serves(std::string_view version) const {
   return std::find(versions.begin(), versions.end(), version) != versions.end();
+}
+
+const StructuralSchema* ResourceInfo::schemaFor(std::string_view version) const {
+  for (const auto& [v, schema] : schemas) {
+    if (v == version) return schema.get();
+  }
+  return nullptr;
 }
 
 bool ResourceInfo::supportsFieldSelector(std::string_view field) const {
@@ -361,6 +369,13 @@ Result<ResourceInfo> ResourceRegistry::fromCustomResourceDefinition(const Json& 
         }
       }
       if (served) info.versions.push_back(vname);
+      const Json* schema = v.is_object() && v.contains("schema") ? &v["schema"] : nullptr;
+      if (schema != nullptr && schema->is_object() && schema->contains("openAPIV3Schema")) {
+        auto compiled = StructuralSchema::compile(
+            (*schema)["openAPIV3Schema"],
+            "spec.versions[" + std::to_string(i) + "].schema.openAPIV3Schema", errors);
+        if (compiled) info.schemas.emplace_back(vname, std::move(compiled));
+      }
     }
     if (storageVersions != 1) {
       errors.push_back(FieldError::invalid(
