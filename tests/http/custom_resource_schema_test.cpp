@@ -134,8 +134,9 @@ class CustomResourceSchemaTest : public KubectlTest {};
 
 TEST_F(CustomResourceSchemaTest, KubeRaysOwnDefinitionsReplaceTheBuiltInOnesAndGovernDecoding) {
   // The operator's built-in definition first (what installing the operator registers).
-  EXPECT_EQ(ok({"apply", "--server-side", "-f", "-"}, ray::rayClusterCustomResourceDefinition().dump()),
-            "customresourcedefinition.apiextensions.k8s.io/rayclusters.ray.io serverside-applied\n");
+  EXPECT_EQ(
+      ok({"apply", "--server-side", "-f", "-"}, ray::rayClusterCustomResourceDefinition().dump()),
+      "customresourcedefinition.apiextensions.k8s.io/rayclusters.ray.io serverside-applied\n");
   EXPECT_EQ(ok({"apply", "-f", "-"}, rayCluster("before")), "raycluster.ray.io/before created\n");
   Json before = Json::parse(ok({"get", "raycluster", "before", "-o", "json"}));
   const Json& head = before["spec"]["headGroupSpec"]["template"]["spec"]["containers"][0];
@@ -148,8 +149,9 @@ TEST_F(CustomResourceSchemaTest, KubeRaysOwnDefinitionsReplaceTheBuiltInOnesAndG
   // A definition as large as KubeRay's files, applied server-side over the built-in one.
   const std::string large = largeRayClusterDefinition().dump(2);
   ASSERT_GT(large.size(), 900u * 1024);
-  EXPECT_EQ(ok({"apply", "--server-side", "-f", "-"}, large),
-            "customresourcedefinition.apiextensions.k8s.io/rayclusters.ray.io serverside-applied\n");
+  EXPECT_EQ(
+      ok({"apply", "--server-side", "-f", "-"}, large),
+      "customresourcedefinition.apiextensions.k8s.io/rayclusters.ray.io serverside-applied\n");
 
   // New objects are decoded by the new schema: the unknown container field is pruned, ports
   // get TCP, and KubeRay's worker defaults still appear.
