@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <regex>
@@ -47,6 +49,10 @@ constexpr std::string_view kObjectMetaFields[] = {"annotations",
                                                   "resourceVersion",
                                                   "selfLink",
                                                   "uid"};
+
+// std::regex matches by backtracking, recursing once per character: longer strings are not
+// matched against a pattern (they fail it) rather than risk the stack.
+constexpr std::size_t kMaxPatternInput = 16384;
 
 bool isObjectMetaField(std::string_view key) {
   return std::find(std::begin(kObjectMetaFields), std::end(kObjectMetaFields), key) !=
@@ -207,7 +213,7 @@ struct StructuralSchema::Compiled {
         minProperties;
     bool uniqueItems = false;
     std::string pattern;
-    std::optional<std::regex> regex;
+    std::shared_ptr<const std::regex> regex;  // shared by the nodes with the same pattern
     std::string patternError;
     std::string format;
 
@@ -475,7 +481,7 @@ struct StructuralSchema::Compiled {
             fieldPath, goQuote(value),
             fmt::format("{} in body should match '{}, but pattern is invalid: {}'", path, s.pattern,
                         s.patternError)));
-      } else if (!std::regex_search(value, *s.regex)) {
+      } else if (value.size() > kMaxPatternInput || !std::regex_search(value, *s.regex)) {
         errors.push_back(
             FieldError::invalid(fieldPath, goQuote(value),
                                 fmt::format("{} in body should match '{}'", path, s.pattern)));
@@ -657,6 +663,7 @@ std::shared_ptr<const StructuralSchema> StructuralSchema::compile(const Json& op
     std::size_t depth;
   };
   std::vector<Pending> pending;
+  std::map<std::string, std::pair<std::shared_ptr<const std::regex>, std::string>> regexes;
   compiled->nodes.emplace_back();
   pending.push_back({&openAPIV3Schema, 0, std::string(rootField), 1});
   auto& nodes = compiled->nodes;
@@ -734,12 +741,20 @@ std::shared_ptr<const StructuralSchema> StructuralSchema::compile(const Json& op
       node().format = it->get<std::string>();
     }
     if (auto it = schema.find("pattern"); it != schema.end() && it->is_string()) {
+      // Generated CRDs repeat a few patterns hundreds of times (a quantity's in every
+      // resources map): each is compiled once.
       node().pattern = it->get<std::string>();
-      try {
-        node().regex.emplace(node().pattern, std::regex::ECMAScript | std::regex::optimize);
-      } catch (const std::regex_error& e) {
-        node().patternError = e.what();
+      auto [cached, isNew] = regexes.try_emplace(node().pattern);
+      if (isNew) {
+        try {
+          cached->second.first = std::make_shared<const std::regex>(
+              node().pattern, std::regex::ECMAScript | std::regex::optimize);
+        } catch (const std::regex_error& e) {
+          cached->second.second = e.what();
+        }
       }
+      node().regex = cached->second.first;
+      node().patternError = cached->second.second;
     }
     if (auto it = schema.find("properties"); it != schema.end() && !it->is_null()) {
       if (!it->is_object()) {

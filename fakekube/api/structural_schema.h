@@ -19,7 +19,8 @@
 // validator): type (integer is not number, but 2.0 is an integer), nullable, enum, required,
 // minimum/maximum and their exclusive forms, multipleOf, maxLength/minLength (counted in
 // characters), pattern (ECMAScript syntax), maxItems/minItems, uniqueItems,
-// maxProperties/minProperties and the cheap formats (date-time, date, byte, uuid, ipv4). Errors
+// maxProperties/minProperties and the cheap formats (date-time, date, byte, uuid, ipv4); a string
+// longer than 16 KiB fails any pattern (std::regex would recurse once per character). Errors
 // carry kube-apiserver's field paths and messages, e.g.
 //   spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer: "string"
 //   spec.mode: Unsupported value: "x": supported values: "a", "b"
