@@ -1,6 +1,9 @@
 // The CustomResourceDefinitions the KubeRay operator serves: ray.io/v1 RayCluster and RayJob,
 // as a real cluster has them after KubeRay's CRDs are installed (Namespaced, v1 served and
-// stored, the status subresource, KubeRay's printer columns and schemas with its defaults).
+// stored, v1alpha1 served, the status subresource, KubeRay's printer columns and schemas with its
+// defaults). The schemas are the project's own: every field the controllers read or write, with
+// KubeRay's types and defaults; pod templates keep unknown fields. The API server prunes,
+// defaults and validates RayClusters and RayJobs by them (docs/custom-resources.md).
 //
 // installCustomResourceDefinitions() creates them, or leaves an existing definition alone (a
 // user may have applied KubeRay's own CRD files, which then govern defaulting and pruning).

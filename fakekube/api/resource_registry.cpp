@@ -6,6 +6,7 @@
 
 #include "fakekube/api/builtin_resources.h"
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/structural_schema.h"
 
 namespace fakekube {
 
@@ -21,6 +22,13 @@ std::string lower(std::string_view s) {
 
 bool ResourceInfo::serves(std::string_view version) const {
   return std::find(versions.begin(), versions.end(), version) != versions.end();
+}
+
+const StructuralSchema* ResourceInfo::schemaFor(std::string_view version) const {
+  for (const auto& [v, schema] : schemas) {
+    if (v == version) return schema.get();
+  }
+  return nullptr;
 }
 
 bool ResourceInfo::supportsFieldSelector(std::string_view field) const {
@@ -185,6 +193,13 @@ Result<ResourceInfo> ResourceRegistry::fromCustomResourceDefinition(const Json& 
         }
       }
       if (served) info.versions.push_back(vname);
+      const Json* schema = v.is_object() && v.contains("schema") ? &v["schema"] : nullptr;
+      if (schema != nullptr && schema->is_object() && schema->contains("openAPIV3Schema")) {
+        auto compiled = StructuralSchema::compile(
+            (*schema)["openAPIV3Schema"],
+            "spec.versions[" + std::to_string(i) + "].schema.openAPIV3Schema", errors);
+        if (compiled) info.schemas.emplace_back(vname, std::move(compiled));
+      }
     }
     if (storageVersions != 1) {
       errors.push_back(FieldError::invalid(

@@ -7,10 +7,12 @@
 // unregisters it. Thread-safe: entries are immutable and handed out as shared pointers.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "fakekube/api/group_version.h"
@@ -19,6 +21,8 @@
 #include "fakekube/api/validation.h"
 
 namespace fakekube {
+
+class StructuralSchema;
 
 // When metadata.generation moves on update.
 enum class GenerationRule {
@@ -74,6 +78,12 @@ struct ResourceInfo {
   // DELETE answers with the object rather than a Status (Pod, ServiceAccount).
   bool deleteReturnsObject = false;
   std::vector<PrinterColumn> printerColumns;  // additionalPrinterColumns of a CRD
+  // Custom resources: each version's compiled openAPIV3Schema (structural_schema.h), which
+  // prunes, defaults and validates every write and decodes reads; compiled once per definition
+  // change. schemaRevision is the definition's revision when they last changed: an object stored
+  // before it was decoded under an older schema, so a read decodes it again.
+  std::vector<std::pair<std::string, std::shared_ptr<const StructuralSchema>>> schemas;
+  std::int64_t schemaRevision = 0;
 
   GroupResource groupResource() const { return {group, resource}; }
   GroupVersionResource gvr() const { return {group, versions.front(), resource}; }
@@ -85,6 +95,8 @@ struct ResourceInfo {
     return this->group == group && this->resource == resource_;
   }
   bool supportsFieldSelector(std::string_view field) const;
+  // The schema of `version`, nullptr when the kind has none.
+  const StructuralSchema* schemaFor(std::string_view version) const;
 };
 
 using ResourceInfoPtr = std::shared_ptr<const ResourceInfo>;

@@ -28,6 +28,8 @@ const char* typeString(FieldError::Type t) {
       return "Too many";
     case FieldError::Type::Internal:
       return "Internal error";
+    case FieldError::Type::TypeInvalid:
+      return "Invalid value";
   }
   return "Invalid value";
 }
@@ -102,6 +104,15 @@ FieldError FieldError::notSupported(std::string field, std::string renderedValue
   return {Type::NotSupported, std::move(field), std::move(renderedValue), std::move(detail)};
 }
 
+FieldError FieldError::typeInvalid(std::string field, std::string renderedValue,
+                                   std::string detail) {
+  return {Type::TypeInvalid, std::move(field), std::move(renderedValue), std::move(detail)};
+}
+FieldError FieldError::tooMany(std::string field, std::string renderedActual, std::int64_t max) {
+  return {Type::TooMany, std::move(field), std::move(renderedActual),
+          fmt::format("must have at most {} items", max)};
+}
+
 std::string FieldError::reason() const {
   switch (type) {
     case Type::NotFound:
@@ -122,13 +133,16 @@ std::string FieldError::reason() const {
       return "FieldValueTooMany";
     case Type::Internal:
       return "InternalError";
+    case Type::TypeInvalid:
+      return "FieldValueTypeInvalid";
   }
   return "FieldValueInvalid";
 }
 
 std::string FieldError::body() const {
   std::string s = typeString(type);
-  if (showsValue(type)) s += ": " + badValue;
+  // A Too many error shows the actual count when it is known (field.TooMany).
+  if (showsValue(type) || (type == Type::TooMany && !badValue.empty())) s += ": " + badValue;
   if (!detail.empty()) s += ": " + detail;
   return s;
 }

@@ -5,6 +5,7 @@
 // written against fakekube branches on errors exactly as it would against a cluster.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <tl/expected.hpp>
@@ -47,7 +48,8 @@ struct FieldError {
     Forbidden,
     TooLong,
     TooMany,
-    Internal
+    Internal,
+    TypeInvalid  // "Invalid value" like Invalid, reason FieldValueTypeInvalid (schema type checks)
   };
   Type type = Type::Invalid;
   std::string field;     // "metadata.labels"
@@ -62,6 +64,9 @@ struct FieldError {
   static FieldError tooLong(std::string field, std::string detail);
   static FieldError duplicate(std::string field, std::string renderedValue);
   static FieldError notSupported(std::string field, std::string renderedValue, std::string detail);
+  static FieldError typeInvalid(std::string field, std::string renderedValue, std::string detail);
+  // "Too many: <actual>: must have at most <max> items" (the actual count is left out when empty).
+  static FieldError tooMany(std::string field, std::string renderedActual, std::int64_t max);
 
   std::string reason() const;   // "FieldValueInvalid"
   std::string body() const;     // "Invalid value: \"x\": detail"

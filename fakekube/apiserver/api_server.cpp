@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <nlohmann/json.hpp>
 
 #include "fakekube/api/json_decode.h"
@@ -12,6 +13,7 @@
 #include "fakekube/api/patch_schema.h"
 #include "fakekube/api/server_side_apply.h"
 #include "fakekube/api/typed_decoding.h"
+#include "fakekube/api/structural_schema.h"
 #include "fakekube/api/validation.h"
 #include "fakekube/apiserver/patching.h"
 #include "fakekube/apiserver/strategy.h"
@@ -126,6 +128,20 @@ std::string goTimeString(const Json& value) {
     s += fraction;
   }
   return s + " +0000 UTC";
+}
+
+// The schema that decodes and validates a custom resource: its own version's.
+const StructuralSchema* schemaOf(const ResourceInfo& info, const Json& object) {
+  if (!info.custom || info.schemas.empty()) return nullptr;
+  return info.schemaFor(GroupVersion::parse(meta::apiVersion(object)).version);
+}
+
+// The revision an object was written at (its resourceVersion), 0 when it has none.
+std::int64_t writtenAt(const Json& object) {
+  const std::string rv = meta::resourceVersion(object);
+  std::int64_t revision = 0;
+  std::from_chars(rv.data(), rv.data() + rv.size(), revision);
+  return revision;
 }
 
 std::string quotedList(const std::vector<std::string>& items) {
@@ -273,7 +289,12 @@ Result<std::shared_ptr<Watch>> ApiServer::watch(const GroupVersionResource& gvr,
     Result<std::shared_ptr<Watch>> watch;
     {
       std::lock_guard lock(mu_);
-      watch = hub_.watch(*t->info, t->ns, options, *store_);
+      // The initial state is read from storage, so custom resources are decoded as a GET
+      // decodes them.
+      const ResourceInfo& info = *t->info;
+      watch = hub_.watch(info, t->ns, options, *store_, [&](ObjectPtr object) {
+        return inRequestedVersion(info, gvr, std::move(object));
+      });
     }
     if (watch && options.timeoutSeconds) {
       const auto timeout = std::chrono::seconds(*options.timeoutSeconds);
@@ -319,9 +340,23 @@ ObjectPtr ApiServer::inRequestedVersion(const ResourceInfo& info, const GroupVer
   // changes. Built-ins have one version here.
   if (!info.custom) return object;
   const std::string apiVersion = gvr.apiVersion();
-  if (meta::apiVersion(*object) == apiVersion) return object;
+  const bool sameVersion = meta::apiVersion(*object) == apiVersion;
+  const StructuralSchema* schema = info.schemaFor(gvr.version);
+  const bool stale =
+      schema != nullptr && (!sameVersion || writtenAt(*object) < info.schemaRevision);
+  if (sameVersion && !stale) return object;
   Json copy = *object;
   copy["apiVersion"] = apiVersion;
+  if (stale) schema->decode(copy);
+  return std::make_shared<const Json>(std::move(copy));
+}
+
+ObjectPtr ApiServer::fromStorage(const ResourceInfo& info, ObjectPtr object) const {
+  if (object == nullptr || !info.custom) return object;
+  const StructuralSchema* schema = schemaOf(info, *object);
+  if (schema == nullptr || writtenAt(*object) >= info.schemaRevision) return object;
+  Json copy = *object;
+  if (!schema->decode(copy)) return object;
   return std::make_shared<const Json>(std::move(copy));
 }
 
@@ -476,6 +511,23 @@ void ApiServer::onCustomResourceDefinition(const Json& crd, bool removed) {
     for (const auto& [k, object] : instances) (void)store_->remove(k, *object);
     registry_.remove(info->groupResource());
   } else {
+    // The schemas changed with this revision of the definition, unless they are the ones
+    // already served (a status or metadata write): then the compiled ones and their revision
+    // stay, and objects stored since need no decoding on read.
+    info->schemaRevision = writtenAt(crd);
+    if (auto existing = registry_.find(info->group, info->resource);
+        existing != nullptr && existing->custom &&
+        existing->schemas.size() == info->schemas.size()) {
+      bool same = true;
+      for (std::size_t i = 0; same && i < info->schemas.size(); ++i) {
+        same = existing->schemas[i].first == info->schemas[i].first &&
+               existing->schemas[i].second->source() == info->schemas[i].second->source();
+      }
+      if (same) {
+        info->schemas = existing->schemas;
+        info->schemaRevision = existing->schemaRevision;
+      }
+    }
     registry_.add(std::move(*info));
   }
 }
@@ -524,6 +576,13 @@ Result<ObjectPtr> ApiServer::createLocked(const ResourceInfo& info, std::string 
   if (!object.contains("kind")) object["kind"] = info.kind;
   auto ns = reconcileNamespace(info, requestNs, object);
   if (!ns) return tl::unexpected(ns.error());
+  // A custom resource is decoded as kube-apiserver decodes a request body: pruned and defaulted
+  // by its schema. Create never sets the status of a kind with the status subresource.
+  const StructuralSchema* schema = schemaOf(info, object);
+  if (schema != nullptr) {
+    if (info.hasStatus) object.erase("status");
+    schema->decode(object);
+  }
   Json& metadata = meta::metadata(object);
   // etcd3's store.Create refuses it after validation and admission, with a plain error that the
   // API server answers as an untyped 500 (no reason, no "Internal error occurred: " prefix).
@@ -555,6 +614,10 @@ Result<ObjectPtr> ApiServer::createLocked(const ResourceInfo& info, std::string 
   FieldErrors errors = validateObjectMetaOnCreate(object, info.nameRule, info.namespaced);
   FieldErrors kindErrors = strategy::validateCreate(info, object);
   errors.insert(errors.end(), kindErrors.begin(), kindErrors.end());
+  if (schema != nullptr) {
+    FieldErrors schemaErrors = schema->validate(object);
+    errors.insert(errors.end(), schemaErrors.begin(), schemaErrors.end());
+  }
   if (!errors.empty()) return tl::unexpected(Status::invalid(info.group, info.kind, name, errors));
   if (info.is("apiextensions.k8s.io", "customresourcedefinitions")) {
     auto crd = ResourceRegistry::fromCustomResourceDefinition(object);
@@ -673,7 +736,7 @@ Result<ObjectPtr> ApiServer::updateLocked(const ResourceInfo& info, std::string 
   auto ns = reconcileNamespace(info, requestNs, object);
   if (!ns) return tl::unexpected(ns.error());
   const std::string objectKey = key(info, *ns, name);
-  ObjectPtr oldPtr = store_->get(objectKey);
+  ObjectPtr oldPtr = fromStorage(info, store_->get(objectKey));
   if (oldPtr == nullptr) {
     if (info.allowCreateOnUpdate && subresource.empty() && !fromPatch) {
       meta::metadata(object).erase("resourceVersion");
@@ -708,6 +771,10 @@ Result<ObjectPtr> ApiServer::updateLocked(const ResourceInfo& info, std::string 
     return tl::unexpected(Status::conflictModified(gr, name));
   }
 
+  // The body is decoded as kube-apiserver decodes it (pruned, defaulted), whichever part of it
+  // the verb keeps.
+  if (const StructuralSchema* bodySchema = schemaOf(info, object)) bodySchema->decode(object);
+
   Json updated;
   if (subresource == "status" || subresource == "finalize") {
     // Only .status (or a namespace's spec.finalizers) comes from the request.
@@ -724,6 +791,12 @@ Result<ObjectPtr> ApiServer::updateLocked(const ResourceInfo& info, std::string 
                             ? object["spec"]["finalizers"]
                             : Json::array();
       updated["spec"]["finalizers"] = std::move(finalizers);
+    }
+    if (const StructuralSchema* schema = schemaOf(info, updated)) {
+      FieldErrors errors = schema->validate(updated);
+      if (!errors.empty()) {
+        return tl::unexpected(Status::invalid(info.group, info.kind, name, errors));
+      }
     }
   } else {
     updated = std::move(object);
@@ -789,6 +862,10 @@ Result<ObjectPtr> ApiServer::updateLocked(const ResourceInfo& info, std::string 
     FieldErrors kindErrors = strategy::validateUpdate(info, updated, old);
     errors.insert(errors.end(), metaErrors.begin(), metaErrors.end());
     errors.insert(errors.end(), kindErrors.begin(), kindErrors.end());
+    if (const StructuralSchema* schema = schemaOf(info, updated)) {
+      FieldErrors schemaErrors = schema->validate(updated);
+      errors.insert(errors.end(), schemaErrors.begin(), schemaErrors.end());
+    }
     if (info.is("apiextensions.k8s.io", "customresourcedefinitions")) {
       auto crd = ResourceRegistry::fromCustomResourceDefinition(updated);
       if (!crd) return tl::unexpected(crd.error());
@@ -954,7 +1031,7 @@ Result<ObjectPtr> ApiServer::patch(const GroupVersionResource& gvr, std::string_
     }
 
     std::lock_guard lock(mu_);
-    ObjectPtr current = store_->get(key(info, t->ns, name));
+    ObjectPtr current = fromStorage(info, store_->get(key(info, t->ns, name)));
     if (current == nullptr) {
       // Only apply creates what is missing, and never through a subresource.
       if (type != PatchType::Apply || !subresource.empty()) {

@@ -164,8 +164,14 @@ class ApiServer {
   };
   Result<Target> target(const GroupVersionResource& gvr, std::string_view ns) const;
   std::string key(const ResourceInfo& info, std::string_view ns, std::string_view name) const;
+  // A custom resource as a read serves it: in the requested version, and decoded by that
+  // version's schema when it was stored before the schema last changed (structural_schema.h).
   ObjectPtr inRequestedVersion(const ResourceInfo& info, const GroupVersionResource& gvr,
                                ObjectPtr object) const;
+  // A stored custom resource as kube-apiserver reads it from storage: decoded (pruned,
+  // defaulted) by its version's schema when stored before the schema last changed; otherwise
+  // the same document.
+  ObjectPtr fromStorage(const ResourceInfo& info, ObjectPtr object) const;
   std::string prefix(const ResourceInfo& info, std::string_view ns) const;
   // The body of a verb, as intercepted() runs it: a reference to the caller's lambda, which
   // lives until the call returns. The verbs' lambdas capture more than a std::function holds

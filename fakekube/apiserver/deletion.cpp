@@ -83,7 +83,7 @@ Result<DeleteResult> ApiServer::deleteLocked(const ResourceInfo& info, const std
     }
   }
   const std::string objectKey = key(info, ns, name);
-  ObjectPtr oldPtr = store_->get(objectKey);
+  ObjectPtr oldPtr = fromStorage(info, store_->get(objectKey));
   if (oldPtr == nullptr) return tl::unexpected(Status::notFound(gr, name));
   const Json& old = *oldPtr;
 

@@ -166,8 +166,9 @@ WatchHub::WatchHub(std::size_t maxBacklog, std::size_t ringCapacity)
 
 WatchHub::~WatchHub() { closeAll(); }
 
-Result<std::shared_ptr<Watch>> WatchHub::watch(const ResourceInfo& info, std::string_view ns,
-                                               const WatchOptions& options, const Store& store) {
+Result<std::shared_ptr<Watch>> WatchHub::watch(
+    const ResourceInfo& info, std::string_view ns, const WatchOptions& options, const Store& store,
+    const std::function<ObjectPtr(ObjectPtr)>& fromStorage) {
   auto selection = Selection::parse(info, options.labelSelector, options.fieldSelector);
   if (!selection) return tl::unexpected(selection.error());
   if (auto invalid = validateWatchOptions(options)) return tl::unexpected(std::move(*invalid));
@@ -208,7 +209,8 @@ Result<std::shared_ptr<Watch>> WatchHub::watch(const ResourceInfo& info, std::st
   if (initialState) {
     store.scan(w->prefix, "", [&](const std::string&, const ObjectPtr& object) {
       if (!w->selective || w->matches(*object)) {
-        w->watch->pushInitial(WatchEventType::Added, object, current);
+        w->watch->pushInitial(WatchEventType::Added, fromStorage ? fromStorage(object) : object,
+                              current);
       }
       return true;
     });

@@ -21,6 +21,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -60,8 +61,12 @@ class WatchHub {
   // with a resourceVersion newer than the store. A resourceVersion older than the compaction
   // mark is not an error: the watch starts with one ERROR event, 410 Expired
   // `too old resource version: N (M)`, and ends.
+  //
+  // `fromStorage`, when given, turns each object of the initial state into what the watcher is
+  // shown (the API server decodes custom resources stored under an older schema).
   Result<std::shared_ptr<Watch>> watch(const ResourceInfo& info, std::string_view ns,
-                                       const WatchOptions& options, const Store& store);
+                                       const WatchOptions& options, const Store& store,
+                                       const std::function<ObjectPtr(ObjectPtr)>& fromStorage = {});
 
   // Delivers one committed store event (wire Store::setObserver here). Never blocks.
   void onEvent(const StoredEvent& event);

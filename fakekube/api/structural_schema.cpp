@@ -1,0 +1,819 @@
+#include "fakekube/api/structural_schema.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <regex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "fakekube/api/base64.h"
+#include "fakekube/sim/clock.h"
+
+namespace fakekube {
+
+namespace {
+
+enum TypeBit : unsigned {
+  kObject = 1,
+  kArray = 2,
+  kString = 4,
+  kInteger = 8,
+  kNumber = 16,
+  kBoolean = 32,
+};
+
+// ObjectMeta's fields: what a metadata object keeps (kube-apiserver round-trips it through
+// metav1.ObjectMeta, which drops the rest).
+constexpr std::string_view kObjectMetaFields[] = {"annotations",
+                                                  "creationTimestamp",
+                                                  "deletionGracePeriodSeconds",
+                                                  "deletionTimestamp",
+                                                  "finalizers",
+                                                  "generateName",
+                                                  "generation",
+                                                  "labels",
+                                                  "managedFields",
+                                                  "name",
+                                                  "namespace",
+                                                  "ownerReferences",
+                                                  "resourceVersion",
+                                                  "selfLink",
+                                                  "uid"};
+
+// std::regex matches by backtracking, recursing once per character: longer strings are not
+// matched against a pattern (they fail it) rather than risk the stack.
+constexpr std::size_t kMaxPatternInput = 16384;
+
+bool isObjectMetaField(std::string_view key) {
+  return std::find(std::begin(kObjectMetaFields), std::end(kObjectMetaFields), key) !=
+         std::end(kObjectMetaFields);
+}
+
+bool isTypeMetaOrMetadata(std::string_view key) {
+  return key == "apiVersion" || key == "kind" || key == "metadata";
+}
+
+// Go's %v of a float64: %g with the shortest precision, which switches to an exponent below
+// 1e-04 and from 1e+06 on ("0.5", "1e-05", "1e+06", "2.147483647e+09").
+std::string goFloat(double v) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
+  if (v == 0) return std::signbit(v) ? "-0" : "0";
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
+  std::string scientific(buf, r.ptr);  // "d.ddde+XX", as Go writes it
+  const int exponent = std::stoi(scientific.substr(scientific.find('e') + 1));
+  if (exponent < -4 || exponent >= 6) return scientific;
+  r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed);
+  return std::string(buf, r.ptr);
+}
+
+// A JSON number as Go decodes it into interface{}: int64 when it is an integer literal that
+// fits, else float64.
+bool isGoInt(const Json& x) {
+  if (x.is_number_integer() && !x.is_number_unsigned()) return true;
+  return x.is_number_unsigned() && x.get<std::uint64_t>() <= static_cast<std::uint64_t>(INT64_MAX);
+}
+std::int64_t goInt(const Json& x) {
+  return x.is_number_unsigned() ? static_cast<std::int64_t>(x.get<std::uint64_t>())
+                                : x.get<std::int64_t>();
+}
+
+// Go's %#v of a decoded JSON value, as field.Error prints a bad value that is neither a string,
+// a number nor a bool.
+std::string goSyntax(const Json& x) {
+  if (x.is_null()) return "interface {}(nil)";
+  if (x.is_string()) return goQuote(x.get<std::string>());
+  if (x.is_boolean()) return x.get<bool>() ? "true" : "false";
+  if (isGoInt(x)) return std::to_string(goInt(x));
+  if (x.is_number()) return goFloat(x.get<double>());
+  std::string out;
+  if (x.is_array()) {
+    out = "[]interface {}{";
+    bool first = true;
+    for (const auto& v : x) {
+      if (!first) out += ", ";
+      first = false;
+      out += goSyntax(v);
+    }
+    return out + "}";
+  }
+  out = "map[string]interface {}{";
+  bool first = true;
+  for (const auto& [k, v] : x.items()) {
+    if (!first) out += ", ";
+    first = false;
+    out += goQuote(k) + ":" + goSyntax(v);
+  }
+  return out + "}";
+}
+
+// field.Error's rendering of a bad value.
+std::string renderValue(const Json& x) {
+  if (x.is_null()) return "null";
+  if (x.is_string()) return goQuote(x.get<std::string>());
+  if (x.is_boolean()) return x.get<bool>() ? "true" : "false";
+  if (isGoInt(x)) return std::to_string(goInt(x));
+  if (x.is_number()) return goFloat(x.get<double>());
+  return goSyntax(x);
+}
+
+// The type kube-openapi's type validator reports for a value.
+const char* typeName(const Json& x) {
+  if (x.is_boolean()) return "boolean";
+  if (x.is_string()) return "string";
+  if (isGoInt(x)) return "integer";
+  if (x.is_number()) return "number";
+  if (x.is_array()) return "array";
+  if (x.is_object()) return "object";
+  return "null";
+}
+
+std::size_t utf8Length(std::string_view s) {
+  std::size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+bool isUuid(const std::string& s) {
+  static const std::regex re(
+      "^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$");
+  return s.size() <= 36 && std::regex_match(s, re);
+}
+
+bool isIpv4(const std::string& s) {
+  int parts = 0;
+  std::size_t i = 0;
+  while (i <= s.size()) {
+    std::size_t j = s.find('.', i);
+    if (j == std::string::npos) j = s.size();
+    std::string_view part(s.data() + i, j - i);
+    if (part.empty() || part.size() > 3) return false;
+    if (part.size() > 1 && part[0] == '0') return false;
+    int value = 0;
+    for (char c : part) {
+      if (c < '0' || c > '9') return false;
+      value = value * 10 + (c - '0');
+    }
+    if (value > 255) return false;
+    ++parts;
+    i = j + 1;
+    if (j == s.size()) break;
+  }
+  return parts == 4;
+}
+
+bool isDate(const std::string& s) {
+  static const std::regex re("^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$");
+  return s.size() == 10 && std::regex_match(s, re);
+}
+
+// The formats kube-apiserver checks that are cheap to check here; others pass.
+std::optional<bool> checkFormat(const std::string& format, const std::string& value) {
+  if (format == "date-time") {
+    TimePoint t;
+    return parseRfc3339(value, &t);
+  }
+  if (format == "date") return isDate(value);
+  if (format == "byte") return base64Decode(value).has_value();
+  if (format == "uuid") return isUuid(value);
+  if (format == "ipv4") return isIpv4(value);
+  return std::nullopt;
+}
+
+}  // namespace
+
+struct StructuralSchema::Compiled {
+  struct Node {
+    unsigned types = 0;  // TypeBit mask; 0 = any
+    bool nullable = false;
+    bool preserveUnknownFields = false;
+    bool embeddedResource = false;
+    bool intOrString = false;
+    std::vector<std::pair<std::string, int>> properties;  // sorted by name
+    int additionalProperties = -1;                        // node index
+    int items = -1;                                       // node index
+    std::optional<Json> defaultValue;
+    bool defaultsBelow = false;  // this node or one below declares a default
+    std::vector<Json> enumValues;
+    std::vector<std::string> required;
+    std::optional<double> minimum, maximum, multipleOf;
+    bool exclusiveMinimum = false, exclusiveMaximum = false;
+    std::optional<std::int64_t> maxLength, minLength, maxItems, minItems, maxProperties,
+        minProperties;
+    bool uniqueItems = false;
+    std::string pattern;
+    std::shared_ptr<const std::regex> regex;  // shared by the nodes with the same pattern
+    std::string patternError;
+    std::string format;
+
+    const Node* property(const std::vector<Node>& nodes, std::string_view name) const {
+      auto it = std::lower_bound(properties.begin(), properties.end(), name,
+                                 [](const auto& p, std::string_view n) { return p.first < n; });
+      if (it == properties.end() || it->first != name) return nullptr;
+      return &nodes[static_cast<std::size_t>(it->second)];
+    }
+  };
+
+  Json source;
+  std::vector<Node> nodes;  // nodes[0] is the root; children come after their parent
+  bool anyDefault = false;
+
+  const Node* at(int i) const { return i < 0 ? nullptr : &nodes[static_cast<std::size_t>(i)]; }
+  // The schema for key `k` of an object under `s`: its property, else additionalProperties.
+  const Node* field(const Node* s, std::string_view k) const {
+    if (s == nullptr) return nullptr;
+    if (const Node* p = s->property(nodes, k)) return p;
+    return at(s->additionalProperties);
+  }
+
+  // --- pruning ---
+  // Objects anywhere below a value that has no schema lose every key (prune with a nil schema).
+  static bool clearUnder(Json& x) {
+    bool changed = false;
+    std::vector<Json*> stack{&x};
+    while (!stack.empty()) {
+      Json* v = stack.back();
+      stack.pop_back();
+      if (v->is_object()) {
+        if (!v->empty()) changed = true;
+        *v = Json::object();
+      } else if (v->is_array()) {
+        for (auto& e : *v) stack.push_back(&e);
+      }
+    }
+    return changed;
+  }
+
+  static bool coerceMetadata(Json& metadata) {
+    if (!metadata.is_object()) return false;
+    bool changed = false;
+    for (auto it = metadata.begin(); it != metadata.end();) {
+      if (isObjectMetaField(it.key())) {
+        ++it;
+      } else {
+        it = metadata.erase(it);
+        changed = true;
+      }
+    }
+    return changed;
+  }
+
+  bool pruneObjectKey(Json& x, Json::iterator& it, const Node* s, bool keepUnknown,
+                      bool embedded) const {
+    if ((embedded || s->embeddedResource) && isTypeMetaOrMetadata(it.key())) {
+      bool changed = it.key() == "metadata" && coerceMetadata(it.value());
+      ++it;
+      return changed;
+    }
+    if (const Node* p = field(s, it.key())) {
+      bool changed = prune(it.value(), p);
+      ++it;
+      return changed;
+    }
+    if (keepUnknown) {
+      ++it;
+      return false;
+    }
+    it = x.erase(it);
+    return true;
+  }
+
+  // `embedded`: treat this level as an x-kubernetes-embedded-resource (the resource's root).
+  bool prune(Json& x, const Node* s, bool embedded = false) const {
+    if (s != nullptr && s->preserveUnknownFields) return skipPrune(x, s, embedded);
+    if (x.is_object()) {
+      if (s == nullptr) return clearUnder(x);
+      bool changed = false;
+      for (auto it = x.begin(); it != x.end();) {
+        changed |= pruneObjectKey(x, it, s, false, embedded);
+      }
+      return changed;
+    }
+    if (x.is_array()) {
+      const Node* items = s == nullptr ? nullptr : at(s->items);
+      bool changed = false;
+      for (auto& v : x) changed |= items == nullptr ? clearUnder(v) : prune(v, items);
+      return changed;
+    }
+    return false;
+  }
+
+  bool skipPrune(Json& x, const Node* s, bool embedded = false) const {
+    if (s == nullptr) return false;
+    bool changed = false;
+    if (x.is_object()) {
+      for (auto it = x.begin(); it != x.end();) {
+        changed |= pruneObjectKey(x, it, s, true, embedded);
+      }
+    } else if (x.is_array()) {
+      const Node* items = at(s->items);
+      if (items != nullptr) {
+        for (auto& v : x) changed |= skipPrune(v, items);
+      }
+    }
+    return changed;
+  }
+
+  // --- nulls and defaults ---
+  bool pruneNulls(Json& x, const Node* s) const {
+    if (s == nullptr) return false;  // no schema below: nothing can be removed
+    bool changed = false;
+    if (x.is_object()) {
+      for (auto it = x.begin(); it != x.end();) {
+        const Node* f = field(s, it.key());
+        if (it->is_null() && f != nullptr && !f->nullable && !f->defaultValue) {
+          it = x.erase(it);
+          changed = true;
+        } else {
+          changed |= pruneNulls(it.value(), f);
+          ++it;
+        }
+      }
+    } else if (x.is_array()) {
+      const Node* items = at(s->items);
+      for (auto& v : x) changed |= pruneNulls(v, items);
+    }
+    return changed;
+  }
+
+  static bool nonNullableNull(const Json& x, const Node* s) {
+    return x.is_null() && s != nullptr && !s->nullable;
+  }
+
+  bool applyDefaults(Json& x, const Node* s) const {
+    if (s == nullptr || !s->defaultsBelow) return false;
+    bool changed = false;
+    if (x.is_object()) {
+      for (const auto& [name, index] : s->properties) {
+        const Node& p = nodes[static_cast<std::size_t>(index)];
+        if (!p.defaultValue) continue;
+        auto it = x.find(name);
+        if (it == x.end() || nonNullableNull(*it, &p)) {
+          x[name] = *p.defaultValue;
+          changed = true;
+        }
+      }
+      const Node* additional = at(s->additionalProperties);
+      for (auto it = x.begin(); it != x.end(); ++it) {
+        if (const Node* p = s->property(nodes, it.key())) {
+          changed |= applyDefaults(it.value(), p);
+        } else if (additional != nullptr) {
+          if (nonNullableNull(*it, additional) && additional->defaultValue) {
+            *it = *additional->defaultValue;
+            changed = true;
+          }
+          changed |= applyDefaults(it.value(), additional);
+        }
+      }
+    } else if (x.is_array()) {
+      const Node* items = at(s->items);
+      if (items == nullptr) return false;
+      for (auto& v : x) {
+        if (nonNullableNull(v, items) && items->defaultValue) {
+          v = *items->defaultValue;
+          changed = true;
+        }
+        changed |= applyDefaults(v, items);
+      }
+    }
+    return changed;
+  }
+
+  // --- validation (kube-openapi's SchemaValidator, messages of its errors package) ---
+  void validate(const Json& x, const Node& s, const std::string& path, FieldErrors& errors) const {
+    // The field path kube-apiserver reports: the validator's path without a leading '.'.
+    const std::string_view fieldPath =
+        !path.empty() && path[0] == '.' ? std::string_view(path).substr(1) : path;
+    if (x.is_null()) {
+      if (s.types != 0 && !s.nullable) {
+        errors.push_back(FieldError::typeInvalid(
+            std::string(fieldPath), "\"null\"",
+            fmt::format("{} in body must be of type {}: \"null\"", path, typeNames(s))));
+      }
+      if (!s.enumValues.empty() &&
+          std::find(s.enumValues.begin(), s.enumValues.end(), x) == s.enumValues.end()) {
+        errors.push_back(enumError(fieldPath, x, s));
+      }
+      return;
+    }
+    const char* actual = typeName(x);
+    if (s.types != 0) {
+      const bool isFloatInt = x.is_number_float() && (s.types & kInteger) != 0 &&
+                              std::trunc(x.get<double>()) == x.get<double>() &&
+                              std::isfinite(x.get<double>());
+      const bool isIntFloat = isGoInt(x) && (s.types & kNumber) != 0;
+      if ((s.types & typeBit(x)) == 0 && !isFloatInt && !isIntFloat) {
+        errors.push_back(FieldError::typeInvalid(
+            std::string(fieldPath), goQuote(actual),
+            fmt::format("{} in body must be of type {}: {}", path, typeNames(s), goQuote(actual))));
+      }
+    }
+    if (x.is_string()) validateString(x.get_ref<const std::string&>(), s, path, fieldPath, errors);
+    if (x.is_number()) validateNumber(x, s, path, fieldPath, errors);
+    if (x.is_array()) validateArray(x, s, path, fieldPath, errors);
+    if (!s.enumValues.empty() &&
+        std::find(s.enumValues.begin(), s.enumValues.end(), x) == s.enumValues.end()) {
+      errors.push_back(enumError(fieldPath, x, s));
+    }
+    if (x.is_object()) validateObject(x, s, path, fieldPath, errors);
+  }
+
+  static unsigned typeBit(const Json& x) {
+    if (x.is_boolean()) return kBoolean;
+    if (x.is_string()) return kString;
+    if (isGoInt(x)) return kInteger;
+    if (x.is_number()) return kNumber;
+    if (x.is_array()) return kArray;
+    if (x.is_object()) return kObject;
+    return 0;
+  }
+
+  static std::string typeNames(const Node& s) {
+    if (s.intOrString) return "integer,string";
+    for (auto [bit, name] : {std::pair{kObject, "object"},
+                             {kArray, "array"},
+                             {kString, "string"},
+                             {kInteger, "integer"},
+                             {kNumber, "number"},
+                             {kBoolean, "boolean"}}) {
+      if (s.types == bit) return name;
+    }
+    return "";
+  }
+
+  static FieldError enumError(std::string_view fieldPath, const Json& x, const Node& s) {
+    std::vector<std::string> quoted;
+    for (const auto& v : s.enumValues) {
+      quoted.push_back(goQuote(v.is_string() ? v.get<std::string>() : v.dump()));
+    }
+    return FieldError::notSupported(
+        std::string(fieldPath), renderValue(x),
+        "supported values: " + fmt::format("{}", fmt::join(quoted, ", ")));
+  }
+
+  static void validateString(const std::string& value, const Node& s, const std::string& path,
+                             std::string_view fieldPath_, FieldErrors& errors) {
+    const std::string fieldPath(fieldPath_);
+    // kube-openapi stops at the first failing string rule.
+    const std::size_t length = utf8Length(value);
+    if (s.maxLength && static_cast<std::int64_t>(length) > *s.maxLength) {
+      // field.TooLong: the value is not shown.
+      errors.push_back(FieldError::tooLong(
+          fieldPath, fmt::format("may not be more than {} bytes", *s.maxLength)));
+    } else if (s.minLength && static_cast<std::int64_t>(length) < *s.minLength) {
+      errors.push_back(FieldError::invalid(
+          fieldPath, goQuote(value),
+          fmt::format("{} in body should be at least {} chars long", path, *s.minLength)));
+    } else if (!s.pattern.empty()) {
+      if (!s.regex) {
+        errors.push_back(FieldError::invalid(
+            fieldPath, goQuote(value),
+            fmt::format("{} in body should match '{}, but pattern is invalid: {}'", path, s.pattern,
+                        s.patternError)));
+      } else if (value.size() > kMaxPatternInput || !std::regex_search(value, *s.regex)) {
+        errors.push_back(
+            FieldError::invalid(fieldPath, goQuote(value),
+                                fmt::format("{} in body should match '{}'", path, s.pattern)));
+      }
+    }
+    if (!s.format.empty()) {
+      auto ok = checkFormat(s.format, value);
+      if (ok && !*ok) {
+        errors.push_back(FieldError::invalid(
+            fieldPath, goQuote(value),
+            fmt::format("{} in body must be of type {}: {}", path, s.format, goQuote(value))));
+      }
+    }
+  }
+
+  static void validateNumber(const Json& x, const Node& s, const std::string& path,
+                             std::string_view fieldPath_, FieldErrors& errors) {
+    const std::string fieldPath(fieldPath_);
+    // An integer is compared with the bound cut to an integer and shows it as one; a float
+    // shows the bound as Go's %v of a float64.
+    const bool integer = isGoInt(x);
+    const double value = x.get<double>();
+    auto bound = [&](double b) {
+      return integer ? std::to_string(static_cast<std::int64_t>(b)) : goFloat(b);
+    };
+    auto exceeds = [&](double b, bool exclusive, bool upper) {
+      if (integer) {
+        const std::int64_t v = goInt(x);
+        const auto limit = static_cast<std::int64_t>(b);
+        return upper ? (exclusive ? v >= limit : v > limit) : (exclusive ? v <= limit : v < limit);
+      }
+      return upper ? (exclusive ? value >= b : value > b) : (exclusive ? value <= b : value < b);
+    };
+    if (s.multipleOf) {
+      bool ok = true;
+      if (*s.multipleOf <= 0) {
+        ok = false;
+      } else if (integer && std::trunc(*s.multipleOf) == *s.multipleOf) {
+        const auto factor = static_cast<std::int64_t>(*s.multipleOf);
+        ok = goInt(x) % factor == 0;
+      } else {
+        const double m = *s.multipleOf < 1 ? 1 / *s.multipleOf * value : value / *s.multipleOf;
+        ok = std::trunc(m) == m;
+      }
+      if (!ok) {
+        errors.push_back(
+            FieldError::invalid(fieldPath, renderValue(x),
+                                fmt::format("{} in body should be a multiple of {}", path,
+                                            integer && std::trunc(*s.multipleOf) == *s.multipleOf
+                                                ? bound(*s.multipleOf)
+                                                : goFloat(*s.multipleOf))));
+      }
+    }
+    if (s.minimum && exceeds(*s.minimum, s.exclusiveMinimum, false)) {
+      errors.push_back(FieldError::invalid(
+          fieldPath, renderValue(x),
+          fmt::format("{} in body should be greater than {}{}", path,
+                      s.exclusiveMinimum ? "" : "or equal to ", bound(*s.minimum))));
+    }
+    if (s.maximum && exceeds(*s.maximum, s.exclusiveMaximum, true)) {
+      errors.push_back(FieldError::invalid(
+          fieldPath, renderValue(x),
+          fmt::format("{} in body should be less than {}{}", path,
+                      s.exclusiveMaximum ? "" : "or equal to ", bound(*s.maximum))));
+    }
+  }
+
+  void validateArray(const Json& x, const Node& s, const std::string& path,
+                     std::string_view fieldPath_, FieldErrors& errors) const {
+    const std::string fieldPath(fieldPath_);
+    if (const Node* items = at(s.items)) {
+      for (std::size_t i = 0; i < x.size(); ++i) {
+        validate(x[i], *items, fmt::format("{}[{}]", path, i), errors);
+      }
+    }
+    const auto size = static_cast<std::int64_t>(x.size());
+    if (s.minItems && size < *s.minItems) {
+      errors.push_back(FieldError::invalid(
+          fieldPath, std::to_string(size),
+          fmt::format("{} in body should have at least {} items", path, *s.minItems)));
+    }
+    if (s.maxItems && size > *s.maxItems) {
+      errors.push_back(FieldError::tooMany(fieldPath, std::to_string(size), *s.maxItems));
+    }
+    if (s.uniqueItems) {
+      for (std::size_t i = 0; i < x.size(); ++i) {
+        bool duplicate = false;
+        for (std::size_t j = 0; j < i && !duplicate; ++j) duplicate = x[i] == x[j];
+        if (duplicate) {
+          errors.push_back(FieldError::invalid(
+              fieldPath, "\"\"", fmt::format("{} in body shouldn't contain duplicates", path)));
+          break;
+        }
+      }
+    }
+  }
+
+  void validateObject(const Json& x, const Node& s, const std::string& path,
+                      std::string_view fieldPath_, FieldErrors& errors) const {
+    const std::string fieldPath(fieldPath_);
+    const auto count = static_cast<std::int64_t>(x.size());
+    if (s.minProperties && count < *s.minProperties) {
+      errors.push_back(FieldError::invalid(
+          fieldPath, std::to_string(count),
+          fmt::format("{} in body should have at least {} properties", path, *s.minProperties)));
+    }
+    if (s.maxProperties && count > *s.maxProperties) {
+      errors.push_back(FieldError::tooMany(fieldPath, std::to_string(count), *s.maxProperties));
+    }
+    if (const Node* additional = at(s.additionalProperties)) {
+      for (const auto& [key, value] : x.items()) {
+        if (s.property(nodes, key) == nullptr) {
+          validate(value, *additional, path + "." + key, errors);
+        }
+      }
+    }
+    for (const auto& [name, index] : s.properties) {
+      auto it = x.find(name);
+      if (it == x.end()) continue;
+      validate(*it, nodes[static_cast<std::size_t>(index)], path.empty() ? name : path + "." + name,
+               errors);
+    }
+    for (const auto& name : s.required) {
+      if (!x.contains(name)) {
+        const std::string child = path + "." + name;
+        errors.push_back(FieldError::required(child[0] == '.' ? child.substr(1) : child));
+      }
+    }
+  }
+};
+
+namespace {
+
+std::optional<std::int64_t> integerKeyword(const Json& schema, const char* key,
+                                           const std::string& field, FieldErrors& errors) {
+  auto it = schema.find(key);
+  if (it == schema.end() || it->is_null()) return std::nullopt;
+  if (!it->is_number_integer() || it->get<std::int64_t>() < 0) {
+    errors.push_back(
+        FieldError::invalid(field + "." + key, renderValue(*it), "must be a non-negative integer"));
+    return std::nullopt;
+  }
+  return it->get<std::int64_t>();
+}
+
+std::optional<double> numberKeyword(const Json& schema, const char* key, const std::string& field,
+                                    FieldErrors& errors) {
+  auto it = schema.find(key);
+  if (it == schema.end() || it->is_null()) return std::nullopt;
+  if (!it->is_number()) {
+    errors.push_back(FieldError::invalid(field + "." + key, renderValue(*it), "must be a number"));
+    return std::nullopt;
+  }
+  return it->get<double>();
+}
+
+bool boolKeyword(const Json& schema, const char* key) {
+  auto it = schema.find(key);
+  return it != schema.end() && it->is_boolean() && it->get<bool>();
+}
+
+}  // namespace
+
+StructuralSchema::StructuralSchema(std::unique_ptr<Compiled> compiled)
+    : compiled_(std::move(compiled)) {}
+StructuralSchema::~StructuralSchema() = default;
+
+std::shared_ptr<const StructuralSchema> StructuralSchema::compile(const Json& openAPIV3Schema,
+                                                                  std::string_view rootField,
+                                                                  FieldErrors& errors) {
+  using Node = Compiled::Node;
+  auto compiled = std::make_unique<Compiled>();
+  compiled->source = openAPIV3Schema;
+  const std::size_t errorsBefore = errors.size();
+  struct Pending {
+    const Json* schema;
+    int node;
+    std::string field;
+    std::size_t depth;
+  };
+  std::vector<Pending> pending;
+  std::map<std::string, std::pair<std::shared_ptr<const std::regex>, std::string>> regexes;
+  compiled->nodes.emplace_back();
+  pending.push_back({&openAPIV3Schema, 0, std::string(rootField), 1});
+  auto& nodes = compiled->nodes;
+  while (!pending.empty()) {
+    Pending p = std::move(pending.back());
+    pending.pop_back();
+    const Json& schema = *p.schema;
+    if (!schema.is_object()) {
+      errors.push_back(FieldError::invalid(p.field, renderValue(schema), "must be an object"));
+      continue;
+    }
+    if (p.depth > kMaxDepth) {
+      errors.push_back(FieldError::forbidden(
+          p.field, fmt::format("must not be nested deeper than {} levels", kMaxDepth)));
+      continue;
+    }
+    // Children are appended to `nodes`, so the node is addressed by index, never held.
+    auto node = [&]() -> Node& { return nodes[static_cast<std::size_t>(p.node)]; };
+    auto child = [&](const Json& sub, std::string field) {
+      nodes.emplace_back();
+      const int index = static_cast<int>(nodes.size() - 1);
+      pending.push_back({&sub, index, std::move(field), p.depth + 1});
+      return index;
+    };
+
+    if (auto it = schema.find("type"); it != schema.end() && !it->is_null()) {
+      const std::string type = it->is_string() ? it->get<std::string>() : "";
+      static const std::pair<const char*, unsigned> kTypes[] = {
+          {"object", kObject},   {"array", kArray},   {"string", kString},
+          {"integer", kInteger}, {"number", kNumber}, {"boolean", kBoolean}};
+      unsigned bit = 0;
+      for (const auto& [name, b] : kTypes) {
+        if (type == name) bit = b;
+      }
+      if (bit == 0) {
+        errors.push_back(FieldError::notSupported(
+            p.field + ".type", renderValue(*it),
+            "supported values: \"array\", \"boolean\", \"integer\", \"number\", \"object\", "
+            "\"string\""));
+      }
+      node().types = bit;
+    }
+    node().nullable = boolKeyword(schema, "nullable");
+    node().preserveUnknownFields = boolKeyword(schema, "x-kubernetes-preserve-unknown-fields");
+    node().embeddedResource = boolKeyword(schema, "x-kubernetes-embedded-resource");
+    if (boolKeyword(schema, "x-kubernetes-int-or-string")) {
+      node().intOrString = true;
+      node().types = kInteger | kString;
+    }
+    if (auto it = schema.find("default"); it != schema.end()) {
+      node().defaultValue = *it;
+      compiled->anyDefault = true;
+    }
+    if (auto it = schema.find("enum"); it != schema.end() && it->is_array()) {
+      node().enumValues.assign(it->begin(), it->end());
+    }
+    if (auto it = schema.find("required"); it != schema.end() && it->is_array()) {
+      for (const auto& r : *it) {
+        if (r.is_string()) node().required.push_back(r.get<std::string>());
+      }
+    }
+    node().minimum = numberKeyword(schema, "minimum", p.field, errors);
+    node().maximum = numberKeyword(schema, "maximum", p.field, errors);
+    node().multipleOf = numberKeyword(schema, "multipleOf", p.field, errors);
+    node().exclusiveMinimum = boolKeyword(schema, "exclusiveMinimum");
+    node().exclusiveMaximum = boolKeyword(schema, "exclusiveMaximum");
+    node().maxLength = integerKeyword(schema, "maxLength", p.field, errors);
+    node().minLength = integerKeyword(schema, "minLength", p.field, errors);
+    node().maxItems = integerKeyword(schema, "maxItems", p.field, errors);
+    node().minItems = integerKeyword(schema, "minItems", p.field, errors);
+    node().maxProperties = integerKeyword(schema, "maxProperties", p.field, errors);
+    node().minProperties = integerKeyword(schema, "minProperties", p.field, errors);
+    node().uniqueItems = boolKeyword(schema, "uniqueItems");
+    if (auto it = schema.find("format"); it != schema.end() && it->is_string()) {
+      node().format = it->get<std::string>();
+    }
+    if (auto it = schema.find("pattern"); it != schema.end() && it->is_string()) {
+      // Generated CRDs repeat a few patterns hundreds of times (a quantity's in every
+      // resources map): each is compiled once.
+      node().pattern = it->get<std::string>();
+      auto [cached, isNew] = regexes.try_emplace(node().pattern);
+      if (isNew) {
+        try {
+          cached->second.first = std::make_shared<const std::regex>(
+              node().pattern, std::regex::ECMAScript | std::regex::optimize);
+        } catch (const std::regex_error& e) {
+          cached->second.second = e.what();
+        }
+      }
+      node().regex = cached->second.first;
+      node().patternError = cached->second.second;
+    }
+    if (auto it = schema.find("properties"); it != schema.end() && !it->is_null()) {
+      if (!it->is_object()) {
+        errors.push_back(
+            FieldError::invalid(p.field + ".properties", renderValue(*it), "must be an object"));
+      } else {
+        std::vector<std::pair<std::string, int>> properties;
+        for (const auto& [name, sub] : it->items()) {
+          properties.emplace_back(name, child(sub, p.field + ".properties[" + name + "]"));
+        }
+        std::sort(properties.begin(), properties.end());
+        node().properties = std::move(properties);
+      }
+    }
+    if (auto it = schema.find("additionalProperties"); it != schema.end() && it->is_object()) {
+      node().additionalProperties = child(*it, p.field + ".additionalProperties");
+    }
+    if (auto it = schema.find("items"); it != schema.end() && it->is_object()) {
+      node().items = child(*it, p.field + ".items");
+    }
+  }
+  if (errors.size() != errorsBefore) return nullptr;
+
+  // Children come after their parent, so one backward pass marks where defaulting descends.
+  for (std::size_t i = nodes.size(); i-- > 0;) {
+    Node& n = nodes[i];
+    n.defaultsBelow = n.defaultValue.has_value();
+    auto mark = [&](int c) {
+      if (c >= 0 && nodes[static_cast<std::size_t>(c)].defaultsBelow) n.defaultsBelow = true;
+    };
+    for (const auto& [name, c] : n.properties) mark(c);
+    mark(n.additionalProperties);
+    mark(n.items);
+  }
+  // A default is itself pruned against its schema (PruneDefaults), so it never brings in a field
+  // that pruning would remove.
+  for (auto& n : nodes) {
+    if (n.defaultValue) compiled->prune(*n.defaultValue, &n);
+  }
+  return std::shared_ptr<const StructuralSchema>(new StructuralSchema(std::move(compiled)));
+}
+
+bool StructuralSchema::decode(Json& object) const {
+  if (!object.is_object()) return false;
+  const Compiled& c = *compiled_;
+  // The root is an embedded resource: apiVersion, kind and metadata stay (metadata coerced).
+  bool changed = c.prune(object, &c.nodes[0], true);
+  changed |= c.pruneNulls(object, &c.nodes[0]);
+  changed |= c.applyDefaults(object, &c.nodes[0]);
+  return changed;
+}
+
+FieldErrors StructuralSchema::validate(const Json& object) const {
+  FieldErrors errors;
+  compiled_->validate(object, compiled_->nodes[0], "", errors);
+  return errors;
+}
+
+const Json& StructuralSchema::source() const { return compiled_->source; }
+bool StructuralSchema::hasDefaults() const { return compiled_->anyDefault; }
+
+}  // namespace fakekube
