@@ -384,7 +384,6 @@ struct HttpServer::Impl {
     if (options.extraMetrics) text += options.extraMetrics();
     return text;
   }
->>>>>>> builtinapi
   void forget(const std::shared_ptr<WatchStream>& stream);
 
   ApiServer& api;
