@@ -159,7 +159,9 @@ struct PriorityQueue::Impl : std::enable_shared_from_this<Impl> {
     Duration after = options.after;
     if (options.rateLimited) {
       const Duration limited = limiter->when(key);
-      if (after <= Duration::zero() || limited < after) after = limited;
+      // Exactly controller-runtime's rule: only an `after` of exactly 0 means "the limiter's
+      // delay alone"; a negative `after` is shorter than any delay, so the item is ready now.
+      if (after == Duration::zero() || limited < after) after = limited;
     }
     std::optional<TimePoint> readyAt;
     if (after > Duration::zero()) {

@@ -59,7 +59,9 @@ struct AddOptions {
   // its whole backlog.
   int priority = 0;
   // Ask the rate limiter for a delay (counting one more failure of the key) and use the shorter
-  // of that and `after` (`after` = 0 means "only the rate limiter's").
+  // of that and `after`. `after` exactly 0 means "only the rate limiter's"; a negative `after`
+  // is shorter than any delay, so the item is ready at once (controller-runtime's
+  // `after == 0 || rlAfter < after`).
   bool rateLimited = false;
 };
 

@@ -26,4 +26,15 @@ struct ServeOptions {
 // `fakekube serve`: the Kubernetes API for kubectl, until SIGINT / SIGTERM.
 int runServe(const ServeOptions& options);
 
+struct OperatorCommandOptions {
+  std::string kubeconfig;
+  std::string context;      // "" = the kubeconfig's current context
+  std::string controllers;  // "" = all of the operator's
+  int reconcileConcurrency = 1;
+};
+
+// `fakekube operator`: the KubeRay operator against the API server of a kubeconfig, until
+// SIGINT / SIGTERM.
+int runOperator(const OperatorCommandOptions& options);
+
 }  // namespace fakekube::cli

@@ -1,5 +1,6 @@
 // fakekube: the command line. `fakekube demo` tells fakekube's stories on the embedded store;
-// `fakekube serve` serves the Kubernetes API to kubectl and other clients.
+// `fakekube serve` serves the Kubernetes API to kubectl and other clients; `fakekube operator`
+// runs the KubeRay operator against any API server.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
@@ -31,13 +32,27 @@ int main(int argc, char** argv) {
                      "Serve HTTPS with a self-signed certificate (written into --kubeconfig-out)");
   serveCmd->add_option("--controllers", serve.controllers,
                        "Comma-separated parts to run: gc, namespace, node-lifecycle, scheduler, "
-                       "kubelet, job, ttl-after-finished, replicaset, deployment (default: all)");
+                       "kubelet, job, ttl-after-finished, replicaset, deployment, and the KubeRay "
+                       "operator's raycluster, rayjob (default: all)");
   serveCmd->add_option("--nodes", serve.nodes, "Simulated nodes to create (node-1 ... node-N)")
       ->capture_default_str();
   serveCmd
       ->add_option("--retained-revisions", serve.retainedRevisions,
                    "Revisions of history kept for watches; older ones answer 410 Gone "
                    "(0 keeps all)")
+      ->capture_default_str();
+
+  fakekube::cli::OperatorCommandOptions rayOperator;
+  auto* operatorCmd = app.add_subcommand(
+      "operator", "Run the KubeRay operator against the API server of a kubeconfig");
+  operatorCmd->add_option("--kubeconfig", rayOperator.kubeconfig, "kubeconfig file")->required();
+  operatorCmd->add_option("--context", rayOperator.context,
+                          "kubeconfig context (default: its current context)");
+  operatorCmd->add_option("--controllers", rayOperator.controllers,
+                          "Comma-separated controllers to run: raycluster, rayjob (default: all)");
+  operatorCmd
+      ->add_option("--reconcile-concurrency", rayOperator.reconcileConcurrency,
+                   "Reconciles each controller runs at once")
       ->capture_default_str();
 
   try {
@@ -47,5 +62,6 @@ int main(int argc, char** argv) {
   }
   if (demoCmd->parsed()) return fakekube::cli::runDemo(demo);
   if (serveCmd->parsed()) return fakekube::cli::runServe(serve);
+  if (operatorCmd->parsed()) return fakekube::cli::runOperator(rayOperator);
   return 0;
 }

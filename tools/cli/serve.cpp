@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <functional>
@@ -17,12 +18,14 @@
 #include <string>
 #include <vector>
 
+#include "controllers/ray/ray_operator.h"
 #include "controllers/ray/sim/ray_simulation.h"
 #include "fakekube/apiserver/api_server.h"
 #include "fakekube/client/kubeconfig.h"
 #include "fakekube/cluster/cluster.h"
 #include "fakekube/http/http_server.h"
 #include "fakekube/http/tls_certificate.h"
+#include "fakekube/runtime/manager.h"
 #include "fakekube/sim/thread_pool_executor.h"
 #include "tools/cli/commands.h"
 
@@ -52,6 +55,38 @@ bool parseListen(const std::string& listen, std::string& host, int& port) {
   return port <= 65535;
 }
 
+// --controllers: the cluster's parts and the KubeRay operator's controllers in one list.
+struct Controllers {
+  std::set<std::string> cluster;
+  std::set<std::string> ray;
+};
+
+Result<Controllers> splitControllers(const std::string& list) {
+  Controllers controllers;
+  if (list.empty() || list == "all") {
+    auto cluster = parseClusterComponents("");
+    if (!cluster) return tl::unexpected(cluster.error());
+    controllers.cluster = *cluster;
+    controllers.ray = {ray::rayControllerNames().begin(), ray::rayControllerNames().end()};
+    return controllers;
+  }
+  const auto& clusterNames = clusterComponentNames();
+  std::stringstream names(list);
+  for (std::string name; std::getline(names, name, ',');) {
+    if (name.empty()) continue;
+    if (ray::isRayControllerName(name)) {
+      controllers.ray.insert(name);
+    } else if (std::find(clusterNames.begin(), clusterNames.end(), name) != clusterNames.end()) {
+      controllers.cluster.insert(name);
+    } else {
+      return tl::unexpected(Status::badRequest(
+          fmt::format("unknown controller \"{}\" (known: {}, {})", name,
+                      fmt::join(clusterNames, ", "), fmt::join(ray::rayControllerNames(), ", "))));
+    }
+  }
+  return controllers;
+}
+
 }  // namespace
 
 int runServe(const ServeOptions& options) {
@@ -68,7 +103,7 @@ int runServe(const ServeOptions& options) {
     return fail(
         fmt::format("--retained-revisions {}: expected 0 or more", options.retainedRevisions));
   }
-  auto controllers = parseClusterComponents(options.controllers);
+  auto controllers = splitControllers(options.controllers);
   if (!controllers) return fail(controllers.error().message);
 
   // Block the stop signals before any thread starts, so every thread inherits the mask and
@@ -89,7 +124,7 @@ int runServe(const ServeOptions& options) {
   std::unique_ptr<ApiServer> server = std::move(*opened);
 
   ClusterOptions clusterOptions;
-  clusterOptions.enabled = *controllers;
+  clusterOptions.enabled = controllers->cluster;
   clusterOptions.nodes = options.nodes;
   Cluster cluster(executor, *server, clusterOptions);
   // Pods in KubeRay's shape run the simulated Ray head, workers and submitter.
@@ -97,6 +132,16 @@ int runServe(const ServeOptions& options) {
   if (auto started = cluster.start(); !started) {
     return fail(fmt::format("cannot start the controllers: {}", started.error().message));
   }
+
+  // The KubeRay operator runs beside the cluster on a manager of its own (its own cache and
+  // queues), as it would in its own pod.
+  Manager rayOperator(executor, *server);
+  if (auto added = ray::addRayOperator(rayOperator, controllers->ray,
+                                       ray::OperatorOptions::fromEnvironment());
+      !added) {
+    return fail(fmt::format("cannot start the KubeRay operator: {}", added.error().message));
+  }
+  rayOperator.start();
 
   HttpServerOptions httpOptions;
   httpOptions.host = host;
@@ -136,6 +181,7 @@ int runServe(const ServeOptions& options) {
   sigwait(&stopSignals, &signal);
   std::fprintf(stderr, "fakekube: %s, stopping\n", signal == SIGINT ? "interrupted" : "terminated");
   http.stop();
+  rayOperator.stop();
   cluster.stop();
   executor.shutdown();
   bookmarks.reset();

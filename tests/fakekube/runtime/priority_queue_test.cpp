@@ -380,6 +380,26 @@ TEST(PriorityQueueTest, RateLimitedWithAfterTakesTheShorterDelay) {
   EXPECT_THAT(takeNow(executor, queue, 1), ElementsAre("default/a"));
 }
 
+// controller-runtime's lockedAddWithOpts: `if after == 0 || rlAfter < after { after = rlAfter }`.
+// A negative `after` is neither 0 nor longer than the limiter's delay, so it stays negative and
+// the item is ready at once, even though the limiter counted a failure.
+TEST(PriorityQueueTest, RateLimitedWithNegativeAfterIsReadyAtOnce) {
+  SimExecutor executor;
+  PriorityQueue queue(executor);
+  queue.addWithOptions("default/a", {.after = -seconds(1), .rateLimited = true});
+  executor.runUntilIdle();
+  EXPECT_EQ(queue.len(), 1u);
+  EXPECT_THAT(takeNow(executor, queue, 1), ElementsAre("default/a"));
+  // The limiter still counted the failure: the next rate-limited add alone waits 10 ms (5 ms x 2).
+  EXPECT_EQ(queue.numRequeues("default/a"), 1);
+  queue.done("default/a");
+  queue.addRateLimited("default/a");
+  executor.advance(milliseconds(9));
+  EXPECT_EQ(queue.len(), 0u);
+  executor.advance(milliseconds(1));
+  EXPECT_EQ(queue.len(), 1u);
+}
+
 TEST(PriorityQueueTest, ACustomRateLimiter) {
   SimExecutor executor;
   PriorityQueue queue(executor, {.rateLimiter = std::make_unique<ItemExponentialFailureRateLimiter>(

@@ -1,0 +1,44 @@
+#include "controllers/ray/ray_operator.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "controllers/ray/custom_resource_definitions.h"
+#include "controllers/ray/raycluster_controller.h"
+#include "fakekube/runtime/manager.h"
+
+namespace fakekube::ray {
+
+const std::vector<std::string>& rayControllerNames() {
+  static const std::vector<std::string> names = {"raycluster"};
+  return names;
+}
+
+bool isRayControllerName(std::string_view name) {
+  const auto& names = rayControllerNames();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+Result<void> addRayOperator(Manager& manager, const std::set<std::string>& controllers,
+                            const OperatorOptions& options) {
+  for (const auto& name : controllers) {
+    if (!isRayControllerName(name)) {
+      return tl::unexpected(
+          Status::badRequest(fmt::format("unknown KubeRay controller \"{}\" (known: {})", name,
+                                         fmt::join(rayControllerNames(), ", "))));
+    }
+  }
+  if (controllers.empty()) return {};
+  if (auto installed = installCustomResourceDefinitions(manager.client().underlyingClient());
+      !installed) {
+    return tl::unexpected(installed.error());
+  }
+  if (controllers.contains("raycluster")) {
+    if (auto added = addRayClusterController(manager, options); !added)
+      return tl::unexpected(added.error());
+  }
+  return {};
+}
+
+}  // namespace fakekube::ray

@@ -1,0 +1,35 @@
+// The KubeRay operator: its CustomResourceDefinitions and its controllers on one Manager, as
+// KubeRay's main.go sets them up.
+//
+//   Manager manager(executor, client);          // in process, or over a RestClient
+//   auto added = ray::addRayOperator(manager, {"raycluster", "rayjob"}, options);
+//   manager.start();
+//
+// The controllers read through the manager's cache and write through its client only, so the
+// same operator runs inside `fakekube serve` and, as `fakekube operator`, against any API server.
+#pragma once
+
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "controllers/ray/operator_options.h"
+#include "fakekube/api/status.h"
+
+namespace fakekube {
+class Manager;
+}
+
+namespace fakekube::ray {
+
+// The operator's controllers by the names `--controllers` takes: raycluster, rayjob.
+const std::vector<std::string>& rayControllerNames();
+bool isRayControllerName(std::string_view name);
+
+// Installs the CRDs (existing definitions are kept) and adds each named controller to
+// `manager`. Unknown names are a 400 error listing the known ones.
+Result<void> addRayOperator(Manager& manager, const std::set<std::string>& controllers,
+                            const OperatorOptions& options = {});
+
+}  // namespace fakekube::ray

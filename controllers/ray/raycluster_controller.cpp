@@ -1,0 +1,604 @@
+#include "controllers/ray/raycluster_controller.h"
+
+#include <fmt/format.h>
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "controllers/ray/constants.h"
+#include "controllers/ray/custom_resource_definitions.h"
+#include "controllers/ray/naming.h"
+#include "controllers/ray/pod_builder.h"
+#include "controllers/ray/raycluster_status.h"
+#include "controllers/ray/raycluster_types.h"
+#include "controllers/ray/raycluster_validation.h"
+#include "controllers/ray/scale_expectations.h"
+#include "controllers/ray/service_builder.h"
+#include "fakekube/api/object_meta.h"
+#include "fakekube/runtime/builder.h"
+
+namespace fakekube::ray {
+
+namespace {
+
+const GroupVersionResource kPodsResource{"", "v1", "pods"};
+const GroupVersionResource kServicesResource{"", "v1", "services"};
+
+using Failure = std::optional<ReconcileFailure>;
+
+const Json& memberOrNull(const Json& object, const char* key) {
+  static const Json kNull;
+  if (!object.is_object()) return kNull;
+  auto it = object.find(key);
+  return it != object.end() ? *it : kNull;
+}
+
+std::string stringMember(const Json& object, const char* key) {
+  const Json& v = memberOrNull(object, key);
+  return v.is_string() ? v.get<std::string>() : "";
+}
+
+// errors.Join(tag, err): the tag, a newline, the error.
+ReconcileFailure tagged(std::string_view tag, const Status& error) {
+  ReconcileFailure f{error, std::string(tag)};
+  f.status.message = std::string(tag) + "\n" + error.message;
+  return f;
+}
+
+ReconcileFailure plain(Status error) { return ReconcileFailure{std::move(error), ""}; }
+
+ReconcileFailure plain(std::string message) {
+  return ReconcileFailure{Status::internal(message), ""};
+}
+
+std::string selectorOf(std::initializer_list<std::pair<std::string_view, std::string>> labels) {
+  std::string out;
+  for (const auto& [k, v] : labels) {
+    if (!out.empty()) out += ",";
+    out += std::string(k) + "=" + v;
+  }
+  return out;
+}
+
+// "&ContainerStateTerminated{...}" or "nil", as the Go messages print it.
+std::string rayContainerTerminatedText(const Json& pod);
+
+}  // namespace
+
+// getRayContainerStateTerminated: the Ray container's state.terminated, found by name.
+static const Json* rayContainerStateTerminated(const Json& pod) {
+  const Json& containers = memberOrNull(memberOrNull(pod, "spec"), "containers");
+  if (!containers.is_array() || containers.empty()) return nullptr;
+  const std::string rayContainer = stringMember(containers[kRayContainerIndex], "name");
+  const Json& statuses = memberOrNull(memberOrNull(pod, "status"), "containerStatuses");
+  if (!statuses.is_array()) return nullptr;
+  for (const Json& s : statuses) {
+    if (stringMember(s, "name") != rayContainer) continue;
+    const Json& terminated = memberOrNull(memberOrNull(s, "state"), "terminated");
+    return terminated.is_object() ? &terminated : nullptr;
+  }
+  return nullptr;
+}
+
+namespace {
+std::string rayContainerTerminatedText(const Json& pod) {
+  const Json* t = rayContainerStateTerminated(pod);
+  return t ? t->dump() : "nil";
+}
+}  // namespace
+
+std::pair<bool, std::string> shouldDeletePod(const Json& pod, std::string_view nodeType) {
+  const std::string name = meta::name(pod);
+  const std::string phase = stringMember(memberOrNull(pod, "status"), "phase");
+  if (phase == "Failed" || phase == "Succeeded") {
+    return {true, fmt::format("The {} Pod {} status is {} which is a terminal state. KubeRay will "
+                              "delete the Pod and create new Pods in the next reconciliation if "
+                              "necessary.",
+                              nodeType, name, phase)};
+  }
+  const Json* terminated = rayContainerStateTerminated(pod);
+  const std::string restartPolicy = stringMember(memberOrNull(pod, "spec"), "restartPolicy");
+  if (phase == "Running" && terminated) {
+    if (restartPolicy == "Never") {
+      return {true, fmt::format("The Pod status of the {} Pod {} is {}, and the Ray container "
+                                "terminated status is {}. The container is unable to restart due "
+                                "to its restart policy {}, so KubeRay will delete it.",
+                                nodeType, name, phase, terminated->dump(), restartPolicy)};
+    }
+    return {false, fmt::format("The Pod status of the {} Pod {} is {}, and the Ray container "
+                               "terminated status is {}. However, KubeRay will not delete the Pod "
+                               "because its restartPolicy is set to {} and it should be able to "
+                               "restart automatically.",
+                               nodeType, name, phase, terminated->dump(), restartPolicy)};
+  }
+  return {false, fmt::format("KubeRay does not need to delete the {} Pod {}. The Pod status is "
+                             "{}, and the Ray container terminated status is {}.",
+                             nodeType, name, phase, terminated ? terminated->dump() : "nil")};
+}
+
+namespace {
+
+class RayClusterReconciler : public std::enable_shared_from_this<RayClusterReconciler> {
+ public:
+  RayClusterReconciler(Manager& manager, OperatorOptions options)
+      : manager_(manager),
+        options_(std::move(options)),
+        expectations_(manager.client(), manager.executor().clock(), kExpectationsTimeout),
+        recorder_(manager.eventRecorder("raycluster-controller")) {}
+
+  ReconcileOutcome reconcile(const ReconcileRequest& request);
+
+ private:
+  Client& client() { return manager_.client(); }
+  TimePoint now() { return manager_.executor().clock().now(); }
+  void event(const Json& instance, std::string_view type, std::string_view reason,
+             const std::string& message) {
+    (void)recorder_.event(instance, type, reason, message);
+  }
+
+  ReconcileOutcome rayClusterReconcile(Json instance);
+  Failure reconcileHeadService(const Json& instance);
+  Failure reconcilePods(const Json& instance);
+  Failure createHeadPod(const Json& instance, const std::string& clusterHash);
+  Failure createWorkerPod(const Json& instance, const WorkerGroupSpec& group, int replicaIndex);
+  bool shouldRecreatePodsForUpgrade(const Json& instance);
+  // deleteAllPods: DeleteAllOf the selected pods, only if one of them is not terminating yet.
+  Result<void> deleteAllPods(const std::string& ns, const std::string& selector,
+                             const std::vector<ObjectPtr>& selected);
+  // The cached objects labelled ray.io/cluster=<name> in `ns`, through the cache's label index
+  // (what a List with that label selector answers, without scanning every pod of the cache).
+  std::vector<ObjectPtr> clusterObjects(const GroupVersionResource& gvr, const std::string& ns,
+                                        const std::string& name);
+  // RayClusterHeadServiceListOptions: cluster, node-type=head, identifier.
+  std::vector<ObjectPtr> headServices(const std::string& ns, const std::string& name) {
+    std::vector<ObjectPtr> services = clusterObjects(kServicesResource, ns, name);
+    const std::string identifier = checkLabel(generateIdentifier(name, kHeadNode));
+    std::erase_if(services, [&](const ObjectPtr& s) {
+      return meta::label(*s, kRayNodeTypeLabelKey) != kHeadNode ||
+             meta::label(*s, kRayIdLabelKey) != identifier;
+    });
+    return services;
+  }
+  // updateRayClusterStatus: whether the status was inconsistent, or the write's error.
+  tl::expected<bool, Status> updateRayClusterStatus(const Json& original, const Json& next);
+
+  Manager& manager_;
+  const OperatorOptions options_;
+  ScaleExpectations expectations_;
+  EventRecorder& recorder_;
+};
+
+std::vector<ObjectPtr> RayClusterReconciler::clusterObjects(const GroupVersionResource& gvr,
+                                                            const std::string& ns,
+                                                            const std::string& name) {
+  std::vector<ObjectPtr> items = manager_.cache().informerFor(gvr).byIndex(
+      kLabelIndex, std::string(kRayClusterLabelKey) + "=" + name);
+  std::erase_if(items, [&ns](const ObjectPtr& o) { return meta::namespace_(*o) != ns; });
+  return items;
+}
+
+// The objects of `items` whose label `key` is `value`.
+std::vector<ObjectPtr> withLabel(std::vector<ObjectPtr> items, std::string_view key,
+                                 std::string_view value) {
+  std::erase_if(items, [&](const ObjectPtr& o) { return meta::label(*o, key) != value; });
+  return items;
+}
+
+Result<void> RayClusterReconciler::deleteAllPods(const std::string& ns, const std::string& selector,
+                                                 const std::vector<ObjectPtr>& selected) {
+  std::size_t active = 0;
+  for (const ObjectPtr& pod : selected) {
+    if (!meta::isDeleting(*pod)) ++active;
+  }
+  if (active == 0) return {};
+  ListOptions options;
+  options.labelSelector = selector;
+  return client().deleteAllOf(kPodsResource, ns, options);
+}
+
+ReconcileOutcome RayClusterReconciler::reconcile(const ReconcileRequest& request) {
+  auto instance = client().get(kRayClusters, request.namespace_, request.name);
+  if (instance) return rayClusterReconcile(std::move(*instance));
+  if (isNotFound(instance.error())) {
+    expectations_.deleteCluster(request.name, request.namespace_);
+    return ReconcileResult{};
+  }
+  return reconcileError(instance.error());
+}
+
+ReconcileOutcome RayClusterReconciler::rayClusterReconcile(Json instance) {
+  if (managedByExternalController(instance)) return ReconcileResult{};
+
+  // setDefaults: nil rayStartParams -> {}.
+  if (instance["spec"].is_object()) {
+    Json& spec = instance["spec"];
+    if (spec.contains("headGroupSpec") && spec["headGroupSpec"].is_object() &&
+        memberOrNull(spec["headGroupSpec"], "rayStartParams").is_null()) {
+      spec["headGroupSpec"]["rayStartParams"] = Json::object();
+    }
+    if (spec.contains("workerGroupSpecs") && spec["workerGroupSpecs"].is_array()) {
+      for (Json& group : spec["workerGroupSpecs"]) {
+        if (group.is_object() && memberOrNull(group, "rayStartParams").is_null()) {
+          group["rayStartParams"] = Json::object();
+        }
+      }
+    }
+  }
+
+  const std::string ns = meta::namespace_(instance);
+  const std::string name = meta::name(instance);
+  if (auto e = validateRayClusterMetadata(instance)) {
+    event(instance, "Warning", "InvalidRayClusterMetadata",
+          fmt::format("The RayCluster metadata is invalid {}/{}: {}", ns, name, *e));
+    return ReconcileResult{};
+  }
+  if (auto e = validateRayClusterSpec(instance)) {
+    event(instance, "Warning", "InvalidRayClusterSpec",
+          fmt::format("The RayCluster spec is invalid {}/{}: {}", ns, name, *e));
+    return ReconcileResult{};
+  }
+  if (auto e = validateRayClusterUpgradeOptions(instance)) {
+    event(instance, "Warning", "InvalidRayClusterSpec",
+          fmt::format("The RayCluster UpgradeStrategy is invalid {}/{}: {}", ns, name, *e));
+    return ReconcileResult{};
+  }
+  if (auto e = validateRayClusterStatus(instance)) {
+    event(instance, "Warning", "InvalidRayClusterStatus",
+          fmt::format("The RayCluster status is invalid {}/{}, {}", ns, name, *e));
+    return reconcileError(Status::badRequest(*e),
+                          ReconcileResult{.requeueAfter = kRayClusterDefaultRequeueDuration});
+  }
+
+  const Json original = instance;
+  if (meta::isDeleting(instance)) return ReconcileResult{};
+
+  Failure reconcileErr = reconcileHeadService(instance);
+  if (!reconcileErr) reconcileErr = reconcilePods(instance);
+
+  auto next =
+      calculateStatus(instance, reconcileErr ? &*reconcileErr : nullptr,
+                      clusterObjects(kPodsResource, ns, name), headServices(ns, name), now());
+  bool inconsistent = false;
+  std::optional<Status> updateErr;
+  if (next) {
+    auto updated = updateRayClusterStatus(original, *next);
+    if (updated) {
+      inconsistent = *updated;
+    } else {
+      updateErr = updated.error();
+    }
+  }
+
+  std::optional<Status> err;
+  if (reconcileErr) {
+    err = reconcileErr->status;
+  } else if (!next) {
+    err = next.error();
+  } else {
+    err = updateErr;
+  }
+  const ReconcileResult requeueSoon{.requeueAfter = kRayClusterDefaultRequeueDuration};
+  if (err) return reconcileError(*err, requeueSoon);
+  if (inconsistent) return requeueSoon;
+  return ReconcileResult{.requeueAfter = options_.rayClusterDefaultRequeue};
+}
+
+Failure RayClusterReconciler::reconcileHeadService(const Json& instance) {
+  const std::string ns = meta::namespace_(instance);
+  const std::string name = meta::name(instance);
+  const std::vector<ObjectPtr> items = headServices(ns, name);
+  if (items.size() == 1) return std::nullopt;
+  if (items.size() > 1) {
+    std::string names;
+    for (const ObjectPtr& s : items) names += (names.empty() ? "" : " ") + meta::name(*s);
+    return plain(fmt::format("{} head service found [{}]", items.size(), names));
+  }
+  auto service = buildHeadService(instance, options_);
+  if (!service) return plain(service.error());
+  meta::addOwnerReference(*service, meta::controllerRefTo(instance));
+  const std::string serviceName = meta::name(*service);
+  auto created = client().create(kServicesResource, std::move(*service));
+  if (!created) {
+    event(
+        instance, "Warning", "FailedToCreateService",
+        fmt::format("Failed creating service {}/{}, {}", ns, serviceName, created.error().message));
+    return plain(created.error());
+  }
+  event(instance, "Normal", "CreatedService",
+        fmt::format("Created service {}/{}", ns, meta::name(*created)));
+  return std::nullopt;
+}
+
+bool RayClusterReconciler::shouldRecreatePodsForUpgrade(const Json& instance) {
+  auto type = upgradeStrategyType(instance);
+  if (!type || *type != kUpgradeRecreate) return false;
+  const std::string expected = clusterHash(instance);
+  const std::vector<ObjectPtr> headPods =
+      withLabel(clusterObjects(kPodsResource, meta::namespace_(instance), meta::name(instance)),
+                kRayNodeTypeLabelKey, kHeadNode);
+  if (headPods.empty()) return false;
+  const Json& headPod = *headPods.front();
+  const std::string podVersion = meta::annotation(headPod, kKubeRayVersion);
+  if (!podVersion.empty() && podVersion != kKubeRayVersionValue) {
+    // Another operator version stamped the pod: adopt it with the new hash, do not recreate.
+    Json updated = headPod;
+    meta::setAnnotation(updated, kUpgradeStrategyRecreateHashKey, expected);
+    meta::setAnnotation(updated, kKubeRayVersion, kKubeRayVersionValue);
+    (void)client().update(kPodsResource, std::move(updated));
+    return false;
+  }
+  const std::string actual = meta::annotation(headPod, kUpgradeStrategyRecreateHashKey);
+  return !actual.empty() && actual != expected;
+}
+
+Failure RayClusterReconciler::createHeadPod(const Json& instance, const std::string& hash) {
+  const std::string ns = meta::namespace_(instance);
+  Json pod = buildHeadPod(instance, options_, hash);
+  const std::string shownName = meta::name(pod).empty() ? meta::generateName(pod) : meta::name(pod);
+  auto created = client().create(kPodsResource, std::move(pod));
+  if (!created) {
+    event(
+        instance, "Warning", "FailedToCreateHeadPod",
+        fmt::format("Failed to create head Pod {}/{}, {}", ns, shownName, created.error().message));
+    return tagged("FailedCreateHeadPod", created.error());
+  }
+  expectations_.expectScalePod(ns, meta::name(instance), kExpectationsHeadGroup,
+                               meta::name(*created), ScaleAction::Create);
+  event(instance, "Normal", "CreatedHeadPod",
+        fmt::format("Created head Pod {}/{}", ns, meta::name(*created)));
+  return std::nullopt;
+}
+
+Failure RayClusterReconciler::createWorkerPod(const Json& instance, const WorkerGroupSpec& group,
+                                              int replicaIndex) {
+  const std::string ns = meta::namespace_(instance);
+  auto created =
+      client().create(kPodsResource, buildWorkerPod(instance, group, options_, replicaIndex));
+  if (!created) {
+    event(instance, "Warning", "FailedToCreateWorkerPod",
+          fmt::format("Failed to create worker Pod for the cluster {}/{}, {}", ns,
+                      meta::name(instance), created.error().message));
+    return tagged("FailedCreateWorkerPod", created.error());
+  }
+  expectations_.expectScalePod(ns, meta::name(instance), group.groupName, meta::name(*created),
+                               ScaleAction::Create);
+  event(instance, "Normal", "CreatedWorkerPod",
+        fmt::format("Created worker Pod {}/{}", ns, meta::name(*created)));
+  return std::nullopt;
+}
+
+Failure RayClusterReconciler::reconcilePods(const Json& instance) {
+  const std::string ns = meta::namespace_(instance);
+  const std::string name = meta::name(instance);
+  const std::string hash = clusterHash(instance);
+  const std::string allPods = selectorOf({{kRayClusterLabelKey, name}});
+
+  // Suspend (the RayClusterStatusConditions gate is on by default).
+  const std::string suspendStatus = findRayClusterSuspendStatus(instance);
+  if (suspendStatus == kRayClusterSuspending) {
+    if (auto deleted = deleteAllPods(ns, allPods, clusterObjects(kPodsResource, ns, name));
+        !deleted) {
+      event(instance, "Warning", "FailedToDeletePodCollection",
+            fmt::format("Failed deleting Pods due to suspension for RayCluster {}/{}, {}", ns, name,
+                        deleted.error().message));
+      return tagged("FailedDeleteAllPods", deleted.error());
+    }
+    event(instance, "Normal", "DeletedPod",
+          fmt::format("Deleted Pods for RayCluster {}/{} due to suspension", ns, name));
+    return std::nullopt;
+  }
+  if (suspendStatus == kRayClusterSuspended) return std::nullopt;
+  if (isSuspendRequested(instance)) return std::nullopt;  // about to suspend
+
+  if (shouldRecreatePodsForUpgrade(instance)) {
+    if (auto deleted = deleteAllPods(ns, allPods, clusterObjects(kPodsResource, ns, name));
+        !deleted) {
+      event(instance, "Warning", "FailedToDeletePodCollection",
+            fmt::format("Failed deleting Pods due to spec change with Recreate upgradeStrategy "
+                        "for RayCluster {}/{}, {}",
+                        ns, name, deleted.error().message));
+      return tagged("FailedDeleteAllPods", deleted.error());
+    }
+    expectations_.deleteCluster(name, ns);
+    event(instance, "Normal", "DeletedPod",
+          fmt::format("Deleted all Pods for RayCluster {}/{} due to spec change with Recreate "
+                      "upgradeStrategy",
+                      ns, name));
+    return std::nullopt;
+  }
+
+  const std::vector<ObjectPtr> clusterPods = clusterObjects(kPodsResource, ns, name);
+  const std::vector<ObjectPtr> headPodList =
+      withLabel(clusterPods, kRayNodeTypeLabelKey, kHeadNode);
+  const std::vector<ObjectPtr>* headPods = &headPodList;
+
+  if (!expectations_.isSatisfied(ns, name, kExpectationsHeadGroup)) {
+    // Reconcile the head later.
+  } else if (headPods->size() == 1) {
+    const Json& headPod = *headPods->front();
+    auto [shouldDelete, reason] = shouldDeletePod(headPod, kHeadNode);
+    if (shouldDelete) {
+      const std::string podName = meta::name(headPod);
+      const std::string phase = stringMember(memberOrNull(headPod, "status"), "phase");
+      const std::string restartPolicy =
+          stringMember(memberOrNull(headPod, "spec"), "restartPolicy");
+      auto deleted = client().deleteObject(kPodsResource, ns, podName);
+      if (!deleted) {
+        event(instance, "Warning", "FailedToDeleteHeadPod",
+              fmt::format("Failed deleting head Pod {}/{}; Pod status: {}; Pod restart policy: "
+                          "{}; Ray container terminated status: {}, {}",
+                          ns, podName, phase, restartPolicy, rayContainerTerminatedText(headPod),
+                          deleted.error().message));
+        return tagged("FailedDeleteHeadPod", deleted.error());
+      }
+      expectations_.expectScalePod(ns, name, kExpectationsHeadGroup, podName, ScaleAction::Delete);
+      event(instance, "Normal", "DeletedHeadPod",
+            fmt::format("Deleted head Pod {}/{}; Pod status: {}; Pod restart policy: {}; Ray "
+                        "container terminated status: {}",
+                        ns, podName, phase, restartPolicy, rayContainerTerminatedText(headPod)));
+      return plain(reason);
+    }
+  } else if (headPods->empty()) {
+    const Json& conditions = memberOrNull(memberOrNull(instance, "status"), "conditions");
+    if (isStatusConditionTrue(conditions, kRayClusterProvisioned) &&
+        meta::annotation(instance, kDisableProvisionedHeadRestartAnnotationKey) == "true") {
+      return std::nullopt;
+    }
+    if (auto f = createHeadPod(instance, hash)) return f;
+  } else {
+    std::string names;
+    for (const ObjectPtr& p : *headPods) names += (names.empty() ? "" : " ") + meta::name(*p);
+    return plain(fmt::format("{} head pods found [{}]. Please delete extra head pods",
+                             headPods->size(), names));
+  }
+
+  const bool autoscaling = isAutoscalingEnabled(instance);
+  for (const WorkerGroupSpec& group : workerGroupSpecs(instance)) {
+    if (!expectations_.isSatisfied(ns, name, group.groupName)) continue;
+    const int expected = workerGroupDesiredReplicas(group);
+    const std::string groupSelector =
+        selectorOf({{kRayClusterLabelKey, name}, {kRayNodeGroupLabelKey, group.groupName}});
+    const std::vector<ObjectPtr> groupPods =
+        withLabel(clusterPods, kRayNodeGroupLabelKey, group.groupName);
+    const std::vector<ObjectPtr>* workerPods = &groupPods;
+
+    if (group.suspend) {
+      if (auto deleted = deleteAllPods(ns, groupSelector, groupPods); !deleted) {
+        event(instance, "Warning", "FailedToDeleteWorkerPodCollection",
+              fmt::format("Failed deleting worker Pods for suspended group {} in RayCluster "
+                          "{}/{}, {}",
+                          group.groupName, ns, name, deleted.error().message));
+        return tagged("FailedDeleteWorkerPod", deleted.error());
+      }
+      event(instance, "Normal", "DeletedWorkerPod",
+            fmt::format("Deleted all pods for suspended worker group {} in RayCluster {}/{}",
+                        group.groupName, ns, name));
+      continue;
+    }
+
+    // Unhealthy workers: delete them, and create nothing this round.
+    std::set<std::string> deletedWorkers;
+    int deletedUnhealthy = 0;
+    for (const ObjectPtr& podPtr : *workerPods) {
+      const Json& pod = *podPtr;
+      auto [shouldDelete, reason] = shouldDeletePod(pod, kWorkerNode);
+      if (!shouldDelete) continue;
+      ++deletedUnhealthy;
+      const std::string podName = meta::name(pod);
+      deletedWorkers.insert(podName);
+      const std::string phase = stringMember(memberOrNull(pod, "status"), "phase");
+      const std::string restartPolicy = stringMember(memberOrNull(pod, "spec"), "restartPolicy");
+      auto deleted = client().deleteObject(kPodsResource, ns, podName);
+      if (!deleted) {
+        event(instance, "Warning", "FailedToDeleteWorkerPod",
+              fmt::format("Failed deleting worker Pod {}/{}; Pod status: {}; Pod restart policy: "
+                          "{}; Ray container terminated status: {}, {}",
+                          ns, podName, phase, restartPolicy, rayContainerTerminatedText(pod),
+                          deleted.error().message));
+        return tagged("FailedDeleteWorkerPod", deleted.error());
+      }
+      expectations_.expectScalePod(ns, name, group.groupName, podName, ScaleAction::Delete);
+      event(instance, "Normal", "DeletedWorkerPod",
+            fmt::format("Deleted worker Pod {}/{}; Pod status: {}; Pod restart policy: {}; Ray "
+                        "container terminated status: {}",
+                        ns, podName, phase, restartPolicy, rayContainerTerminatedText(pod)));
+    }
+    if (deletedUnhealthy > 0) {
+      return plain(fmt::format("delete {} unhealthy worker Pods", deletedUnhealthy));
+    }
+
+    // Always remove the pods named in workersToDelete, whatever the replicas say.
+    for (const std::string& podName : group.workersToDelete) {
+      auto deleted = client().deleteObject(kPodsResource, ns, podName);
+      if (!deleted) {
+        if (!isNotFound(deleted.error())) {
+          event(instance, "Warning", "FailedToDeleteWorkerPod",
+                fmt::format("Failed deleting pod {}/{}, {}", ns, podName, deleted.error().message));
+          return tagged("FailedDeleteWorkerPod", deleted.error());
+        }
+      } else {
+        expectations_.expectScalePod(ns, name, group.groupName, podName, ScaleAction::Delete);
+        deletedWorkers.insert(podName);
+        event(instance, "Normal", "DeletedWorkerPod",
+              fmt::format("Deleted pod {}/{}", ns, podName));
+      }
+    }
+
+    std::vector<const Json*> running;
+    for (const ObjectPtr& pod : *workerPods) {
+      if (!deletedWorkers.count(meta::name(*pod))) running.push_back(pod.get());
+    }
+    const int diff = expected - static_cast<int>(running.size());
+    if (diff > 0) {
+      // RayMultiHostIndexing: each new pod takes the lowest free replica index.
+      std::set<int> usedIndices;
+      for (const Json* pod : running) {
+        const std::string index = meta::label(*pod, kRayWorkerReplicaIndexKey);
+        try {
+          std::size_t used = 0;
+          int value = std::stoi(index, &used);
+          if (used == index.size()) usedIndices.insert(value);
+        } catch (...) {
+        }
+      }
+      int nextIndex = 0;
+      for (int i = 0; i < diff; ++i) {
+        while (usedIndices.count(nextIndex)) ++nextIndex;
+        usedIndices.insert(nextIndex);
+        if (auto f = createWorkerPod(instance, group, nextIndex)) return f;
+      }
+    } else if (diff < 0) {
+      // With the autoscaler on, it alone picks the pods to delete (unless random deletion is
+      // enabled).
+      if (!autoscaling || options_.enableRandomPodDelete) {
+        for (int i = 0; i < -diff; ++i) {
+          const Json& pod = *running[i];
+          const std::string podName = meta::name(pod);
+          auto deleted = client().deleteObject(kPodsResource, ns, podName);
+          if (!deleted && !isNotFound(deleted.error())) {
+            event(
+                instance, "Warning", "FailedToDeleteWorkerPod",
+                fmt::format("Failed deleting Pod {}/{}, {}", ns, podName, deleted.error().message));
+            return tagged("FailedDeleteWorkerPod", deleted.error());
+          }
+          expectations_.expectScalePod(ns, name, group.groupName, podName, ScaleAction::Delete);
+          event(instance, "Normal", "DeletedWorkerPod",
+                fmt::format("Deleted Pod {}/{}", ns, podName));
+        }
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+tl::expected<bool, Status> RayClusterReconciler::updateRayClusterStatus(const Json& original,
+                                                                        const Json& next) {
+  const Json& oldStatus = memberOrNull(original, "status");
+  const Json& newStatus = memberOrNull(next, "status");
+  if (!inconsistentRayClusterStatus(oldStatus, newStatus)) return false;
+  auto written = client().updateStatus(kRayClusters, next);
+  if (!written) return tl::unexpected(written.error());
+  return true;
+}
+
+}  // namespace
+
+Result<Controller*> addRayClusterController(Manager& manager, const OperatorOptions& options) {
+  auto reconciler = std::make_shared<RayClusterReconciler>(manager, options);
+  ControllerOptions controllerOptions;
+  controllerOptions.maxConcurrentReconciles = std::max(1, options.reconcileConcurrency);
+  return ControllerBuilder(manager)
+      .named("raycluster")
+      .forResource(kRayClusters,
+                   predicate::or_({predicate::generationChanged(), predicate::labelChanged(),
+                                   predicate::annotationChanged()}))
+      .forKind(std::string(kRayClusterKind))
+      .owns(kPodsResource)
+      .owns(kServicesResource)
+      .withOptions(std::move(controllerOptions))
+      .complete(
+          [reconciler](const ReconcileRequest& request) { return reconciler->reconcile(request); });
+}
+
+}  // namespace fakekube::ray

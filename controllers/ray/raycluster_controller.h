@@ -1,0 +1,76 @@
+// The KubeRay RayCluster controller (ray-operator/controllers/ray/raycluster_controller.go) on
+// fakekube's runtime.
+//
+// Wiring (SetupWithManager): For RayCluster with or_(generationChanged, labelChanged,
+// annotationChanged), so its own status writes do not trigger it; Owns Pods and Services (a
+// worker's Ready change enqueues its RayCluster through the controller owner reference); named
+// "raycluster"; maxConcurrentReconciles = options.reconcileConcurrency; Events as
+// "raycluster-controller". Reads come from the manager's cache: gets through manager.client(),
+// the lists of a cluster's pods and Services through the cache's label index on
+// ray.io/cluster (the answer of a List with that selector, without scanning every cached pod).
+// Every write goes through the Client interface, so the controller runs the same over
+// RestClient (the For kind is named with forKind, which such a manager cannot look up).
+//
+// A round (Reconcile -> rayClusterReconcile):
+//   1. Get; NotFound -> drop the cluster's scale expectations, done.
+//   2. spec.managedBy names another controller -> skip.
+//   3. validate metadata, spec, upgrade strategy (Warning Event, no requeue) and status (Warning
+//      Event, error, 2 s); being deleted -> done.
+//   4. reconcileHeadService, then reconcilePods; the first error ends the steps.
+//   5. calculateStatus on a copy; updateRayClusterStatus writes status only when
+//      inconsistentRayClusterStatus says it changed (a plain status Update: a concurrent spec
+//      change is a 409, returned as the round's error).
+//   6. requeue after 2 s on any error or a status write, else after
+//      options.rayClusterDefaultRequeue (RAYCLUSTER_DEFAULT_REQUEUE_SECONDS_ENV, 300 s). An error
+//      goes back to the queue rate limited, as controller-runtime does with any error.
+//
+// reconcilePods, for the pods labelled ray.io/cluster=<name> in the cache:
+//   suspend      RayClusterSuspending True -> delete every pod (DeleteAllOf, only while one is
+//                not already terminating), done; Suspended, or spec.suspend -> done
+//   Recreate     the head pod's recreate hash differs from the spec's -> delete every pod and
+//                the cluster's expectations, done
+//   head         only once the head group's expectations are satisfied: one head pod that
+//                shouldDeletePod -> delete it (Delete expectation), the reason is the error;
+//                none -> create it (Create expectation; not when RayClusterProvisioned is True
+//                and ray.io/disable-provisioned-head-restart=true); several -> error
+//   each group   skipped while its expectations are unsatisfied; a suspended group has all its
+//                pods deleted; unhealthy pods (shouldDeletePod) are deleted and the round ends
+//                with "delete N unhealthy worker Pods"; every pod in workersToDelete is deleted;
+//                then diff = desired - remaining: create one by one (each a Create expectation,
+//                the lowest free ray.io/worker-group-replica-index), or delete the first -diff
+//                pods when the autoscaler is off or ENABLE_RANDOM_POD_DELETE=true
+//   shouldDeletePod: Failed or Succeeded -> delete; Running with the Ray container terminated ->
+//                delete only under restartPolicy Never; else keep
+// Errors of pod writes are tagged for the ReplicaFailure condition (FailedDeleteAllPods,
+// FailedDeleteHeadPod, FailedCreateHeadPod, FailedDeleteWorkerPod, FailedCreateWorkerPod) and
+// recorded as Warning Events; successful writes as Normal Events (CreatedService,
+// CreatedHeadPod, CreatedWorkerPod, DeletedHeadPod, DeletedWorkerPod, DeletedPod).
+//
+// Not modelled: the GCS fault tolerance Redis cleanup finalizer and Job, the autoscaler's
+// ServiceAccount / Role / RoleBinding and sidecar, Ingress and Route, the auth Secret, the
+// headless worker Service, the serve Service, the GCS storage PVC, mTLS, batch schedulers,
+// metrics, and the RayMultiHostIndexing reconcile of multi-host groups (groups with numOfHosts
+// > 1 are reconciled pod by pod, as with that gate off).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "controllers/ray/operator_options.h"
+#include "fakekube/api/json.h"
+#include "fakekube/api/status.h"
+#include "fakekube/runtime/controller.h"
+#include "fakekube/runtime/manager.h"
+
+namespace fakekube::ray {
+
+// Registers the controller on `manager` (it starts with the manager). Install the CRDs first
+// (installCustomResourceDefinitions): the cache lists RayClusters when the manager starts.
+Result<Controller*> addRayClusterController(Manager& manager, const OperatorOptions& options = {});
+
+// shouldDeletePod: whether a head ("head") or worker ("worker") pod must be replaced, and why
+// (KubeRay's log line, which for the head is also the round's error).
+std::pair<bool, std::string> shouldDeletePod(const Json& pod, std::string_view nodeType);
+
+}  // namespace fakekube::ray

@@ -1,0 +1,483 @@
+#include "controllers/ray/raycluster_status.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "controllers/ray/constants.h"
+#include "controllers/ray/naming.h"
+#include "controllers/ray/raycluster_types.h"
+#include "controllers/ray/service_builder.h"
+#include "fakekube/api/object_meta.h"
+#include "fakekube/cluster/quantity.h"
+
+namespace fakekube::ray {
+
+namespace {
+
+const Json& memberOrNull(const Json& object, const char* key) {
+  static const Json kNull;
+  if (!object.is_object()) return kNull;
+  auto it = object.find(key);
+  return it != object.end() ? *it : kNull;
+}
+
+std::string stringMember(const Json& object, const char* key) {
+  const Json& v = memberOrNull(object, key);
+  return v.is_string() ? v.get<std::string>() : "";
+}
+
+bool isRunningAndReady(const Json& pod) {
+  const Json& status = memberOrNull(pod, "status");
+  if (stringMember(status, "phase") != "Running") return false;
+  const Json& conditions = memberOrNull(status, "conditions");
+  if (!conditions.is_array()) return false;
+  for (const Json& c : conditions) {
+    if (stringMember(c, "type") == "Ready" && stringMember(c, "status") == "True") return true;
+  }
+  return false;
+}
+
+bool isWorker(const Json& pod) { return meta::label(pod, kRayNodeTypeLabelKey) == kWorkerNode; }
+
+// FindHeadPodReadyCondition.
+struct ConditionValue {
+  std::string status = "False";
+  std::string reason = std::string(kUnknownReason);
+  std::string message;
+};
+ConditionValue headPodReadyCondition(const Json& headPod) {
+  ConditionValue out;
+  const Json& status = memberOrNull(headPod, "status");
+  const Json& conditions = memberOrNull(status, "conditions");
+  if (!conditions.is_array()) return out;
+  for (const Json& c : conditions) {
+    if (stringMember(c, "type") != "Ready") continue;
+    out.status = stringMember(c, "status");
+    out.message = stringMember(c, "message");
+    std::string reason = stringMember(c, "reason");
+    if (out.status == "True" && reason.empty()) reason = std::string(kHeadPodRunningAndReady);
+    if (!reason.empty()) out.reason = reason;
+    if (reason == "ContainersNotReady") {
+      // firstNotReadyContainerStatus: a waiting or terminated container explains it better.
+      const Json& statuses = memberOrNull(status, "containerStatuses");
+      if (statuses.is_array()) {
+        for (const Json& s : statuses) {
+          const Json& state = memberOrNull(s, "state");
+          const Json* detail = nullptr;
+          if (memberOrNull(state, "waiting").is_object()) {
+            detail = &state["waiting"];
+          } else if (memberOrNull(state, "terminated").is_object()) {
+            detail = &state["terminated"];
+          }
+          if (!detail) continue;
+          if (!out.message.empty()) out.message += "; ";
+          out.message += stringMember(s, "name") + ": " + stringMember(*detail, "message");
+          out.reason = stringMember(*detail, "reason");
+          break;
+        }
+      }
+    }
+    break;
+  }
+  return out;
+}
+
+// A sum of quantities of one resource, and whether any term used a binary suffix.
+struct QuantitySum {
+  std::int64_t value = 0;  // milli-units for cpu, units otherwise
+  bool binary = false;
+};
+
+std::string formatQuantity(const QuantitySum& sum, bool milli) {
+  std::int64_t v = sum.value;
+  if (v == 0) return "0";
+  if (milli) {
+    if (v % 1000 == 0) return std::to_string(v / 1000);
+    return std::to_string(v) + "m";
+  }
+  if (sum.binary) {
+    static const char* kSuffixes[] = {"Ei", "Pi", "Ti", "Gi", "Mi", "Ki"};
+    for (int i = 0; i < 6; ++i) {
+      const std::int64_t unit = std::int64_t{1} << (10 * (6 - i));
+      if (v % unit == 0) return std::to_string(v / unit) + kSuffixes[i];
+    }
+    return std::to_string(v);
+  }
+  static const char* kSuffixes[] = {"E", "P", "T", "G", "M", "k"};
+  std::int64_t unit = 1'000'000'000'000'000'000;
+  for (int i = 0; i < 6; ++i, unit /= 1000) {
+    if (v % unit == 0) return std::to_string(v / unit) + kSuffixes[i];
+  }
+  return std::to_string(v);
+}
+
+// CalculatePodResource: per resource, the sum over containers of request, else limit.
+std::map<std::string, QuantitySum> podResources(const Json& podSpec) {
+  std::map<std::string, QuantitySum> out;
+  const Json& containers = memberOrNull(podSpec, "containers");
+  if (!containers.is_array()) return out;
+  for (const Json& container : containers) {
+    const Json& resources = memberOrNull(container, "resources");
+    std::map<std::string, std::string> chosen;
+    for (const char* kind : {"requests", "limits"}) {
+      const Json& list = memberOrNull(resources, kind);
+      if (!list.is_object()) continue;
+      for (const auto& [name, q] : list.items()) {
+        chosen.try_emplace(name, q.is_string() ? q.get<std::string>() : q.dump());
+      }
+    }
+    for (const auto& [name, text] : chosen) {
+      auto parsed = parseResourceQuantity(name, text);
+      if (!parsed) continue;  // the API server validates quantities; skip what it let through
+      QuantitySum& sum = out[name];
+      sum.value += *parsed;
+      if (text.find('i') != std::string::npos) sum.binary = true;
+    }
+  }
+  return out;
+}
+
+void addScaled(std::map<std::string, QuantitySum>& total,
+               const std::map<std::string, QuantitySum>& pod, std::int64_t count) {
+  for (const auto& [name, q] : pod) {
+    QuantitySum& sum = total[name];
+    sum.value += q.value * count;
+    sum.binary = sum.binary || q.binary;
+  }
+}
+
+Json toJsonStatusTimes(const Json& status) {
+  const Json& times = memberOrNull(status, "stateTransitionTimes");
+  return times.is_object() ? times : Json::object();
+}
+
+}  // namespace
+
+void setStatusCondition(Json& conditions, std::string_view type, std::string_view status,
+                        std::string_view reason, std::string_view message, TimePoint now) {
+  if (!conditions.is_array()) conditions = Json::array();
+  for (Json& c : conditions) {
+    if (!c.is_object() || c.value("type", "") != type) continue;
+    if (c.value("status", "") != status) {
+      c["status"] = std::string(status);
+      c["lastTransitionTime"] = formatRfc3339(now);
+    }
+    c["reason"] = std::string(reason);
+    c["message"] = std::string(message);
+    return;
+  }
+  conditions.push_back({{"type", std::string(type)},
+                        {"status", std::string(status)},
+                        {"lastTransitionTime", formatRfc3339(now)},
+                        {"reason", std::string(reason)},
+                        {"message", std::string(message)}});
+}
+
+void removeStatusCondition(Json& conditions, std::string_view type) {
+  if (!conditions.is_array()) return;
+  for (auto it = conditions.begin(); it != conditions.end(); ++it) {
+    if (it->is_object() && it->value("type", "") == type) {
+      conditions.erase(it);
+      return;
+    }
+  }
+}
+
+std::string findRayClusterSuspendStatus(const Json& rayCluster) {
+  const Json& conditions = memberOrNull(memberOrNull(rayCluster, "status"), "conditions");
+  if (!conditions.is_array()) return "";
+  for (const Json& c : conditions) {
+    const std::string type = stringMember(c, "type");
+    if ((type == kRayClusterSuspending || type == kRayClusterSuspended) &&
+        stringMember(c, "status") == "True") {
+      return type;
+    }
+  }
+  return "";
+}
+
+bool checkAllPodsRunning(const std::vector<ObjectPtr>& pods) {
+  if (pods.empty()) return false;
+  for (const ObjectPtr& podPtr : pods) {
+    const Json& pod = *podPtr;
+    const Json& status = memberOrNull(pod, "status");
+    if (stringMember(status, "phase") != "Running") return false;
+    const Json& conditions = memberOrNull(status, "conditions");
+    if (!conditions.is_array()) continue;
+    for (const Json& c : conditions) {
+      if (stringMember(c, "type") == "Ready" && stringMember(c, "status") != "True") return false;
+    }
+  }
+  return true;
+}
+
+DesiredResources calculateDesiredResources(const Json& rayCluster) {
+  std::map<std::string, QuantitySum> total;
+  addScaled(total, podResources(podSpecOf(headGroupSpec(rayCluster))), 1);
+  for (const WorkerGroupSpec& group : workerGroupSpecs(rayCluster)) {
+    if (group.suspend) continue;
+    addScaled(total, podResources(podSpecOf(*group.raw)),
+              static_cast<std::int64_t>(group.numOfHosts) * group.replicas.value_or(0));
+  }
+  DesiredResources out;
+  if (auto it = total.find("cpu"); it != total.end()) out.cpu = formatQuantity(it->second, true);
+  if (auto it = total.find("memory"); it != total.end()) {
+    out.memory = formatQuantity(it->second, false);
+  }
+  QuantitySum gpus;
+  for (const auto& [name, q] : total) {
+    // IsGPUResourceKey: nvidia.com/gpu, amd.com/gpu, ...
+    if (name.size() >= 3 && name.compare(name.size() - 3, 3, "gpu") == 0 && q.value != 0) {
+      gpus.value += q.value;
+      gpus.binary = gpus.binary || q.binary;
+    }
+  }
+  out.gpu = formatQuantity(gpus, false);
+  if (auto it = total.find("google.com/tpu"); it != total.end()) {
+    out.tpu = formatQuantity(it->second, false);
+  }
+  return out;
+}
+
+Result<Json> calculateStatus(const Json& instance, const ReconcileFailure* reconcileError,
+                             const std::vector<ObjectPtr>& allPods,
+                             const std::vector<ObjectPtr>& headServices, TimePoint now) {
+  Json next = instance;
+  if (!next.contains("status") || !next["status"].is_object()) next["status"] = Json::object();
+  Json& status = next["status"];
+  Json conditions = memberOrNull(status, "conditions");
+  if (!conditions.is_array()) conditions = Json::array();
+
+  if (reconcileError) {
+    if (!reconcileError->replicaFailureReason.empty()) {
+      setStatusCondition(conditions, kRayClusterReplicaFailure, "True",
+                         reconcileError->replicaFailureReason, reconcileError->status.message, now);
+    }
+  } else {
+    removeStatusCondition(conditions, kRayClusterReplicaFailure);
+  }
+
+  status["observedGeneration"] = meta::generation(next);
+
+  const std::string name = meta::name(next);
+  const std::vector<ObjectPtr>* pods = &allPods;
+
+  std::int32_t ready = 0, available = 0, desired = 0, minReplicas = 0;
+  std::int64_t maxReplicas = 0;
+  for (const ObjectPtr& podPtr : *pods) {
+    const Json& pod = *podPtr;
+    if (!isWorker(pod)) continue;
+    if (isRunningAndReady(pod)) ++ready;
+    if (stringMember(memberOrNull(pod, "status"), "phase") == "Running") ++available;
+  }
+  for (const WorkerGroupSpec& group : workerGroupSpecs(next)) {
+    desired += workerGroupDesiredReplicas(group);
+    if (group.suspend) continue;
+    minReplicas += group.minReplicas.value_or(0) * group.numOfHosts;
+    maxReplicas += static_cast<std::int64_t>(
+                       group.maxReplicas.value_or(std::numeric_limits<std::int32_t>::max())) *
+                   group.numOfHosts;
+  }
+  maxReplicas = std::min<std::int64_t>(maxReplicas, std::numeric_limits<std::int32_t>::max());
+  // omitempty: a zero count is absent.
+  auto setCount = [&status](const char* key, std::int64_t value) {
+    if (value == 0) {
+      status.erase(key);
+    } else {
+      status[key] = value;
+    }
+  };
+  setCount("readyWorkerReplicas", ready);
+  setCount("availableWorkerReplicas", available);
+  setCount("desiredWorkerReplicas", desired);
+  setCount("minWorkerReplicas", minReplicas);
+  setCount("maxWorkerReplicas", maxReplicas);
+
+  const DesiredResources resources = calculateDesiredResources(next);
+  status["desiredCPU"] = resources.cpu;
+  status["desiredMemory"] = resources.memory;
+  status["desiredGPU"] = resources.gpu;
+  status["desiredTPU"] = resources.tpu;
+
+  if (!reconcileError && pods->size() == static_cast<std::size_t>(desired) + 1 &&
+      checkAllPodsRunning(*pods)) {
+    status["state"] = std::string(kStateReady);
+    status.erase("reason");
+  }
+
+  // The head pod (GetRayClusterHeadPod): none, one, or an error for several.
+  std::vector<const Json*> headPodList;
+  for (const ObjectPtr& pod : *pods) {
+    if (meta::label(*pod, kRayNodeTypeLabelKey) == kHeadNode) headPodList.push_back(pod.get());
+  }
+  const std::vector<const Json*>* headPods = &headPodList;
+  if (headPods->size() > 1) {
+    return tl::unexpected(Status::internal(fmt::format(
+        "found multiple heads. filter labels ray.io/cluster={},ray.io/node-type=head", name)));
+  }
+  const Json* headPod = headPods->empty() ? nullptr : headPods->front();
+  if (!headPod) {
+    setStatusCondition(conditions, kHeadPodReady, "False", kHeadPodNotFound, "Head Pod not found",
+                       now);
+  } else {
+    ConditionValue c = headPodReadyCondition(*headPod);
+    setStatusCondition(conditions, kHeadPodReady, c.status, c.reason, c.message, now);
+  }
+
+  // findRayClusterSuspendStatus on the conditions computed so far.
+  std::string suspendStatus;
+  for (const Json& c : conditions) {
+    const std::string type = stringMember(c, "type");
+    if ((type == kRayClusterSuspending || type == kRayClusterSuspended) &&
+        stringMember(c, "status") == "True") {
+      suspendStatus = type;
+      break;
+    }
+  }
+  if (!isStatusConditionTrue(conditions, kRayClusterProvisioned) &&
+      suspendStatus != kRayClusterSuspended) {
+    if (checkAllPodsRunning(*pods)) {
+      setStatusCondition(conditions, kRayClusterProvisioned, "True",
+                         kAllPodRunningAndReadyFirstTime,
+                         "All Ray Pods are ready for the first time", now);
+    } else {
+      setStatusCondition(conditions, kRayClusterProvisioned, "False", kRayClusterPodsProvisioning,
+                         "RayCluster Pods are being provisioned for first time", now);
+    }
+  }
+  const bool suspendRequested = isSuspendRequested(instance);
+  if (suspendStatus == kRayClusterSuspending) {
+    if (pods->empty()) {
+      setStatusCondition(conditions, kRayClusterProvisioned, "False", kRayClusterPodsProvisioning,
+                         "RayCluster has been suspended", now);
+      setStatusCondition(conditions, kRayClusterSuspending, "False", kRayClusterSuspending, "",
+                         now);
+      setStatusCondition(conditions, kRayClusterSuspended, "True", kRayClusterSuspended, "", now);
+    }
+  } else if (suspendStatus == kRayClusterSuspended) {
+    const Json& spec = memberOrNull(instance, "spec");
+    const Json& suspend = memberOrNull(spec, "suspend");
+    if (suspend.is_boolean() && !suspend.get<bool>()) {
+      setStatusCondition(conditions, kRayClusterSuspended, "False", kRayClusterSuspended, "", now);
+    }
+  } else {
+    setStatusCondition(conditions, kRayClusterSuspended, "False", kRayClusterSuspended, "", now);
+    setStatusCondition(conditions, kRayClusterSuspending, suspendRequested ? "True" : "False",
+                       kRayClusterSuspending, "", now);
+  }
+
+  if (isSuspendRequested(next) && pods->empty()) status["state"] = std::string(kStateSuspended);
+
+  // updateEndpoints.
+  const std::vector<ObjectPtr>* services = &headServices;
+  if (!services->empty()) {
+    const Json& svc = *services->front();
+    Json endpoints = memberOrNull(status, "endpoints");
+    if (!endpoints.is_object()) endpoints = Json::object();
+    const Json& ports = memberOrNull(memberOrNull(svc, "spec"), "ports");
+    if (ports.is_array()) {
+      for (const Json& port : ports) {
+        const std::string portName = stringMember(port, "name");
+        if (portName.empty()) continue;
+        const Json& nodePort = memberOrNull(port, "nodePort");
+        const Json& target = memberOrNull(port, "targetPort");
+        if (nodePort.is_number_integer() && nodePort.get<std::int64_t>() != 0) {
+          endpoints[portName] = std::to_string(nodePort.get<std::int64_t>());
+        } else if (target.is_number_integer() && target.get<std::int64_t>() != 0) {
+          endpoints[portName] = std::to_string(target.get<std::int64_t>());
+        } else if (target.is_string() && !target.get<std::string>().empty()) {
+          endpoints[portName] = target.get<std::string>();
+        }
+      }
+    }
+    if (endpoints.empty()) {
+      status.erase("endpoints");
+    } else {
+      status["endpoints"] = std::move(endpoints);
+    }
+  }
+
+  // updateHeadInfo.
+  Json head = Json::object();
+  if (headPod) {
+    const std::string podIp = stringMember(memberOrNull(*headPod, "status"), "podIP");
+    if (!podIp.empty()) head["podIP"] = podIp;
+    head["podName"] = meta::name(*headPod);
+  }
+  const std::string selector =
+      fmt::format("ray.io/cluster={},ray.io/identifier={},ray.io/node-type=head", name,
+                  checkLabel(generateIdentifier(name, kHeadNode)));
+  if (services->empty()) {
+    return tl::unexpected(Status::internal(fmt::format(
+        "unable to find head service. cluster name {}, filter labels {}", name, selector)));
+  }
+  if (services->size() > 1) {
+    return tl::unexpected(Status::internal(fmt::format(
+        "found multiple head services. cluster name {}, filter labels {}", name, selector)));
+  }
+  const Json& svc = *services->front();
+  const std::string clusterIp = stringMember(memberOrNull(svc, "spec"), "clusterIP");
+  if (clusterIp.empty()) {
+    return tl::unexpected(Status::internal(fmt::format(
+        "head service IP is empty. cluster name {}, filter labels {}", name, selector)));
+  }
+  std::string serviceIp = clusterIp;
+  if (clusterIp == "None") {
+    serviceIp = headPod ? stringMember(memberOrNull(*headPod, "status"), "podIP") : "";
+  }
+  if (!serviceIp.empty()) head["serviceIP"] = serviceIp;
+  head["serviceName"] = meta::name(svc);
+  status["head"] = std::move(head);
+
+  if (conditions.empty()) {
+    status.erase("conditions");
+  } else {
+    status["conditions"] = std::move(conditions);
+  }
+
+  status["lastUpdateTime"] = formatRfc3339(now);
+  const Json& oldStatus = memberOrNull(instance, "status");
+  const std::string oldState = stringMember(oldStatus, "state");
+  const std::string newState = stringMember(status, "state");
+  if (oldState != newState) {
+    Json times = toJsonStatusTimes(status);
+    times[newState] = formatRfc3339(now);
+    status["stateTransitionTimes"] = std::move(times);
+  }
+  return next;
+}
+
+bool inconsistentRayClusterStatus(const Json& oldStatus, const Json& newStatus) {
+  auto str = [](const Json& s, const char* key) { return stringMember(s, key); };
+  auto count = [](const Json& s, const char* key) -> std::int64_t {
+    const Json& v = memberOrNull(s, key);
+    return v.is_number_integer() ? v.get<std::int64_t>() : 0;
+  };
+  auto object = [](const Json& s, const char* key) -> Json {
+    const Json& v = memberOrNull(s, key);
+    return v.is_null() ? Json::object() : v;
+  };
+  auto array = [](const Json& s, const char* key) -> Json {
+    const Json& v = memberOrNull(s, key);
+    return v.is_null() ? Json::array() : v;
+  };
+  if (str(oldStatus, "state") != str(newStatus, "state") ||
+      str(oldStatus, "reason") != str(newStatus, "reason")) {
+    return true;
+  }
+  for (const char* key : {"readyWorkerReplicas", "availableWorkerReplicas", "desiredWorkerReplicas",
+                          "minWorkerReplicas", "maxWorkerReplicas"}) {
+    if (count(oldStatus, key) != count(newStatus, key)) return true;
+  }
+  if (object(oldStatus, "endpoints") != object(newStatus, "endpoints") ||
+      object(oldStatus, "head") != object(newStatus, "head")) {
+    return true;
+  }
+  return array(oldStatus, "conditions") != array(newStatus, "conditions");
+}
+
+}  // namespace fakekube::ray

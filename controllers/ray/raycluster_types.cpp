@@ -1,0 +1,165 @@
+#include "controllers/ray/raycluster_types.h"
+
+#include <algorithm>
+#include <cctype>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "controllers/ray/constants.h"
+#include "fakekube/api/object_meta.h"
+
+namespace fakekube::ray {
+
+namespace {
+
+const Json& emptyObject() {
+  static const Json kEmpty = Json::object();
+  return kEmpty;
+}
+
+const Json& member(const Json& object, const char* key) {
+  if (!object.is_object()) return emptyObject();
+  auto it = object.find(key);
+  return it != object.end() && it->is_object() ? *it : emptyObject();
+}
+
+std::optional<std::int32_t> int32Member(const Json& object, const char* key) {
+  if (!object.is_object()) return std::nullopt;
+  auto it = object.find(key);
+  if (it == object.end() || !it->is_number_integer()) return std::nullopt;
+  auto v = it->get<std::int64_t>();
+  v = std::clamp<std::int64_t>(v, std::numeric_limits<std::int32_t>::min(),
+                               std::numeric_limits<std::int32_t>::max());
+  return static_cast<std::int32_t>(v);
+}
+
+bool boolMember(const Json& object, const char* key) {
+  if (!object.is_object()) return false;
+  auto it = object.find(key);
+  return it != object.end() && it->is_boolean() && it->get<bool>();
+}
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+}  // namespace
+
+CrdType creatorCrdType(const Json& rayCluster) {
+  const std::string v = meta::label(rayCluster, kRayOriginatedFromCRDLabelKey);
+  if (v == kRayJobKind) return CrdType::RayJob;
+  if (v == kRayServiceKind) return CrdType::RayService;
+  return CrdType::RayCluster;
+}
+
+const char* crdTypeName(CrdType type) {
+  switch (type) {
+    case CrdType::RayJob:
+      return "RayJob";
+    case CrdType::RayService:
+      return "RayService";
+    case CrdType::RayCluster:
+      break;
+  }
+  return "RayCluster";
+}
+
+std::vector<WorkerGroupSpec> workerGroupSpecs(const Json& rayCluster) {
+  std::vector<WorkerGroupSpec> out;
+  const Json& spec = member(rayCluster, "spec");
+  auto it = spec.find("workerGroupSpecs");
+  if (it == spec.end() || !it->is_array()) return out;
+  for (const Json& group : *it) {
+    if (!group.is_object()) continue;
+    WorkerGroupSpec w;
+    w.groupName =
+        group.value("groupName", Json("")).is_string() ? group.value("groupName", "") : "";
+    w.replicas = int32Member(group, "replicas");
+    w.minReplicas = int32Member(group, "minReplicas");
+    w.maxReplicas = int32Member(group, "maxReplicas");
+    // numOfHosts defaults to 1 in the CRD; a non-positive value counts as 1 (reconcilePods'
+    // max(1, NumOfHosts)).
+    w.numOfHosts = std::max<std::int32_t>(1, int32Member(group, "numOfHosts").value_or(1));
+    w.suspend = boolMember(group, "suspend");
+    const Json& scaleStrategy = member(group, "scaleStrategy");
+    if (auto d = scaleStrategy.find("workersToDelete"); d != scaleStrategy.end() && d->is_array()) {
+      for (const Json& name : *d) {
+        if (name.is_string()) w.workersToDelete.push_back(name.get<std::string>());
+      }
+    }
+    w.raw = &group;
+    out.push_back(std::move(w));
+  }
+  return out;
+}
+
+const Json& headGroupSpec(const Json& rayCluster) {
+  return member(member(rayCluster, "spec"), "headGroupSpec");
+}
+
+const Json& podSpecOf(const Json& group) { return member(member(group, "template"), "spec"); }
+
+bool isAutoscalingEnabled(const Json& rayCluster) {
+  return boolMember(member(rayCluster, "spec"), "enableInTreeAutoscaling");
+}
+
+bool isSuspendRequested(const Json& rayCluster) {
+  return boolMember(member(rayCluster, "spec"), "suspend");
+}
+
+std::optional<std::string> managedByExternalController(const Json& rayCluster) {
+  const Json& spec = member(rayCluster, "spec");
+  auto it = spec.find("managedBy");
+  if (it == spec.end() || !it->is_string()) return std::nullopt;
+  std::string value = it->get<std::string>();
+  if (value == "ray.io/kuberay-operator") return std::nullopt;  // KubeRayController
+  return value;
+}
+
+std::optional<std::string> upgradeStrategyType(const Json& rayCluster) {
+  const Json& strategy = member(member(rayCluster, "spec"), "upgradeStrategy");
+  auto it = strategy.find("type");
+  if (it == strategy.end() || !it->is_string()) return std::nullopt;
+  return it->get<std::string>();
+}
+
+bool isGcsFaultToleranceEnabled(const Json& rayCluster) {
+  if (lower(meta::annotation(rayCluster, kRayFTEnabledAnnotationKey)) == "true") return true;
+  const Json& spec = member(rayCluster, "spec");
+  auto it = spec.find("gcsFaultToleranceOptions");
+  return it != spec.end() && !it->is_null();
+}
+
+std::int32_t workerGroupDesiredReplicas(const WorkerGroupSpec& group) {
+  if (group.suspend) return 0;
+  const std::int32_t minReplicas = group.minReplicas.value_or(0);
+  const std::int32_t maxReplicas =
+      group.maxReplicas.value_or(std::numeric_limits<std::int32_t>::max());
+  std::int32_t replicas;
+  if (!group.replicas || *group.replicas < minReplicas) {
+    replicas = minReplicas;
+  } else if (*group.replicas > maxReplicas) {
+    replicas = maxReplicas;
+  } else {
+    replicas = *group.replicas;
+  }
+  const std::int64_t total = static_cast<std::int64_t>(replicas) * group.numOfHosts;
+  return static_cast<std::int32_t>(
+      std::min<std::int64_t>(total, std::numeric_limits<std::int32_t>::max()));
+}
+
+const Json* findStatusCondition(const Json& conditions, std::string_view type) {
+  if (!conditions.is_array()) return nullptr;
+  for (const Json& c : conditions) {
+    if (c.is_object() && c.value("type", "") == type) return &c;
+  }
+  return nullptr;
+}
+
+bool isStatusConditionTrue(const Json& conditions, std::string_view type) {
+  const Json* c = findStatusCondition(conditions, type);
+  return c && c->value("status", "") == "True";
+}
+
+}  // namespace fakekube::ray

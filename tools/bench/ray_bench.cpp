@@ -1,0 +1,182 @@
+// The KubeRay operator at scale: N RayClusters of one head and two workers each, from create to
+// every cluster's status.state == ready, on a simulated cluster with enough nodes.
+//
+// BM_RayClustersReady/{100,1000,10000}: every iteration builds a fresh in-memory server, a Cluster
+// with every part running and the operator (RayCluster controller, --reconcile-concurrency 2, on
+// a manager of its own) — untimed — then times creating the N RayClusters and running the
+// SimExecutor until a RayCluster watch has seen all N ready. Virtual time never sleeps, so the
+// wall time is the work: the operator's reconciles, the scheduler, the kubelets (3N pods), the
+// simulated Ray head answering GCS health for the workers' init containers, and every watch.
+//
+// Reports us_per_cluster (wall), virtual_s (virtual seconds from the first create to the last
+// ready) and rss_kib_per_cluster (peak resident memory of the iteration over N; the peak is reset
+// before each iteration through /proc/self/clear_refs).
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <unordered_set>
+
+#include "controllers/ray/custom_resource_definitions.h"
+#include "controllers/ray/ray_operator.h"
+#include "fakekube/api/json_lookup.h"
+#include "fakekube/api/object_meta.h"
+#include "fakekube/apiserver/api_server.h"
+#include "fakekube/cluster/cluster.h"
+#include "fakekube/sim/sim_executor.h"
+
+namespace fakekube::bench {
+namespace {
+
+// Each node holds 100 pods of 50m CPU / 64Mi (the kubelet's limit is 110 pods).
+constexpr int kPodsPerNode = 100;
+
+Json podTemplate(const std::string& container) {
+  return {
+      {"spec",
+       {{"containers",
+         Json::array({{{"name", container},
+                       {"image", "rayproject/ray:2.52.0"},
+                       {"resources", {{"requests", {{"cpu", "50m"}, {"memory", "64Mi"}}}}}}})}}}};
+}
+
+Json rayCluster(int i) {
+  Json head = podTemplate("ray-head");
+  head["spec"]["containers"][0]["ports"] =
+      Json::array({{{"containerPort", 6379}, {"name", "gcs-server"}},
+                   {{"containerPort", 8265}, {"name", "dashboard"}},
+                   {{"containerPort", 10001}, {"name", "client"}}});
+  return {{"apiVersion", "ray.io/v1"},
+          {"kind", "RayCluster"},
+          {"metadata", {{"name", "cluster-" + std::to_string(i)}, {"namespace", "default"}}},
+          {"spec",
+           {{"rayVersion", "2.52.0"},
+            {"headGroupSpec", {{"rayStartParams", Json::object()}, {"template", head}}},
+            {"workerGroupSpecs", Json::array({{{"groupName", "workers"},
+                                               {"replicas", 2},
+                                               {"minReplicas", 2},
+                                               {"maxReplicas", 2},
+                                               {"rayStartParams", Json::object()},
+                                               {"template", podTemplate("ray-worker")}}})}}}};
+}
+
+long peakRssKib() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6));
+  }
+  return 0;
+}
+
+void resetPeakRss() { std::ofstream("/proc/self/clear_refs") << "5"; }
+
+struct World {
+  SimExecutor executor{SimExecutor::Options{.seed = 1}};
+  std::unique_ptr<ApiServer> server;
+  std::unique_ptr<Cluster> cluster;
+  std::unique_ptr<Manager> rayOperator;
+  std::shared_ptr<Watch> clusters;
+  std::unordered_set<std::string> ready;
+
+  explicit World(int rayClusters) {
+    ApiServerOptions serverOptions;
+    serverOptions.seed = 1;
+    server = std::move(*ApiServer::open(executor.clock(), serverOptions));
+    ClusterOptions options;
+    options.nodes = (rayClusters * 3 + kPodsPerNode - 1) / kPodsPerNode;
+    options.scheduler.recordEvents = false;
+    options.replicaSet.recordEvents = false;
+    options.deployment.recordEvents = false;
+    options.job.recordEvents = false;
+    cluster = std::make_unique<Cluster>(executor, *server, options);
+    if (!cluster->start()) throw std::runtime_error("the cluster did not start");
+    rayOperator = std::make_unique<Manager>(executor, *server);
+    ray::OperatorOptions operatorOptions;
+    operatorOptions.reconcileConcurrency = 2;
+    if (!ray::addRayOperator(*rayOperator, {"raycluster"}, operatorOptions)) {
+      throw std::runtime_error("the operator did not start");
+    }
+    rayOperator->start();
+    if (!executor.runUntil([&] { return cluster->manager().running() && rayOperator->running(); },
+                           std::chrono::seconds(1))) {
+      throw std::runtime_error("the controllers did not start");
+    }
+    WatchOptions fromNow;
+    fromNow.resourceVersion = std::to_string(server->revision());
+    clusters = *server->watch(ray::kRayClusters, "default", fromNow);
+  }
+  ~World() {
+    clusters->stop();
+    rayOperator.reset();
+    cluster.reset();
+  }
+
+  bool allReady(std::size_t want) {
+    while (auto event = clusters->tryNext()) {
+      const std::string name = meta::name(*event->object);
+      const Json& state = jsonAt(*event->object, {"status", "state"});
+      if (event->type != WatchEventType::Deleted && state.is_string() && state == "ready") {
+        ready.insert(name);
+      } else {
+        ready.erase(name);
+      }
+    }
+    return ready.size() == want;
+  }
+};
+
+void BM_RayClustersReady(benchmark::State& state) {
+  const int count = static_cast<int>(state.range(0));
+  double virtualSeconds = 0;
+  double rssKib = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    resetPeakRss();
+    const long rssBefore = peakRssKib();
+    auto world = std::make_unique<World>(count);
+    const TimePoint start = world->executor.now();
+    state.ResumeTiming();
+
+    bool created = true;
+    for (int i = 0; i < count && created; ++i) {
+      created = world->server->create(ray::kRayClusters, "default", rayCluster(i)).has_value();
+    }
+    if (!created) {
+      state.SkipWithError("create RayCluster failed");
+      break;
+    }
+    if (!world->executor.runUntil([&] { return world->allReady(count); },
+                                  std::chrono::minutes(30))) {
+      state.SkipWithError("not every RayCluster became ready in 30 virtual minutes");
+      break;
+    }
+
+    state.PauseTiming();
+    virtualSeconds += std::chrono::duration<double>(world->executor.now() - start).count();
+    rssKib += static_cast<double>(peakRssKib() - rssBefore);
+    world.reset();
+    state.ResumeTiming();
+  }
+  const double clusters = static_cast<double>(state.iterations()) * count;
+  state.SetItemsProcessed(static_cast<std::int64_t>(clusters));
+  state.counters["us_per_cluster"] = benchmark::Counter(
+      clusters * 1e-6, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["virtual_s"] =
+      benchmark::Counter(virtualSeconds, benchmark::Counter::kAvgIterations);
+  state.counters["rss_kib_per_cluster"] =
+      benchmark::Counter(rssKib / static_cast<double>(count), benchmark::Counter::kAvgIterations);
+}
+BENCHMARK(BM_RayClustersReady)
+    ->Arg(100)
+    ->Arg(1000)
+    ->Arg(10000)
+    ->Iterations(1)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace fakekube::bench
