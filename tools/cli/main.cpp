@@ -65,16 +65,17 @@ int main(int argc, char** argv) {
       "crashtest",
       "Crash the KubeRay operator at every write of the manifests' lifecycle, on virtual time, "
       "and check that it converges anyway");
-  crashtestCmd->footer(R"(The files' objects start a seeded in-process cluster (simulated nodes, Ray
-pods, the garbage collector) with the KubeRay operator. A clean run records the operator's writes
+  crashtestCmd->footer(R"(
+The files' objects start a seeded in-process cluster (simulated nodes, Ray pods, the garbage
+collector) with the KubeRay operator. A clean run records the operator's writes
 until the goal; then each write K is rerun under each fault: crash before the write commits
 (before), crash after it commits (after), the write commits but its response is lost (lost). The
 crashed operator restarts with nothing kept in memory. Every run must reach the goal within
 --timeout of virtual time and keep: one head pod per RayCluster and no more worker pods than a
 group asks for; one RayCluster, one submitter Job and one Ray submission (in the head's job
-table) per RayJob; RayJob counters matching its
-end (Complete: succeeded 1; Failed: succeeded 0); after the files' objects are deleted, they are
-gone and nothing they owned is left.
+table) per RayJob; RayJob counters matching its end (Complete: succeeded 1; Failed: succeeded 0);
+after the files' objects are deleted (unless --no-teardown), they are gone and nothing they owned
+is left.
 
 Goal (--until, repeatable, all must hold). Default: every RayJob of the files has
 status.jobDeploymentStatus Complete or Failed and every RayCluster status.state ready.
