@@ -75,6 +75,10 @@ TEST(CrashtestTest, TheRayClusterSampleConvergesAtEveryCrashPoint) {
   EXPECT_THAT(ran.out,
               HasSubstr(" create pods default/raycluster-kuberay-workergroup-worker-* lost: "));
   EXPECT_EQ(out.back(), summaryLine(3 * writes));
+  // The same seed gives the same enumeration, row by row.
+  RunResult again = crashtest({"-f", sampleManifest(), "--seed", "1"});
+  EXPECT_EQ(again.exitCode, 0);
+  EXPECT_EQ(again.out, ran.out);
   // The wall time and the rate, on stderr.
   EXPECT_THAT(ran.err, MatchesRegex("fakekube crashtest: [0-9]+ runs in [0-9.]+ s of wall time "
                                     "\\([0-9.]+ runs/s\\)\n"));
