@@ -45,6 +45,7 @@
 #include "fixtures/json_path.h"
 #include "fixtures/manifests.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/crashtest_invariants.h"
 #include "tools/cli/go_duration.h"
 
 namespace fakekube::cli {
@@ -201,7 +202,9 @@ std::string goalDescription(const std::vector<Condition>& conditions) {
   return fmt::format("{}", fmt::join(parts, " and "));
 }
 
-// --- invariants ---
+}  // namespace
+
+// --- invariants (crashtest_invariants.h) ---
 
 // At most one head pod per RayCluster; no worker group with more live pods than it asks for.
 Invariant rayClusterPods() {
@@ -326,6 +329,8 @@ Invariant oneRaySubmissionPerRayJob() {
             return fmt::format("{}", fmt::join(found, "; "));
           }};
 }
+
+namespace {
 
 // The deleted objects are gone (their finalizers were removed).
 Invariant deletedObjectsGone(std::vector<Json> objects) {
