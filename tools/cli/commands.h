@@ -1,7 +1,18 @@
 // The subcommands of the `fakekube` CLI.
 #pragma once
 
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <optional>
 #include <string>
+#include <vector>
+
+#include "fakekube/api/status.h"
+
+namespace fakekube {
+class Manager;
+}
 
 namespace fakekube::cli {
 
@@ -36,5 +47,26 @@ struct OperatorCommandOptions {
 // `fakekube operator`: the KubeRay operator against the API server of a kubeconfig, until
 // SIGINT / SIGTERM.
 int runOperator(const OperatorCommandOptions& options);
+
+struct CrashtestOptions {
+  std::vector<std::string> files;  // -f, in order
+  std::vector<std::string> until;  // --until conditions (all must hold); none: the default goal
+  std::uint64_t seed = 1;
+  std::string timeout = "5m";  // the goal's bound of virtual time, a Go duration
+  std::string faults = "before,after,lost";
+  std::optional<std::uint64_t> point;  // --point K --fault F: replay that one run
+  std::string fault;
+  int nodes = 2;
+  bool teardown = true;  // delete the files' objects at the end and look for leftovers
+  // Tests only: the operator under test instead of KubeRay's (its crash points are enumerated).
+  std::function<Result<void>(Manager& manager)> operatorFactory;
+  // Where the rows, the summary and the errors go (stdout and stderr when null).
+  std::ostream* out = nullptr;
+  std::ostream* err = nullptr;
+};
+
+// `fakekube crashtest`: crash-point enumeration of the KubeRay operator on manifests. 0 when
+// every run converged, 1 on a violation (with the command that replays it), 2 on bad input.
+int runCrashtest(const CrashtestOptions& options);
 
 }  // namespace fakekube::cli

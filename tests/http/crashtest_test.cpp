@@ -1,0 +1,150 @@
+// `fakekube crashtest` end to end: the binary on KubeRay's RayCluster sample (every write of the
+// operator's way to a ready cluster, under every fault, converges), one replayed point, and each
+// kind of bad input (exit 2 with one line on stderr).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/http/process.h"
+
+namespace fakekube::e2e {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::MatchesRegex;
+using ::testing::StartsWith;
+
+std::string sampleManifest() {
+  return std::string(FAKEKUBE_SOURCE_DIR) + "/tests/http/manifests/ray-cluster.sample.yaml";
+}
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+// The last line of a run where every point converged.
+std::string summaryLine(std::size_t points) {
+  return std::to_string(points) + " crash points, " + std::to_string(points) +
+         " converged, 0 violations";
+}
+
+RunResult crashtest(std::vector<std::string> args) {
+  args.insert(args.begin(), {FAKEKUBE_CLI, "crashtest"});
+  return run(args);
+}
+
+std::string writeFile(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(CrashtestTest, TheRayClusterSampleConvergesAtEveryCrashPoint) {
+  RunResult ran = crashtest({"-f", sampleManifest()});
+  ASSERT_EQ(ran.exitCode, 0) << ran.out << ran.err;
+  const auto out = lines(ran.out);
+  ASSERT_GE(out.size(), 3u) << ran.out;
+  std::smatch clean;
+  ASSERT_TRUE(std::regex_match(out.front(), clean,
+                               std::regex(R"(clean run \(seed 1\): (\d+) operator writes, goal )"
+                                          R"(reached in \d+\.\d{3}s)")))
+      << out.front();
+  const std::size_t writes = std::stoul(clean[1]);
+  ASSERT_GT(writes, 0u);
+  // One row per write and fault, numbered 1..writes, in order.
+  ASSERT_EQ(out.size(), 1 + 3 * writes + 1) << ran.out;
+  const char* faults[] = {"before", "after", "lost"};
+  for (std::size_t i = 0; i < 3 * writes; ++i) {
+    const std::string& row = out[1 + i];
+    EXPECT_THAT(row, StartsWith("k=" + std::to_string(i / 3 + 1) + " ")) << row;
+    EXPECT_THAT(row, MatchesRegex(std::string("k=[0-9]+ (create|update|patch|delete) [a-z]+ "
+                                              "default/[^ ]+( \\(status\\))? ") +
+                                  faults[i % 3] + ": converged in [0-9]+\\.[0-9]{3}s"))
+        << row;
+  }
+  // The first writes create the head pod and the worker, as KubeRay's reconcile does.
+  EXPECT_THAT(ran.out, HasSubstr(" create pods default/raycluster-kuberay-head-* before: "));
+  EXPECT_THAT(ran.out,
+              HasSubstr(" create pods default/raycluster-kuberay-workergroup-worker-* lost: "));
+  EXPECT_EQ(out.back(), summaryLine(3 * writes));
+  // The same seed gives the same enumeration, row by row.
+  RunResult again = crashtest({"-f", sampleManifest(), "--seed", "1"});
+  EXPECT_EQ(again.exitCode, 0);
+  EXPECT_EQ(again.out, ran.out);
+  // The wall time and the rate, on stderr.
+  EXPECT_THAT(ran.err, MatchesRegex("fakekube crashtest: [0-9]+ runs in [0-9.]+ s of wall time "
+                                    "\\([0-9.]+ runs/s\\)\n"));
+}
+
+TEST(CrashtestTest, UntilAndFaultsNarrowTheEnumeration) {
+  RunResult ran = crashtest({"-f", sampleManifest(), "--until",
+                             "raycluster/raycluster-kuberay:{.status.head.serviceName}="
+                             "raycluster-kuberay-head-svc",
+                             "--faults", "lost", "--timeout", "1m30s", "--seed", "7"});
+  ASSERT_EQ(ran.exitCode, 0) << ran.out << ran.err;
+  const auto out = lines(ran.out);
+  EXPECT_THAT(out.front(), StartsWith("clean run (seed 7): "));
+  for (std::size_t i = 1; i + 1 < out.size(); ++i) {
+    EXPECT_THAT(out[i], MatchesRegex("k=[0-9]+ .* lost: converged in .*")) << out[i];
+  }
+  EXPECT_EQ(out.back(), summaryLine(out.size() - 2));
+}
+
+TEST(CrashtestTest, ReplaysOnePoint) {
+  // The operator's third write creates the head pod (after the head Service and an Event).
+  RunResult ran =
+      crashtest({"-f", sampleManifest(), "--seed", "1", "--point", "3", "--fault", "after"});
+  ASSERT_EQ(ran.exitCode, 0) << ran.out << ran.err;
+  const auto out = lines(ran.out);
+  ASSERT_EQ(out.size(), 1u) << ran.out;
+  EXPECT_THAT(out[0], MatchesRegex("k=3 create pods default/raycluster-kuberay-head-\\* after: "
+                                   "converged in .*"));
+}
+
+struct BadInput {
+  std::string name;
+  std::vector<std::string> args;
+  std::string error;  // a part of the one line
+};
+
+TEST(CrashtestTest, BadInputIsExitTwoWithOneLine) {
+  const std::string badYaml = writeFile("crashtest-bad.yaml", "kind: [RayCluster\n");
+  const std::string empty = writeFile("crashtest-empty.yaml", "# nothing\n");
+  const std::string sample = sampleManifest();
+  const std::vector<BadInput> cases = {
+      {"missing file", {"-f", "/nonexistent/ray.yaml"}, "/nonexistent/ray.yaml"},
+      {"bad YAML", {"-f", badYaml}, "crashtest-bad.yaml"},
+      {"no objects", {"-f", empty}, "no objects"},
+      {"unknown kind", {"-f", sample, "--until", "widget/w1=ready"}, "unknown kind \"widget\""},
+      {"no value", {"-f", sample, "--until", "raycluster/raycluster-kuberay"}, "KIND/NAME=VALUE"},
+      {"no default field", {"-f", sample, "--until", "service/s=1"}, "has no default field"},
+      {"bad path", {"-f", sample, "--until", "raycluster/x:{.status..state}=ready"}, "--until"},
+      {"bad duration", {"-f", sample, "--timeout", "5x"}, "unknown unit \"x\""},
+      {"no unit", {"-f", sample, "--timeout", "90"}, "missing unit"},
+      {"zero timeout", {"-f", sample, "--timeout", "0"}, "positive"},
+      {"unknown fault", {"-f", sample, "--faults", "before,sideways"}, "\"sideways\""},
+      {"point without fault", {"-f", sample, "--point", "1"}, "go together"},
+      {"bad seed", {"-f", sample, "--seed", "many"}, "--seed"},
+      {"no file", {}, "-f"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    RunResult ran = crashtest(c.args);
+    EXPECT_EQ(ran.exitCode, 2) << ran.out << ran.err;
+    EXPECT_EQ(ran.out, "");
+    EXPECT_THAT(ran.err, StartsWith("fakekube crashtest: "));
+    EXPECT_THAT(ran.err, HasSubstr(c.error));
+    EXPECT_EQ(lines(ran.err).size(), 1u) << ran.err;
+  }
+}
+
+}  // namespace
+}  // namespace fakekube::e2e

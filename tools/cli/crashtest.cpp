@@ -1,0 +1,583 @@
+// `fakekube crashtest`: the fixtures' crash-point enumeration (fixtures/crash_point_runner.h) on
+// manifests, with the KubeRay operator and the Ray simulation, on virtual time.
+//
+// The files' objects start a seeded TestCluster (nodes, scheduler, kubelets running the
+// simulated Ray head, workers and submitters, the garbage collector) with KubeRay's CRDs served.
+// A clean run records the operator's writes until the goal; then every write k is rerun under
+// each fault (crash before the commit, crash after it, lost response) and the operator restarted
+// with nothing kept in memory. Each run must reach the goal within --timeout and keep:
+//   - at most one head pod per RayCluster, no more worker pods in a group than it asks for;
+//   - at most one RayCluster and one submitter Job per RayJob, one Ray submission per RayJob in
+//     its head's job table (the simulated dashboard's /api/jobs/);
+//   - RayJob counters consistent with the outcome (Complete: succeeded 1; Failed: succeeded 0);
+//   - after deleting the files' objects (unless --no-teardown): they are gone and nothing they
+//     owned is left (pods, services, Jobs, RayClusters).
+//
+// Conditions (--until, all must hold; without one: every RayJob of the files has
+// status.jobDeploymentStatus Complete or Failed and every RayCluster of the files
+// status.state ready):
+//   KIND/NAME=VALUE              raycluster: status.state; rayjob: status.jobDeploymentStatus;
+//                                pod: status.phase
+//   KIND/NAME:{.a.b}=VALUE       any kind and field path (kubectl's JSONPath spelling, or a.b)
+//   KIND/NAMESPACE/NAME...       an explicit namespace (else the object's in the files, else
+//                                "default")
+// KIND is what kubectl takes (raycluster, rayclusters, RayCluster, pod, ...). A value compares
+// with the field's text (a string as is, anything else as JSON).
+#include <fmt/format.h>
+
+#include <chrono>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "controllers/ray/custom_resource_definitions.h"
+#include "controllers/ray/ray_operator.h"
+#include "controllers/ray/sim/ray_simulation.h"
+#include "fakekube/api/object_meta.h"
+#include "fakekube/api/resource_registry.h"
+#include "fakekube/apiserver/api_server.h"
+#include "fakekube/cluster/network.h"
+#include "fixtures/crash_point_runner.h"
+#include "fixtures/json_path.h"
+#include "fixtures/manifests.h"
+#include "tools/cli/commands.h"
+#include "tools/cli/crashtest_invariants.h"
+#include "tools/cli/go_duration.h"
+
+namespace fakekube::cli {
+namespace {
+
+const GroupVersionResource kPods{"", "v1", "pods"};
+const GroupVersionResource kServices{"", "v1", "services"};
+const GroupVersionResource kJobs{"batch", "v1", "jobs"};
+
+// One --until term, or one object of the default goal.
+struct Condition {
+  std::string text;      // as written, for messages
+  std::string resource;  // as written (resolved on the running server)
+  std::string kind;      // the resolved kind
+  std::string namespace_;
+  std::string name;
+  std::string path;                 // "status.state"
+  std::vector<std::string> values;  // any of them
+};
+
+std::string fieldText(const Json& value) {
+  return value.is_string() ? value.get<std::string>() : value.dump();
+}
+
+// Does the condition hold on the server; `seen` says what it found otherwise.
+bool holds(ApiServer& server, const Condition& c, std::string* seen) {
+  const auto info = server.registry().resolve(c.resource);
+  if (!info) {
+    *seen = fmt::format("{}: the kind is not served", c.text);
+    return false;
+  }
+  auto object = server.get(info->gvr(), c.namespace_, c.name);
+  if (!object) {
+    *seen = fmt::format("{} {}/{}: not found", info->resource, c.namespace_, c.name);
+    return false;
+  }
+  const Json* value = findField(**object, c.path);
+  const std::string text = value == nullptr ? std::string("<none>") : fieldText(*value);
+  for (const auto& v : c.values) {
+    if (value != nullptr && text == v) return true;
+  }
+  *seen = fmt::format("{} {}/{}: {} is \"{}\"", info->resource, c.namespace_, c.name, c.path, text);
+  return false;
+}
+
+Expectation allHold(std::vector<Condition> conditions, std::string description) {
+  return Expectation(std::move(description),
+                     [conditions = std::move(conditions)](ApiServer& server, std::string* seen) {
+                       for (const auto& c : conditions) {
+                         if (!holds(server, c, seen)) return false;
+                       }
+                       return true;
+                     });
+}
+
+// The field a KIND/NAME=VALUE condition reads for a kind, "" when the kind has none.
+std::string shortcutField(const std::string& kind) {
+  if (kind == "RayCluster") return "status.state";
+  if (kind == "RayJob") return "status.jobDeploymentStatus";
+  if (kind == "Pod") return "status.phase";
+  return "";
+}
+
+Result<Condition> parseCondition(const std::string& text, const ResourceRegistry& registry,
+                                 const std::vector<Json>& objects) {
+  auto bad = [&](const std::string& why) {
+    return tl::unexpected(Status::badRequest(fmt::format("--until \"{}\": {}", text, why)));
+  };
+  Condition c;
+  c.text = text;
+  // KIND/[NAMESPACE/]NAME[:PATH]=VALUE; the value may hold any character.
+  const auto equals = text.find('=');
+  if (equals == std::string::npos)
+    return bad("expected KIND/NAME=VALUE or KIND/NAME:{.path}=VALUE");
+  std::string target = text.substr(0, equals);
+  c.values = {text.substr(equals + 1)};
+  if (const auto colon = target.find(':'); colon != std::string::npos) {
+    c.path = target.substr(colon + 1);
+    target = target.substr(0, colon);
+    if (c.path.empty()) return bad("an empty field path");
+    if (auto parsed = parseFieldPath(c.path); !parsed) return bad(parsed.error().message);
+  }
+  std::vector<std::string> parts;
+  std::stringstream in(target);
+  for (std::string part; std::getline(in, part, '/');) parts.push_back(part);
+  if (!target.empty() && target.back() == '/') parts.push_back("");
+  if (parts.size() < 2 || parts.size() > 3) return bad("expected KIND/NAME or KIND/NAMESPACE/NAME");
+  for (const auto& p : parts) {
+    if (p.empty()) return bad("an empty kind, namespace or name");
+  }
+  c.resource = parts.front();
+  c.name = parts.back();
+  const auto info = registry.resolve(c.resource);
+  if (!info) return bad(fmt::format("unknown kind \"{}\"", c.resource));
+  c.kind = info->kind;
+  if (c.path.empty()) {
+    c.path = shortcutField(c.kind);
+    if (c.path.empty()) {
+      return bad(fmt::format("{} has no default field; name one: {}/{}:{{.status.phase}}=VALUE",
+                             c.kind, parts.front(), c.name));
+    }
+  }
+  if (parts.size() == 3) {
+    c.namespace_ = parts[1];
+  } else if (info->namespaced) {
+    c.namespace_ = "default";
+    for (const auto& o : objects) {
+      if (meta::kind(o) == c.kind && meta::name(o) == c.name && !meta::namespace_(o).empty()) {
+        c.namespace_ = meta::namespace_(o);
+      }
+    }
+  }
+  if (!info->namespaced) c.namespace_.clear();
+  return c;
+}
+
+std::string objectNamespace(const Json& o) {
+  const std::string ns = meta::namespace_(o);
+  return ns.empty() ? "default" : ns;
+}
+
+// Every RayJob of the files terminal, every RayCluster of the files ready.
+std::vector<Condition> defaultGoal(const std::vector<Json>& objects) {
+  std::vector<Condition> goal;
+  for (const auto& o : objects) {
+    if (meta::apiVersion(o) != "ray.io/v1") continue;
+    Condition c;
+    c.kind = meta::kind(o);
+    c.name = meta::name(o);
+    c.namespace_ = objectNamespace(o);
+    if (c.kind == "RayCluster") {
+      c.resource = "rayclusters.ray.io";
+      c.path = "status.state";
+      c.values = {"ready"};
+    } else if (c.kind == "RayJob") {
+      c.resource = "rayjobs.ray.io";
+      c.path = "status.jobDeploymentStatus";
+      c.values = {"Complete", "Failed"};
+    } else {
+      continue;
+    }
+    c.text = fmt::format("{}/{}", c.kind, c.name);
+    goal.push_back(std::move(c));
+  }
+  return goal;
+}
+
+std::string goalDescription(const std::vector<Condition>& conditions) {
+  std::vector<std::string> parts;
+  for (const auto& c : conditions) {
+    parts.push_back(
+        fmt::format("{}/{} {} in {{{}}}", c.kind, c.name, c.path, fmt::join(c.values, ",")));
+  }
+  return fmt::format("{}", fmt::join(parts, " and "));
+}
+
+}  // namespace
+
+// --- invariants (crashtest_invariants.h) ---
+
+// At most one head pod per RayCluster; no worker group with more live pods than it asks for.
+Invariant rayClusterPods() {
+  return {
+      "RayCluster pods", [](TestCluster& cluster) -> std::optional<std::string> {
+        std::map<std::string, Json> rayClusters;  // by uid
+        for (auto& rc : cluster.list(ray::kRayClusters)) rayClusters[meta::uid(rc)] = rc;
+        std::map<std::pair<std::string, std::string>, std::vector<std::string>> byGroup;
+        for (const auto& pod : cluster.list(kPods)) {
+          if (meta::isDeleting(pod)) continue;
+          auto ref = meta::controllerOf(pod);
+          if (!ref || ref->kind != "RayCluster") continue;
+          const Json& labels = meta::labels(pod);
+          const std::string type = labels.is_object() ? labels.value("ray.io/node-type", "") : "";
+          const std::string group =
+              type == "head" ? "" : (labels.is_object() ? labels.value("ray.io/group", "") : "");
+          byGroup[{ref->uid, group}].push_back(meta::name(pod));
+        }
+        std::vector<std::string> found;
+        for (const auto& [key, pods] : byGroup) {
+          const auto& [uid, group] = key;
+          auto rc = rayClusters.find(uid);
+          if (rc == rayClusters.end()) continue;  // noOrphans' business
+          std::size_t allowed = 1;
+          if (!group.empty()) {
+            allowed = 0;
+            const Json& spec = rc->second.value("spec", Json::object());
+            for (const auto& g : spec.value("workerGroupSpecs", Json::array())) {
+              if (g.value("groupName", "") != group) continue;
+              long long replicas = g.value("replicas", 0LL);
+              replicas = std::max(replicas, g.value("minReplicas", 0LL));
+              if (g.contains("maxReplicas"))
+                replicas = std::min(replicas, g.value("maxReplicas", 0LL));
+              if (g.value("suspend", false)) replicas = 0;
+              allowed = static_cast<std::size_t>(std::max(0LL, replicas) *
+                                                 std::max(1LL, g.value("numOfHosts", 1LL)));
+            }
+          }
+          if (pods.size() <= allowed) continue;
+          found.push_back(fmt::format("RayCluster {} has {} {} pods, expected at most {} ({})",
+                                      meta::name(rc->second), pods.size(),
+                                      group.empty() ? std::string("head") : "worker group " + group,
+                                      allowed, fmt::join(pods, ", ")));
+        }
+        if (found.empty()) return std::nullopt;
+        return fmt::format("{}", fmt::join(found, "; "));
+      }};
+}
+
+// A RayJob's counters agree with where it ended.
+Invariant rayJobCounters() {
+  return {"RayJob counters", [](TestCluster& cluster) -> std::optional<std::string> {
+            std::vector<std::string> found;
+            for (const auto& job : cluster.list(ray::kRayJobs)) {
+              const Json& status = job.value("status", Json::object());
+              const std::string state = status.value("jobDeploymentStatus", "");
+              const long long succeeded = status.value("succeeded", 0LL);
+              const long long failed = status.value("failed", 0LL);
+              const long long backoffLimit =
+                  job.value("spec", Json::object()).value("backoffLimit", 0LL);
+              std::string wrong;
+              if (state == "Complete" && (succeeded != 1 || failed > backoffLimit)) {
+                wrong = "Complete";
+              } else if (state == "Failed" && (succeeded != 0 || failed > backoffLimit + 1)) {
+                wrong = "Failed";
+              } else if (succeeded > 1) {
+                wrong = state.empty() ? std::string("(no state)") : state;
+              }
+              if (wrong.empty()) continue;
+              found.push_back(
+                  fmt::format("RayJob {} is {} with succeeded {}, failed {} "
+                              "(backoffLimit {})",
+                              meta::namespacedName(job), wrong, succeeded, failed, backoffLimit));
+            }
+            if (found.empty()) return std::nullopt;
+            return fmt::format("{}", fmt::join(found, "; "));
+          }};
+}
+
+// One Ray submission per RayJob in its cluster's head: the simulated head's job table (GET
+// /api/jobs/ on the dashboard) holds at most one job whose submission id is the RayJob's jobId
+// or, as KubeRay generates ids, starts with "<rayjob>-".
+Invariant oneRaySubmissionPerRayJob() {
+  return {"one Ray submission per RayJob", [](TestCluster& cluster) -> std::optional<std::string> {
+            if (cluster.cluster() == nullptr) return std::nullopt;
+            std::vector<std::string> found;
+            for (const auto& job : cluster.list(ray::kRayJobs)) {
+              const Json& status = job.value("status", Json::object());
+              const std::string rayCluster = status.value("rayClusterName", "");
+              const std::string jobId = status.value("jobId", "");
+              if (rayCluster.empty()) continue;
+              const std::string ns = objectNamespace(job);
+              for (const auto& pod : cluster.list(kPods, ns)) {
+                const Json& labels = meta::labels(pod);
+                if (!labels.is_object() || labels.value("ray.io/cluster", "") != rayCluster ||
+                    labels.value("ray.io/node-type", "") != "head" || meta::isDeleting(pod)) {
+                  continue;
+                }
+                const std::string ip = pod.value("status", Json::object()).value("podIP", "");
+                if (ip.empty()) continue;
+                auto answer = cluster.cluster()->network().call(
+                    ns, ip, 8265, HttpRequest{.method = "GET", .path = "/api/jobs/"});
+                if (!answer || answer->status != 200) continue;
+                Json jobs = Json::parse(answer->body, nullptr, false);
+                if (!jobs.is_array()) continue;
+                std::vector<std::string> ids;
+                const std::string prefix = meta::name(job) + "-";
+                for (const auto& details : jobs) {
+                  const std::string id = details.is_object() && details["submission_id"].is_string()
+                                             ? details["submission_id"].get<std::string>()
+                                             : std::string();
+                  if (!id.empty() && (id == jobId || id.starts_with(prefix))) ids.push_back(id);
+                }
+                if (ids.size() > 1) {
+                  found.push_back(fmt::format("RayJob {} has {} submissions in {} ({})",
+                                              meta::namespacedName(job), ids.size(),
+                                              meta::name(pod), fmt::join(ids, ", ")));
+                }
+              }
+            }
+            if (found.empty()) return std::nullopt;
+            return fmt::format("{}", fmt::join(found, "; "));
+          }};
+}
+
+namespace {
+
+// The deleted objects are gone (their finalizers were removed).
+Invariant deletedObjectsGone(std::vector<Json> objects) {
+  return {"deleted objects are gone",
+          [objects = std::move(objects)](TestCluster& cluster) -> std::optional<std::string> {
+            std::vector<std::string> left;
+            for (const auto& o : objects) {
+              auto gvr = cluster.server().resourceFor(meta::apiVersion(o), meta::kind(o));
+              if (!gvr) continue;
+              if (cluster.server().get(*gvr, objectNamespace(o), meta::name(o))) {
+                left.push_back(
+                    fmt::format("{} {}/{}", meta::kind(o), objectNamespace(o), meta::name(o)));
+              }
+            }
+            if (left.empty()) return std::nullopt;
+            return fmt::format("still there: {}", fmt::join(left, ", "));
+          }};
+}
+
+// The objects the teardown deletes: what the files created, but CRDs and namespaces.
+std::vector<Json> topLevelObjects(const std::vector<Json>& objects) {
+  std::vector<Json> out;
+  for (const auto& o : objects) {
+    const std::string kind = meta::kind(o);
+    if (kind == "CustomResourceDefinition" || kind == "Namespace") continue;
+    out.push_back(o);
+  }
+  return out;
+}
+
+// Shell quoting for the replay command.
+std::string quoted(const std::string& arg) {
+  const bool plain = !arg.empty() && arg.find_first_not_of(
+                                         "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                         "0123456789_./=:,+-@%") == std::string::npos;
+  if (plain) return arg;
+  std::string out = "'";
+  for (char ch : arg) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return out + "'";
+}
+
+std::string replayCommand(const CrashtestOptions& options, std::uint64_t k, CrashFault fault) {
+  std::string command = "fakekube crashtest";
+  for (const auto& f : options.files) command += " -f " + quoted(f);
+  for (const auto& u : options.until) command += " --until " + quoted(u);
+  if (options.timeout != CrashtestOptions{}.timeout)
+    command += " --timeout " + quoted(options.timeout);
+  if (options.nodes != CrashtestOptions{}.nodes)
+    command += fmt::format(" --nodes {}", options.nodes);
+  if (!options.teardown) command += " --no-teardown";
+  return command +
+         fmt::format(" --seed {} --point {} --fault {}", options.seed, k, crashFaultName(fault));
+}
+
+}  // namespace
+
+int runCrashtest(const CrashtestOptions& options) {
+  std::ostream& out = options.out != nullptr ? *options.out : std::cout;
+  std::ostream& err = options.err != nullptr ? *options.err : std::cerr;
+  // One line, whatever the message holds (a YAML error may span several).
+  auto oneLine = [](std::string message) {
+    while (!message.empty() && message.back() == '\n') message.pop_back();
+    for (std::size_t at; (at = message.find('\n')) != std::string::npos;)
+      message.replace(at, 1, "; ");
+    return message;
+  };
+  auto badInput = [&](const std::string& message) {
+    err << "fakekube crashtest: " << oneLine(message) << "\n";
+    return 2;
+  };
+
+  if (options.files.empty()) return badInput("no manifests: -f FILE.yaml is required");
+  std::vector<Json> objects;
+  for (const auto& path : options.files) {
+    auto decoded = readManifestFile(path);
+    if (!decoded) return badInput(decoded.error().message);
+    for (auto& o : *decoded) {
+      if (meta::kind(o).empty() || meta::apiVersion(o).empty() || meta::name(o).empty()) {
+        return badInput(
+            fmt::format("{}: every object needs apiVersion, kind and metadata.name", path));
+      }
+      objects.push_back(std::move(o));
+    }
+  }
+  if (objects.empty()) return badInput("the manifests hold no objects");
+
+  auto timeout = parseGoDuration(options.timeout);
+  if (!timeout) return badInput("--timeout: " + timeout.error().message);
+  if (*timeout <= Duration{0}) return badInput("--timeout: expected a positive duration");
+
+  std::vector<CrashFault> faults;
+  {
+    std::stringstream names(options.faults);
+    for (std::string name; std::getline(names, name, ',');) {
+      auto fault = parseCrashFault(name);
+      if (!fault) {
+        return badInput(
+            fmt::format("--faults: unknown fault \"{}\" (known: before, after, lost)", name));
+      }
+      if (std::find(faults.begin(), faults.end(), *fault) == faults.end()) faults.push_back(*fault);
+    }
+    if (faults.empty()) return badInput("--faults: expected some of before, after, lost");
+  }
+  std::optional<CrashFault> replayFault;
+  if (options.point.has_value() != !options.fault.empty()) {
+    return badInput("--point K and --fault F go together");
+  }
+  if (options.point) {
+    if (*options.point == 0) return badInput("--point: writes count from 1");
+    replayFault = parseCrashFault(options.fault);
+    if (!replayFault) {
+      return badInput(
+          fmt::format("--fault: unknown fault \"{}\" (known: before, after, lost)", options.fault));
+    }
+  }
+  if (options.nodes < 1 || options.nodes > 100) {
+    return badInput(fmt::format("--nodes {}: expected 1..100", options.nodes));
+  }
+
+  // KubeRay's CRDs are served from the start (the files' objects need them), unless the files
+  // bring their own definitions.
+  std::set<std::string> definedByFiles;
+  ResourceRegistry registry;
+  for (const auto& o : objects) {
+    if (meta::kind(o) != "CustomResourceDefinition") continue;
+    definedByFiles.insert(meta::name(o));
+    auto info = ResourceRegistry::fromCustomResourceDefinition(o);
+    if (!info) return badInput(info.error().message);
+    registry.add(std::move(*info));
+  }
+  std::vector<Json> startingObjects;
+  for (Json crd :
+       {ray::rayClusterCustomResourceDefinition(), ray::rayJobCustomResourceDefinition()}) {
+    if (definedByFiles.contains(meta::name(crd))) continue;
+    if (auto info = ResourceRegistry::fromCustomResourceDefinition(crd)) registry.add(*info);
+    startingObjects.push_back(std::move(crd));
+  }
+  for (const auto& o : objects) startingObjects.push_back(o);
+
+  std::vector<Condition> goal;
+  if (options.until.empty()) {
+    goal = defaultGoal(objects);
+    if (goal.empty()) {
+      return badInput(
+          "the manifests hold no RayCluster or RayJob: say what to wait for with --until");
+    }
+  } else {
+    for (const auto& text : options.until) {
+      auto condition = parseCondition(text, registry, objects);
+      if (!condition) return badInput(condition.error().message);
+      goal.push_back(std::move(*condition));
+    }
+  }
+
+  CrashScenario scenario;
+  scenario.name = "crashtest";
+  scenario.timeout = *timeout;
+  scenario.faults = faults;
+  scenario.goal = allHold(goal, goalDescription(goal));
+  TestClusterOptions& cluster = scenario.cluster;
+  cluster.seed = options.seed;
+  cluster.nodes = options.nodes;
+  cluster.objects = startingObjects;
+  cluster.configureCluster = [](Cluster& c) { ray::addRayBehaviors(c.behaviors()); };
+  OperatorFactory factory = options.operatorFactory;
+  if (!factory) {
+    factory = [](Manager& manager) {
+      const auto& names = ray::rayControllerNames();
+      return ray::addRayOperator(manager, {names.begin(), names.end()});
+    };
+  }
+  cluster.operators = {{"kuberay", factory}};
+  scenario.invariants = {rayClusterPods(), noDuplicateControlled(ray::kRayClusters, "RayJob"),
+                         noDuplicateControlled(kJobs, "RayJob"), rayJobCounters()};
+  if (options.teardown) {
+    const std::vector<Json> deleted = topLevelObjects(objects);
+    scenario.teardown = [deleted](TestCluster& c) -> Result<void> {
+      for (const auto& o : deleted) {
+        auto gvr = c.server().resourceFor(meta::apiVersion(o), meta::kind(o));
+        if (!gvr) return tl::unexpected(gvr.error());
+        auto gone = c.client().deleteObject(*gvr, objectNamespace(o), meta::name(o));
+        if (!gone && !isNotFound(gone.error())) return tl::unexpected(gone.error());
+      }
+      return {};
+    };
+    scenario.teardownTime = std::chrono::seconds(60);
+    scenario.afterTeardown = {deletedObjectsGone(deleted),
+                              noOrphans(kPods, ray::kRayClusters),
+                              noOrphans(kServices, ray::kRayClusters),
+                              noOrphans(ray::kRayClusters, ray::kRayJobs),
+                              noOrphans(kJobs, ray::kRayJobs),
+                              noOrphans(kPods, kJobs)};
+  }
+
+  CrashPointRunner runner(std::move(scenario));
+  auto printViolations = [&](const CrashPointRow& row) {
+    for (const auto& v : row.violations) out << "    " << v << "\n";
+    out << "    replay: " << replayCommand(options, row.k, row.fault) << "\n";
+  };
+
+  const auto wallStart = std::chrono::steady_clock::now();
+  Duration cleanTime{0};
+  auto writes = runner.cleanRun(&cleanTime);
+  if (!writes) {
+    const Status& s = writes.error();
+    // The goal missed or an invariant broken without any fault: the scenario (or the operator)
+    // is wrong. Anything else is a setup error: the files' objects were refused.
+    const bool scenarioFailed = s.code == 504 || s.code == 500;
+    err << "fakekube crashtest: " << oneLine(s.message) << "\n";
+    return scenarioFailed ? 1 : 2;
+  }
+  if (options.point) {
+    // One run, described by the clean run's write k (and checked against it).
+    if (*options.point > writes->size()) {
+      return badInput(fmt::format("--point {}: the clean run makes {} operator writes",
+                                  *options.point, writes->size()));
+    }
+    CrashPointRow row =
+        runner.runPoint(*options.point, *replayFault, &(*writes)[*options.point - 1]);
+    out << row.str() << "\n";
+    if (!row.converged) printViolations(row);
+    out.flush();
+    return row.converged ? 0 : 1;
+  }
+  out << fmt::format("clean run (seed {}): {} operator writes, goal reached in {:.3f}s\n",
+                     options.seed, writes->size(),
+                     std::chrono::duration<double>(cleanTime).count());
+  out.flush();
+  CrashPointReport report;
+  report.seed = options.seed;
+  for (const auto& write : *writes) {
+    for (CrashFault fault : faults) {
+      CrashPointRow row = runner.runPoint(write.operatorWrite, fault, &write);
+      out << row.str() << "\n";
+      if (!row.converged) printViolations(row);
+      out.flush();
+      report.rows.push_back(std::move(row));
+    }
+  }
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+  err << fmt::format("fakekube crashtest: {} runs in {:.2f} s of wall time ({:.1f} runs/s)\n",
+                     runner.runs(), wall,
+                     wall > 0 ? static_cast<double>(runner.runs()) / wall : 0.0);
+  out << report.summary() << "\n";
+  out.flush();
+  return report.ok() ? 0 : 1;
+}
+
+}  // namespace fakekube::cli
