@@ -123,17 +123,31 @@ Result<Json> Cache::list(const GroupVersionResource& gvr, std::string_view ns,
   auto fields = FieldSelector::parse(options.fieldSelector);
   if (!fields) return tl::unexpected(std::move(fields.error()));
 
-  // A namespace narrows the scan through the namespace index.
+  // An equality requirement of the selector narrows the scan through the label index (the
+  // requirement with the fewest objects); otherwise a namespace narrows it through the
+  // namespace index. Either way the candidates come ordered by key, and every requirement is
+  // still checked below. Without this, a list by label (a Service's endpoints, a controller's
+  // pods) costs every object of the namespace.
   std::vector<ObjectPtr> candidates;
-  if (!ns.empty()) {
-    candidates = (*informer)->byIndex(kNamespaceIndex, ns);
-  } else {
-    candidates = (*informer)->list();
+  bool narrowed = false;
+  for (const auto& requirement : labels->requirements()) {
+    const bool equality = requirement.op == LabelSelector::Operator::Equals ||
+                          requirement.op == LabelSelector::Operator::DoubleEquals ||
+                          (requirement.op == LabelSelector::Operator::In &&
+                           requirement.values.size() == 1);
+    if (!equality) continue;
+    auto labelled = (*informer)->byIndex(kLabelIndex, requirement.key + "=" + requirement.values[0]);
+    if (!narrowed || labelled.size() < candidates.size()) candidates = std::move(labelled);
+    narrowed = true;
+  }
+  if (!narrowed) {
+    candidates = ns.empty() ? (*informer)->list() : (*informer)->byIndex(kNamespaceIndex, ns);
   }
 
   Json items = Json::array();
   for (const auto& object : candidates) {
     if (options.limit > 0 && static_cast<std::int64_t>(items.size()) >= options.limit) break;
+    if (narrowed && !ns.empty() && meta::namespace_(*object) != ns) continue;
     if (!labels->matches(meta::labels(*object))) continue;
     if (!fields->empty() && !fields->matchesObject(*object)) continue;
     items.push_back(*object);
