@@ -91,7 +91,7 @@ Result<void> Cluster::start() {
     parts_->gc->start();
   }
   if (enabled("namespace")) {
-    parts_->namespaces = std::make_unique<NamespaceController>(executor_, server_);
+    parts_->namespaces = std::make_unique<NamespaceController>(*manager_);
     parts_->namespaces->start();
   }
   if (enabled("node-lifecycle")) {
