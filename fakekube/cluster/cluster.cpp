@@ -48,20 +48,7 @@ struct Cluster::Parts {
   std::unique_ptr<NodeLifecycleController> nodeLifecycle;
   std::unique_ptr<Scheduler> scheduler;
   std::unique_ptr<Kubelet> kubelet;
-  // The workload controllers the cluster added to the manager (owned by it).
-  std::vector<Controller*> controllers;
 };
-
-namespace {
-
-// A runtime controller has work now: an item ready in its queue, or a reconcile running. Items
-// waiting for their time (a requeueAfter, a rate-limited retry) are the future, not now.
-bool busy(Controller& controller) {
-  PriorityQueue& queue = controller.queue();
-  return queue.len() > 0 || queue.numProcessing() > 0;
-}
-
-}  // namespace
 
 Cluster::Cluster(Executor& executor, ApiServer& server, ClusterOptions options)
     : executor_(executor),
@@ -124,22 +111,18 @@ Result<void> Cluster::start() {
   if (enabled("job")) {
     auto r = addJobController(*manager_, options_.job);
     if (!r) return tl::unexpected(r.error());
-    parts_->controllers.push_back(*r);
   }
   if (enabled("ttl-after-finished")) {
     auto r = addTtlAfterFinishedController(*manager_);
     if (!r) return tl::unexpected(r.error());
-    parts_->controllers.push_back(*r);
   }
   if (enabled("replicaset")) {
     auto r = addReplicaSetController(*manager_, options_.replicaSet);
     if (!r) return tl::unexpected(r.error());
-    parts_->controllers.push_back(*r);
   }
   if (enabled("deployment")) {
     auto r = addDeploymentController(*manager_, options_.deployment);
     if (!r) return tl::unexpected(r.error());
-    parts_->controllers.push_back(*r);
   }
   manager_->start();
   return {};
@@ -156,10 +139,8 @@ bool Cluster::idle() const {
   if (parts_->gc != nullptr && !parts_->gc->idle()) return false;
   if (parts_->namespaces != nullptr && !parts_->namespaces->idle()) return false;
   if (manager_ == nullptr || manager_->crashed()) return true;
-  for (Controller* controller : parts_->controllers) {
-    if (busy(*controller)) return false;
-  }
-  return true;
+  // Every other part is a controller on the manager.
+  return manager_->idle();
 }
 
 }  // namespace fakekube

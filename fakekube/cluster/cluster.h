@@ -96,10 +96,10 @@ class Cluster {
   bool enabled(std::string_view component) const;
 
   // True when no part has work pending now: the garbage collector and the namespace controller
-  // (no event undelivered, nothing queued, running or waiting to be retried), and the Job,
-  // TTL-after-finished, ReplicaSet and Deployment controllers (nothing ready in their queues, no
-  // reconcile running; a requeueAfter or a retry waiting for its time does not count). The
-  // scheduler, the kubelets and the node lifecycle controller do not expose their queues yet.
+  // (no event undelivered, nothing queued, running or waiting to be retried), and every other
+  // controller on the manager — the scheduler, the kubelets, node lifecycle and the workload
+  // controllers (nothing ready in their queues, no reconcile running; a requeueAfter or a retry
+  // waiting for its time does not count).
   bool idle() const;
 
  private:
