@@ -91,7 +91,7 @@ Result<void> Cluster::start() {
     parts_->gc->start();
   }
   if (enabled("namespace")) {
-    parts_->namespaces = std::make_unique<NamespaceController>(executor_, server_);
+    parts_->namespaces = std::make_unique<NamespaceController>(*manager_);
     parts_->namespaces->start();
   }
   if (enabled("node-lifecycle")) {
@@ -109,18 +109,20 @@ Result<void> Cluster::start() {
     if (auto r = parts_->kubelet->start(); !r) return r;
   }
   if (enabled("job")) {
-    if (auto r = addJobController(*manager_, options_.job); !r) return tl::unexpected(r.error());
+    auto r = addJobController(*manager_, options_.job);
+    if (!r) return tl::unexpected(r.error());
   }
   if (enabled("ttl-after-finished")) {
-    if (auto r = addTtlAfterFinishedController(*manager_); !r) return tl::unexpected(r.error());
+    auto r = addTtlAfterFinishedController(*manager_);
+    if (!r) return tl::unexpected(r.error());
   }
   if (enabled("replicaset")) {
-    if (auto r = addReplicaSetController(*manager_, options_.replicaSet); !r)
-      return tl::unexpected(r.error());
+    auto r = addReplicaSetController(*manager_, options_.replicaSet);
+    if (!r) return tl::unexpected(r.error());
   }
   if (enabled("deployment")) {
-    if (auto r = addDeploymentController(*manager_, options_.deployment); !r)
-      return tl::unexpected(r.error());
+    auto r = addDeploymentController(*manager_, options_.deployment);
+    if (!r) return tl::unexpected(r.error());
   }
   manager_->start();
   return {};
@@ -134,8 +136,11 @@ void Cluster::stop() {
 }
 
 bool Cluster::idle() const {
-  return (parts_->gc == nullptr || parts_->gc->idle()) &&
-         (parts_->namespaces == nullptr || parts_->namespaces->idle());
+  if (parts_->gc != nullptr && !parts_->gc->idle()) return false;
+  if (parts_->namespaces != nullptr && !parts_->namespaces->idle()) return false;
+  if (manager_ == nullptr || manager_->crashed()) return true;
+  // Every other part is a controller on the manager.
+  return manager_->idle();
 }
 
 }  // namespace fakekube

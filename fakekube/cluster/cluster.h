@@ -12,8 +12,9 @@
 // Each part is also usable on its own (see its header); this class only wires them in the order
 // a real cluster comes up: nodes first, then the controllers, which find the nodes in their
 // caches when they start. The controllers built on the runtime share one Manager (one cache, one
-// client), as kube-controller-manager's do; the garbage collector and the namespace controller
-// watch the server directly.
+// client), as kube-controller-manager's do, the namespace controller among them; the garbage
+// collector runs its work items on a runtime controller of its own and watches the server
+// directly.
 //
 // `enabled` picks the parts by the names `fakekube serve --controllers` takes:
 //   gc, namespace, node-lifecycle, scheduler, kubelet, job, ttl-after-finished, replicaset,
@@ -94,8 +95,11 @@ class Cluster {
   Network& network() { return *network_; }
   bool enabled(std::string_view component) const;
 
-  // True when no part has work pending now (only the parts that can tell: the garbage collector,
-  // the namespace controller).
+  // True when no part has work pending now: the garbage collector and the namespace controller
+  // (no event undelivered, nothing queued, running or waiting to be retried), and every other
+  // controller on the manager — the scheduler, the kubelets, node lifecycle and the workload
+  // controllers (nothing ready in their queues, no reconcile running; a requeueAfter or a retry
+  // waiting for its time does not count).
   bool idle() const;
 
  private:

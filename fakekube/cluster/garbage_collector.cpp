@@ -16,6 +16,8 @@
 #include "fakekube/api/object_meta.h"
 #include "fakekube/apiserver/api_server.h"
 #include "fakekube/cluster/kind_watch.h"
+#include "fakekube/runtime/controller.h"
+#include "fakekube/runtime/rate_limiter.h"
 
 namespace fakekube {
 
@@ -39,7 +41,7 @@ enum class Outcome {
 
 // 404 means the world already moved on (the watch will say how). 409 and server-side trouble
 // are worth another try; any other client error would fail the same way again.
-Outcome outcomeOf(const Status& error) {
+Outcome outcomeFor(const Status& error) {
   if (isNotFound(error)) return Outcome::Done;
   if (isConflict(error) || error.code == 429 || error.code >= 500) return Outcome::Retry;
   return Outcome::Done;
@@ -79,7 +81,9 @@ class GarbageCollector::Impl : public std::enable_shared_from_this<Impl> {
     std::lock_guard lock(mu_);
     if (running_) return;
     running_ = true;
+    controller_ = makeController();
     syncKinds();
+    controller_->start();
   }
 
   void stop() {
@@ -89,8 +93,15 @@ class GarbageCollector::Impl : public std::enable_shared_from_this<Impl> {
 
   bool idle() const {
     std::lock_guard lock(mu_);
-    return pumpsPending_.load() == 0 && queue_.empty() && retriesPending_ == 0 &&
-           !workerScheduled_ && !kindSyncPending_;
+    if (pumpsPending_.load() != 0 || kindSyncPending_) return false;
+    if (controller_ == nullptr) return true;
+    PriorityQueue& queue = controller_->queue();
+    return queue.len() == 0 && queue.numProcessing() == 0 && queue.numWaiting() == 0;
+  }
+
+  ReconcileMetrics metrics() const {
+    std::lock_guard lock(mu_);
+    return controller_ != nullptr ? controller_->metrics() : ReconcileMetrics{};
   }
 
   std::size_t graphSize() const {
@@ -162,7 +173,6 @@ class GarbageCollector::Impl : public std::enable_shared_from_this<Impl> {
     pumpsPending_.fetch_sub(1);
     if (!running_) return;
     drainAll();
-    scheduleWorker();
   }
 
   // Brings the graph up to everything the server has sent so far, on every kind.
@@ -225,7 +235,6 @@ class GarbageCollector::Impl : public std::enable_shared_from_this<Impl> {
       self->kindSyncPending_ = false;
       if (!self->running_) return;
       self->syncKinds();
-      self->scheduleWorker();
     });
   }
 
@@ -310,61 +319,56 @@ class GarbageCollector::Impl : public std::enable_shared_from_this<Impl> {
     return {deps->second.begin(), deps->second.end()};
   }
 
-  // --- the work queue ---
+  // --- the work queue: a runtime Controller keyed by uid ---
 
-  void enqueue(const std::string& uid) {
-    if (uid.empty()) return;
-    if (queued_.insert(uid).second) queue_.push_back(uid);
-  }
-
-  void scheduleWorker() {
-    if (workerScheduled_ || queue_.empty() || !running_) return;
-    workerScheduled_ = true;
+  // Its rate limiter retries an item after a conflict or a transient error: retryDelay, doubling
+  // per further failure of the same item, as controller-runtime's default does from 5 ms.
+  std::unique_ptr<Controller> makeController() {
+    std::vector<std::unique_ptr<RateLimiter>> limiters;
+    limiters.push_back(std::make_unique<ItemExponentialFailureRateLimiter>(options_.retryDelay,
+                                                                           options_.maxRetryDelay));
+    limiters.push_back(std::make_unique<BucketRateLimiter>(ex_.clock()));
+    ControllerOptions controllerOptions;
+    controllerOptions.name = std::string(kComponent);
+    controllerOptions.rateLimiter = std::make_unique<MaxOfRateLimiter>(std::move(limiters));
     std::weak_ptr<Impl> weak = weak_from_this();
     const std::uint64_t generation = generation_;
-    ex_.post([weak, generation] {
-      if (auto self = weak.lock()) self->work(generation);
-    });
+    return std::make_unique<Controller>(
+        ex_, std::move(controllerOptions),
+        [weak, generation](const ReconcileRequest& request) -> ReconcileOutcome {
+          auto self = weak.lock();
+          if (!self) return ReconcileResult{};
+          return self->reconcile(generation, request.name);
+        });
   }
 
-  // One item per task, so that the executor interleaves the collector's work with everything
-  // else, as a real controller's worker does.
-  void work(std::uint64_t generation) {
+  void enqueue(const std::string& uid) {
+    if (uid.empty() || controller_ == nullptr) return;
+    controller_->enqueue(ReconcileRequest{"", uid});
+  }
+
+  // One item per reconcile, so that the executor interleaves the collector's work with
+  // everything else, as a real controller's worker does.
+  ReconcileOutcome reconcile(std::uint64_t generation, const std::string& uid) {
     std::lock_guard lock(mu_);
-    if (generation != generation_) return;
-    workerScheduled_ = false;
-    if (!running_) return;
+    if (generation != generation_ || !running_) return ReconcileResult{};
     drainAll();
-    if (queue_.empty()) return;
-    std::string uid = std::move(queue_.front());
-    queue_.pop_front();
-    queued_.erase(uid);
     switch (process(uid)) {
       case Outcome::Done:
         break;
       case Outcome::Retry:
-        retryLater(uid);
-        break;
+        return reconcileError(lastError_);
       case Outcome::Parked:
         parked_.insert(uid);
         break;
     }
-    scheduleWorker();
+    return ReconcileResult{};
   }
 
-  void retryLater(const std::string& uid) {
-    ++retriesPending_;
-    std::weak_ptr<Impl> weak = weak_from_this();
-    const std::uint64_t generation = generation_;
-    ex_.postAfter(options_.retryDelay, [weak, generation, uid] {
-      auto self = weak.lock();
-      if (!self) return;
-      std::lock_guard lock(self->mu_);
-      if (generation != self->generation_) return;
-      --self->retriesPending_;
-      self->enqueue(uid);
-      self->scheduleWorker();
-    });
+  // outcomeFor, remembering the error a retry reports.
+  Outcome outcomeOf(const Status& error) {
+    lastError_ = error;
+    return outcomeFor(error);
   }
 
   Outcome process(const std::string& uid) {
@@ -614,12 +618,9 @@ class GarbageCollector::Impl : public std::enable_shared_from_this<Impl> {
     watches_.clear();
     nodes_.clear();
     dependents_.clear();
-    queue_.clear();
-    queued_.clear();
+    controller_.reset();  // drops its queue; a reconcile in flight sees the stale generation
     parked_.clear();
     warned_.clear();
-    retriesPending_ = 0;
-    workerScheduled_ = false;
     kindSyncPending_ = false;
   }
 
@@ -634,12 +635,10 @@ class GarbageCollector::Impl : public std::enable_shared_from_this<Impl> {
   std::unordered_map<std::string, Node> nodes_;                // by uid
   // owner uid -> uids of observed objects that name it (whether or not the owner was observed).
   std::unordered_map<std::string, std::unordered_set<std::string>> dependents_;
-  std::deque<std::string> queue_;
-  std::unordered_set<std::string> queued_;
+  std::unique_ptr<Controller> controller_;  // while running
+  Status lastError_;                        // of the latest failed call, for a retry's error
   std::unordered_set<std::string> parked_;  // waiting for an owner kind to be served
   std::unordered_set<std::string> warned_;  // dependents that got their OwnerRefInvalidNamespace
-  std::size_t retriesPending_ = 0;
-  bool workerScheduled_ = false;
   bool kindSyncPending_ = false;
   // Drains posted by watch callbacks and not run yet; atomic because the callbacks run on the
   // server's writer threads without mu_.
@@ -658,5 +657,6 @@ void GarbageCollector::start() { impl_->start(); }
 void GarbageCollector::stop() { impl_->stop(); }
 bool GarbageCollector::idle() const { return impl_->idle(); }
 std::size_t GarbageCollector::graphSize() const { return impl_->graphSize(); }
+ReconcileMetrics GarbageCollector::metrics() const { return impl_->metrics(); }
 
 }  // namespace fakekube

@@ -33,8 +33,14 @@
 //
 // The graph may lag the server, so every verdict is checked with a GET before acting, and every
 // action carries a precondition (the uid on DELETE, uid and resourceVersion on PATCH). A 409 or a
-// transient error requeues the item after `retryDelay` of virtual time; a 404 means the world
-// already moved on, and the watch will report what happened.
+// transient error requeues the item through the rate limiter (`retryDelay` of virtual time,
+// doubling per further failure of the item); a 404 means the world already moved on, and the
+// watch will report what happened.
+//
+// The work items (uids) run on a runtime Controller ("garbage-collector-controller"): its
+// priority queue merges repeated items and never runs one twice at once, its rate limiter spaces
+// retries, and metrics() are its controller_runtime_* figures. The watches are still the
+// server's own (KindWatch), not a Manager's cache over a Client: the collector runs in process.
 //
 // Thread-safe: work runs on the executor, one item at a time under an internal lock; the watch
 // callbacks that the server runs on writer threads only post to the executor. The executor and
@@ -44,6 +50,7 @@
 #include <cstddef>
 #include <memory>
 
+#include "fakekube/runtime/controller.h"
 #include "fakekube/sim/clock.h"
 #include "fakekube/sim/executor.h"
 
@@ -56,6 +63,7 @@ class GarbageCollector {
   struct Options {
     // How long to wait before retrying an item after a conflict or a transient error.
     Duration retryDelay = std::chrono::milliseconds(100);
+    Duration maxRetryDelay = std::chrono::seconds(1000);
   };
 
   GarbageCollector(Executor& executor, ApiServer& server);
@@ -71,13 +79,15 @@ class GarbageCollector {
   // Stops watching; pending work is dropped. start() may be called again.
   void stop();
 
-  // No work pending: no undelivered watch events, no queued items, no retry waiting. Items whose
-  // owner kind is not served (yet) are parked until a CustomResourceDefinition changes, and do
-  // not count.
+  // No work pending: no undelivered watch events, no queued or running item, no retry waiting.
+  // Items whose owner kind is not served (yet) are parked until a CustomResourceDefinition changes,
+  // and do not count.
   bool idle() const;
 
   // The number of objects in the graph (observed objects, not owners only named by a reference).
   std::size_t graphSize() const;
+  // The work queue's controller metrics (zero while stopped; a restart starts them again).
+  ReconcileMetrics metrics() const;
 
  private:
   class Impl;

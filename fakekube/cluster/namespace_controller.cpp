@@ -1,17 +1,17 @@
 #include "fakekube/cluster/namespace_controller.h"
 
-#include <atomic>
-#include <cstdint>
-#include <deque>
-#include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <unordered_set>
+#include <vector>
 
 #include "fakekube/api/object_meta.h"
 #include "fakekube/apiserver/api_server.h"
-#include "fakekube/cluster/kind_watch.h"
+#include "fakekube/client/discovery.h"
+#include "fakekube/runtime/builder.h"
+#include "fakekube/runtime/manager.h"
+#include "fakekube/runtime/rate_limiter.h"
 
 namespace fakekube {
 
@@ -31,165 +31,91 @@ bool hasSpecFinalizer(const Json& ns, std::string_view finalizer) {
   return false;
 }
 
+bool isTerminating(const Json& ns) {
+  return meta::isDeleting(ns) && hasSpecFinalizer(ns, kKubernetesFinalizer);
+}
+
 // What became of one pass over a namespace.
 enum class Outcome { Done, Retry, Waiting };
 
+// 404: the world moved on. A conflict or server-side trouble is worth another try; any other
+// client error would fail the same way again.
 Outcome outcomeOf(const Status& error) {
   if (isNotFound(error)) return Outcome::Done;
   if (isConflict(error) || error.code == 429 || error.code >= 500) return Outcome::Retry;
   return Outcome::Done;
 }
 
-}  // namespace
+bool hasItems(const Json& list) {
+  auto items = list.find("items");
+  return items != list.end() && items->is_array() && !items->empty();
+}
 
-class NamespaceController::Impl : public std::enable_shared_from_this<Impl> {
- public:
-  Impl(Executor& executor, ApiServer& server, Options options)
-      : ex_(executor), server_(server), options_(options) {}
+// The reconciler's state. Shared with the reconcile closure, which the manager owns and may keep
+// after the NamespaceController is gone (until the manager is).
+struct Reconcile {
+  Manager& manager;
+  NamespaceController::Options options;
+  mutable std::mutex mu;
+  std::unordered_set<std::string> waiting;  // namespaces whose contents are still going
 
-  void start() {
-    std::lock_guard lock(mu_);
-    if (running_) return;
-    ResourceInfoPtr info = server_.registry().find(kNamespaces);
-    if (info == nullptr) return;
-    running_ = true;
-    std::weak_ptr<Impl> weak = weak_from_this();
-    Executor* ex = &ex_;
-    watch_ = std::make_unique<KindWatch>(server_, info, [weak, ex] {
-      auto self = weak.lock();
-      if (!self) return;
-      self->pumpsPending_.fetch_add(1);
-      ex->post([weak] {
-        if (auto s = weak.lock()) s->pump();
-      });
-    });
-    (void)watch_->open();
-  }
-
-  void stop() {
-    std::lock_guard lock(mu_);
-    if (!running_) return;
-    running_ = false;
-    ++generation_;
-    watch_.reset();
-    queue_.clear();
-    queued_.clear();
-    waiting_.clear();
-    retriesPending_ = 0;
-    workerScheduled_ = false;
-  }
-
-  bool idle() const {
-    std::lock_guard lock(mu_);
-    return pumpsPending_.load() == 0 && queue_.empty() && retriesPending_ == 0 && !workerScheduled_;
-  }
-
-  std::size_t terminating() const {
-    std::lock_guard lock(mu_);
-    return waiting_.size();
-  }
-
- private:
-  void pump() {
-    std::lock_guard lock(mu_);
-    pumpsPending_.fetch_sub(1);
-    if (!running_ || watch_ == nullptr) return;
-    (void)watch_->drain(
-        [&](WatchEventType type, const ObjectPtr& object) {
-          if (type == WatchEventType::Deleted) return;
-          if (meta::isDeleting(*object) && hasSpecFinalizer(*object, kKubernetesFinalizer)) {
-            enqueue(meta::name(*object));
-          }
-        },
-        [](const std::unordered_set<std::string>&) {});
-    scheduleWorker();
-  }
-
-  void enqueue(const std::string& name) {
-    if (queued_.insert(name).second) queue_.push_back(name);
-  }
-
-  void scheduleWorker() {
-    if (workerScheduled_ || queue_.empty() || !running_) return;
-    workerScheduled_ = true;
-    std::weak_ptr<Impl> weak = weak_from_this();
-    const std::uint64_t generation = generation_;
-    ex_.post([weak, generation] {
-      if (auto self = weak.lock()) self->work(generation);
-    });
-  }
-
-  void work(std::uint64_t generation) {
-    std::lock_guard lock(mu_);
-    if (generation != generation_) return;
-    workerScheduled_ = false;
-    if (!running_ || queue_.empty()) return;
-    std::string name = std::move(queue_.front());
-    queue_.pop_front();
-    queued_.erase(name);
-    switch (sync(name)) {
+  ReconcileOutcome operator()(const ReconcileRequest& request) {
+    Status error;
+    Outcome outcome = sync(request.name, error);
+    std::lock_guard lock(mu);
+    switch (outcome) {
       case Outcome::Done:
-        waiting_.erase(name);
-        break;
+        waiting.erase(request.name);
+        return ReconcileResult{};
       case Outcome::Retry:
-        later(name, options_.retryDelay, /*retry=*/true);
-        break;
+        return reconcileError(error);
       case Outcome::Waiting:
-        if (waiting_.insert(name).second) later(name, options_.recheckDelay, /*retry=*/false);
-        break;
+        waiting.insert(request.name);
+        return ReconcileResult{.requeueAfter = options.recheckDelay};
     }
-    scheduleWorker();
-  }
-
-  // Looks at `name` again after `delay`. Retries count against idle(); rechecks of a namespace
-  // whose contents are still going do not (one recheck timer per namespace).
-  void later(const std::string& name, Duration delay, bool retry) {
-    if (retry) ++retriesPending_;
-    std::weak_ptr<Impl> weak = weak_from_this();
-    const std::uint64_t generation = generation_;
-    ex_.postAfter(delay, [weak, generation, name, retry] {
-      auto self = weak.lock();
-      if (!self) return;
-      std::lock_guard lock(self->mu_);
-      if (generation != self->generation_) return;
-      if (retry) {
-        --self->retriesPending_;
-      } else {
-        self->waiting_.erase(name);
-      }
-      self->enqueue(name);
-      self->scheduleWorker();
-    });
+    return ReconcileResult{};
   }
 
   // One pass of the namespace deletion: delete what is left, finalize when nothing is.
-  Outcome sync(const std::string& name) {
-    auto current = server_.get(kNamespaces, "", name);
-    if (!current) return outcomeOf(current.error());
-    const Json& ns = **current;
-    if (!meta::isDeleting(ns) || !hasSpecFinalizer(ns, kKubernetesFinalizer)) return Outcome::Done;
+  Outcome sync(const std::string& name, Status& error) {
+    Reader& reader = manager.apiReader();  // the live state, never a lagging cache
+    Client& writer = manager.client();
+    auto fail = [&](const Status& status) {
+      error = status;
+      return outcomeOf(status);
+    };
+    auto current = reader.get(kNamespaces, "", name);
+    if (!current) return fail(current.error());
+    const Json& ns = *current;
+    if (!isTerminating(ns)) return Outcome::Done;
 
+    auto resources = servedResources(reader);
+    if (!resources) return fail(resources.error());
     bool remaining = false;
     bool retry = false;
-    for (const auto& info : server_.registry().all()) {
-      if (!info->namespaced) continue;
+    for (const auto& resource : *resources) {
+      if (!resource.namespaced) continue;
+      // A kind whose definition went away meanwhile took its objects with it (404).
+      auto before = reader.list(resource.gvr, name);
+      if (!before) {
+        if (fail(before.error()) == Outcome::Retry) retry = true;
+        continue;
+      }
+      if (!hasItems(*before)) continue;
       DeleteOptions options;
       options.propagationPolicy = "Background";
-      auto deleted = server_.deleteCollection(info->gvr(), name, ListOptions{}, options);
+      auto deleted = writer.deleteAllOf(resource.gvr, name, ListOptions{}, options);
       if (!deleted) {
-        // A kind whose definition went away meanwhile took its objects with it.
-        if (outcomeOf(deleted.error()) == Outcome::Retry) retry = true;
+        if (fail(deleted.error()) == Outcome::Retry) retry = true;
         continue;
       }
       // What is still there after the DELETE waits for finalizers or a graceful shutdown.
-      for (const auto& item : deleted->items) {
-        auto left = server_.get(info->gvr(), name, meta::name(*item));
-        if (left) {
-          remaining = true;
-          break;
-        }
-        if (!isNotFound(left.error())) retry = true;
+      auto after = reader.list(resource.gvr, name);
+      if (!after) {
+        if (fail(after.error()) == Outcome::Retry) retry = true;
+        continue;
       }
+      if (hasItems(*after)) remaining = true;
     }
     if (retry) return Outcome::Retry;
     if (remaining) return Outcome::Waiting;
@@ -200,34 +126,99 @@ class NamespaceController::Impl : public std::enable_shared_from_this<Impl> {
       if (!(f.is_string() && f.get<std::string>() == kKubernetesFinalizer)) kept.push_back(f);
     }
     finalized["spec"]["finalizers"] = std::move(kept);
-    auto done = server_.updateSubresource(kNamespaces, "", std::move(finalized), "finalize");
-    if (!done) return outcomeOf(done.error());
+    auto done = finalizeNamespace(reader, std::move(finalized));
+    if (!done) return fail(done.error());
     return Outcome::Done;
   }
+};
 
-  Executor& ex_;
-  ApiServer& server_;
+}  // namespace
+
+class NamespaceController::Impl {
+ public:
+  Impl(Executor& executor, ApiServer* server, Manager* manager, Options options)
+      : executor_(executor), server_(server), manager_(manager), options_(options) {}
+
+  ~Impl() { stop(); }
+
+  void start() {
+    if (controller_ != nullptr) return;
+    if (server_ != nullptr) {
+      ownManager_ = std::make_unique<Manager>(executor_, *server_);
+      manager_ = ownManager_.get();
+    }
+    reconcile_ = std::make_shared<Reconcile>(*manager_, options_);
+    ControllerOptions controllerOptions;
+    std::vector<std::unique_ptr<RateLimiter>> limiters;
+    limiters.push_back(std::make_unique<ItemExponentialFailureRateLimiter>(options_.retryDelay,
+                                                                           options_.maxRetryDelay));
+    limiters.push_back(std::make_unique<BucketRateLimiter>(executor_.clock()));
+    controllerOptions.rateLimiter = std::make_unique<MaxOfRateLimiter>(std::move(limiters));
+    auto controller = ControllerBuilder(*manager_)
+                          .named("namespace")
+                          .forResource(kNamespaces, predicate::fromFilter(isTerminating))
+                          .withOptions(std::move(controllerOptions))
+                          .complete([reconcile = reconcile_](const ReconcileRequest& request) {
+                            return (*reconcile)(request);
+                          });
+    if (!controller) return;  // cannot happen: the builder only fails without a For resource
+    controller_ = *controller;
+    if (ownManager_) ownManager_->start();
+  }
+
+  void stop() {
+    if (controller_ == nullptr) return;
+    if (manager_->crashed()) {
+      // The manager dropped the controller with everything else.
+    } else if (ownManager_) {
+      ownManager_->stop();
+    } else {
+      controller_->shutDown();
+    }
+    if (ownManager_) {
+      ownManager_.reset();
+      manager_ = nullptr;
+    }
+    controller_ = nullptr;
+    reconcile_.reset();
+  }
+
+  bool idle() const {
+    if (controller_ == nullptr || manager_->crashed()) return true;
+    PriorityQueue& queue = controller_->queue();
+    // Every waiting item beyond the namespaces' rechecks is a retry.
+    return queue.len() == 0 && queue.numProcessing() == 0 && queue.numWaiting() <= terminating();
+  }
+
+  std::size_t terminating() const {
+    if (reconcile_ == nullptr) return 0;
+    std::lock_guard lock(reconcile_->mu);
+    return reconcile_->waiting.size();
+  }
+
+ private:
+  Executor& executor_;
+  ApiServer* server_;  // set: the controller brings its own manager over this server
+  Manager* manager_;
   const Options options_;
-
-  mutable std::mutex mu_;
-  bool running_ = false;
-  std::uint64_t generation_ = 0;
-  std::unique_ptr<KindWatch> watch_;
-  std::deque<std::string> queue_;
-  std::unordered_set<std::string> queued_;
-  std::unordered_set<std::string> waiting_;  // namespaces with a recheck timer set
-  std::size_t retriesPending_ = 0;
-  bool workerScheduled_ = false;
-  std::atomic<std::size_t> pumpsPending_{0};
+  std::unique_ptr<Manager> ownManager_;
+  std::shared_ptr<Reconcile> reconcile_;
+  Controller* controller_ = nullptr;  // owned by the manager
 };
 
 NamespaceController::NamespaceController(Executor& executor, ApiServer& server)
     : NamespaceController(executor, server, Options{}) {}
 
 NamespaceController::NamespaceController(Executor& executor, ApiServer& server, Options options)
-    : impl_(std::make_shared<Impl>(executor, server, options)) {}
+    : impl_(std::make_unique<Impl>(executor, &server, nullptr, options)) {}
 
-NamespaceController::~NamespaceController() { impl_->stop(); }
+NamespaceController::NamespaceController(Manager& manager)
+    : NamespaceController(manager, Options{}) {}
+
+NamespaceController::NamespaceController(Manager& manager, Options options)
+    : impl_(std::make_unique<Impl>(manager.executor(), nullptr, &manager, options)) {}
+
+NamespaceController::~NamespaceController() = default;
 
 void NamespaceController::start() { impl_->start(); }
 void NamespaceController::stop() { impl_->stop(); }

@@ -13,10 +13,19 @@
 //      the server removes the namespace (once its metadata.finalizers are gone too).
 //
 // While a namespace is Terminating the server refuses new content in it (403 Forbidden), so the
-// wait ends. The controller sees the cluster only through the ApiServer's public verbs.
+// wait ends.
 //
-// Thread-safe like GarbageCollector: work runs on the executor under an internal lock; the
-// executor and the server must outlive the controller.
+// It is a runtime controller like every other (controller "namespace"): a Namespace informer on
+// a Manager's cache feeds its priority queue, conflicts and transient errors are retried through
+// the queue's rate limiter (per-namespace exponential backoff from `retryDelay`), and its
+// controller_runtime_* metrics are the manager's. It reads and writes only through the manager's
+// clients and learns the served kinds by discovery (client/discovery.h), so on a Manager over a
+// RestClient it runs against `fakekube serve`.
+//
+// start() means what it means for every part: register with the manager and run once its caches
+// have synced. A controller built over an ApiServer brings a Manager of its own (started by
+// start(), stopped by stop()); one built on a shared Manager is run by that manager's start().
+// The executor, the server or manager must outlive the controller.
 #pragma once
 
 #include <cstddef>
@@ -28,36 +37,45 @@
 namespace fakekube {
 
 class ApiServer;
+class Manager;
 
 class NamespaceController {
  public:
   struct Options {
     // How often a namespace whose contents are still going away is looked at again.
     Duration recheckDelay = std::chrono::seconds(1);
-    // How long to wait before retrying after a conflict or a transient error.
+    // The first retry after a conflict or a transient error; each further failure of the same
+    // namespace doubles it, up to maxRetryDelay.
     Duration retryDelay = std::chrono::milliseconds(100);
+    Duration maxRetryDelay = std::chrono::seconds(1000);
   };
 
+  // On a Manager of its own over `server`.
   NamespaceController(Executor& executor, ApiServer& server);
   NamespaceController(Executor& executor, ApiServer& server, Options options);
+  // On `manager` (shared with other controllers; over HTTP when its client is a RestClient).
+  explicit NamespaceController(Manager& manager);
+  NamespaceController(Manager& manager, Options options);
   ~NamespaceController();
   NamespaceController(const NamespaceController&) = delete;
   NamespaceController& operator=(const NamespaceController&) = delete;
 
-  // Starts watching namespaces (those already Terminating are picked up). Idempotent.
+  // Registers the controller (namespaces already Terminating are picked up from the cache's
+  // initial list). Idempotent; after stop() it registers a fresh controller.
   void start();
+  // Shuts the controller's queue down (and its own manager, if it has one).
   void stop();
 
-  // Nothing to do right now: no undelivered watch events, no queued namespace, no retry waiting.
-  // A namespace that only waits for its contents to go (its periodic recheck) does not count:
-  // it waits for someone else.
+  // Nothing to do right now: no queued namespace, no reconcile running, no retry waiting. A
+  // namespace that only waits for its contents to go (its periodic recheck) does not count: it
+  // waits for someone else.
   bool idle() const;
   // Namespaces being deleted whose contents have not all gone yet.
   std::size_t terminating() const;
 
  private:
   class Impl;
-  std::shared_ptr<Impl> impl_;
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace fakekube

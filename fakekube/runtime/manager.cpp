@@ -195,6 +195,24 @@ std::size_t Manager::numControllers() const {
   return runtime_->controllers.size();
 }
 
+bool Manager::idle() const {
+  std::shared_ptr<Runtime> runtime = runtime_;
+  if (!runtime) return true;
+  std::vector<Controller*> controllers;
+  {
+    std::lock_guard lock(runtime->mu);
+    for (const auto& c : runtime->controllers) controllers.push_back(c.get());
+  }
+  // Outside the manager's lock: each queue takes its own. The controllers live as long as
+  // `runtime`, which this call holds.
+  for (Controller* c : controllers) {
+    PriorityQueue& queue = c->queue();
+    if (queue.shuttingDown()) continue;  // what it still holds is never handed out
+    if (queue.len() > 0 || queue.numProcessing() > 0) return false;
+  }
+  return true;
+}
+
 void Manager::start() {
   if (!runtime_) deadManager();
   {
