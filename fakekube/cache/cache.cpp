@@ -130,16 +130,23 @@ Result<Json> Cache::list(const GroupVersionResource& gvr, std::string_view ns,
   // pods) costs every object of the namespace.
   std::vector<ObjectPtr> candidates;
   bool narrowed = false;
+  std::string narrowest;
+  std::size_t fewest = 0;
   for (const auto& requirement : labels->requirements()) {
     const bool equality = requirement.op == LabelSelector::Operator::Equals ||
                           requirement.op == LabelSelector::Operator::DoubleEquals ||
                           (requirement.op == LabelSelector::Operator::In &&
                            requirement.values.size() == 1);
     if (!equality) continue;
-    auto labelled = (*informer)->byIndex(kLabelIndex, requirement.key + "=" + requirement.values[0]);
-    if (!narrowed || labelled.size() < candidates.size()) candidates = std::move(labelled);
+    std::string value = requirement.key + "=" + requirement.values[0];
+    const std::size_t count = (*informer)->countByIndex(kLabelIndex, value);
+    if (!narrowed || count < fewest) {
+      narrowest = std::move(value);
+      fewest = count;
+    }
     narrowed = true;
   }
+  if (narrowed) candidates = (*informer)->byIndex(kLabelIndex, narrowest);
   if (!narrowed) {
     candidates = ns.empty() ? (*informer)->list() : (*informer)->byIndex(kNamespaceIndex, ns);
   }

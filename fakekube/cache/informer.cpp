@@ -475,6 +475,14 @@ std::vector<ObjectPtr> Informer::byIndex(std::string_view name, std::string_view
   return out;
 }
 
+std::size_t Informer::countByIndex(std::string_view name, std::string_view value) const {
+  std::lock_guard lock(state_->mu);
+  auto index = state_->indexes.find(name);
+  if (index == state_->indexes.end()) return 0;
+  auto keys = index->second.keysByValue.find(value);
+  return keys == index->second.keysByValue.end() ? 0 : keys->second.size();
+}
+
 ObjectPtr Informer::get(std::string_view key) const {
   std::lock_guard lock(state_->mu);
   auto it = state_->items.find(key);

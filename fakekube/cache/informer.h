@@ -100,6 +100,8 @@ class Informer {
   // The cached objects filed under `value` in index `name`, ordered by key ("ns/name"). Empty
   // for an unknown index.
   std::vector<ObjectPtr> byIndex(std::string_view name, std::string_view value) const;
+  // How many cached objects byIndex(name, value) answers, without building the answer.
+  std::size_t countByIndex(std::string_view name, std::string_view value) const;
 
   // The cached object with key "ns/name" (or "name" when cluster-scoped), or nullptr.
   ObjectPtr get(std::string_view key) const;
