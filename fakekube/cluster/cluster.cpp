@@ -15,8 +15,9 @@ namespace fakekube {
 
 const std::vector<std::string>& clusterComponentNames() {
   static const std::vector<std::string> names = {
-      "gc",  "namespace",          "node-lifecycle", "scheduler", "kubelet",
-      "job", "ttl-after-finished", "replicaset",     "deployment"};
+      "gc",         "namespace", "node-lifecycle",     "scheduler",
+      "kubelet",    "job",       "ttl-after-finished", "replicaset",
+      "deployment", "endpoints", "endpointslice"};
   return names;
 }
 
@@ -120,6 +121,14 @@ Result<void> Cluster::start() {
   }
   if (enabled("deployment")) {
     if (auto r = addDeploymentController(*manager_, options_.deployment); !r)
+      return tl::unexpected(r.error());
+  }
+  if (enabled("endpoints")) {
+    if (auto r = addEndpointsController(*manager_, options_.endpoints); !r)
+      return tl::unexpected(r.error());
+  }
+  if (enabled("endpointslice")) {
+    if (auto r = addEndpointSliceController(*manager_, options_.endpointSlice); !r)
       return tl::unexpected(r.error());
   }
   manager_->start();

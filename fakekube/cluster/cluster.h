@@ -1,7 +1,7 @@
 // Cluster: everything a Kubernetes cluster runs around its API server, started together —
 // kube-controller-manager's controllers (garbage collector, namespace, node lifecycle, Job,
-// TTL-after-finished, ReplicaSet, Deployment), the scheduler, and the kubelets of a set of
-// simulated nodes.
+// TTL-after-finished, ReplicaSet, Deployment, Endpoints, EndpointSlice), the scheduler, and the
+// kubelets of a set of simulated nodes.
 //
 //   SimExecutor executor;
 //   auto server = ApiServer::open(executor.clock()).value();
@@ -17,7 +17,7 @@
 //
 // `enabled` picks the parts by the names `fakekube serve --controllers` takes:
 //   gc, namespace, node-lifecycle, scheduler, kubelet, job, ttl-after-finished, replicaset,
-//   deployment
+//   deployment, endpoints, endpointslice
 // What a disabled part would do simply does not happen (without "kubelet", bound pods stay
 // Pending, as in envtest).
 //
@@ -34,6 +34,8 @@
 #include "fakekube/api/status.h"
 #include "fakekube/cluster/container_behavior.h"
 #include "fakekube/cluster/deployment_controller.h"
+#include "fakekube/cluster/endpoints_controller.h"
+#include "fakekube/cluster/endpointslice_controller.h"
 #include "fakekube/cluster/job_controller.h"
 #include "fakekube/cluster/kubelet.h"
 #include "fakekube/cluster/network.h"
@@ -71,6 +73,8 @@ struct ClusterOptions {
   JobControllerOptions job;
   ReplicaSetControllerOptions replicaSet;
   DeploymentControllerOptions deployment;
+  EndpointsControllerOptions endpoints;
+  EndpointSliceControllerOptions endpointSlice;
 };
 
 class Cluster {
