@@ -17,7 +17,7 @@ const std::vector<std::string>& clusterComponentNames() {
   static const std::vector<std::string> names = {
       "gc",         "namespace", "node-lifecycle",     "scheduler",
       "kubelet",    "job",       "ttl-after-finished", "replicaset",
-      "deployment", "endpoints", "endpointslice"};
+      "deployment", "endpoints", "endpointslice",      "serviceaccount"};
   return names;
 }
 
@@ -129,6 +129,10 @@ Result<void> Cluster::start() {
   }
   if (enabled("endpointslice")) {
     if (auto r = addEndpointSliceController(*manager_, options_.endpointSlice); !r)
+      return tl::unexpected(r.error());
+  }
+  if (enabled("serviceaccount")) {
+    if (auto r = addServiceAccountController(*manager_, options_.serviceAccount); !r)
       return tl::unexpected(r.error());
   }
   manager_->start();

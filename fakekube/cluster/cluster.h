@@ -1,6 +1,7 @@
 // Cluster: everything a Kubernetes cluster runs around its API server, started together —
 // kube-controller-manager's controllers (garbage collector, namespace, node lifecycle, Job,
-// TTL-after-finished, ReplicaSet, Deployment, Endpoints, EndpointSlice), the scheduler, and the
+// TTL-after-finished, ReplicaSet, Deployment, Endpoints, EndpointSlice,
+// ServiceAccount), the scheduler, and the
 // kubelets of a set of simulated nodes.
 //
 //   SimExecutor executor;
@@ -17,7 +18,7 @@
 //
 // `enabled` picks the parts by the names `fakekube serve --controllers` takes:
 //   gc, namespace, node-lifecycle, scheduler, kubelet, job, ttl-after-finished, replicaset,
-//   deployment, endpoints, endpointslice
+//   deployment, endpoints, endpointslice, serviceaccount
 // What a disabled part would do simply does not happen (without "kubelet", bound pods stay
 // Pending, as in envtest).
 //
@@ -43,6 +44,7 @@
 #include "fakekube/cluster/nodes.h"
 #include "fakekube/cluster/replicaset_controller.h"
 #include "fakekube/cluster/scheduler.h"
+#include "fakekube/cluster/serviceaccount_controller.h"
 #include "fakekube/runtime/manager.h"
 #include "fakekube/sim/executor.h"
 
@@ -75,6 +77,7 @@ struct ClusterOptions {
   DeploymentControllerOptions deployment;
   EndpointsControllerOptions endpoints;
   EndpointSliceControllerOptions endpointSlice;
+  ServiceAccountControllerOptions serviceAccount;
 };
 
 class Cluster {
