@@ -17,7 +17,8 @@ const std::vector<std::string>& clusterComponentNames() {
   static const std::vector<std::string> names = {
       "gc",         "namespace", "node-lifecycle",     "scheduler",
       "kubelet",    "job",       "ttl-after-finished", "replicaset",
-      "deployment", "endpoints", "endpointslice",      "serviceaccount"};
+      "deployment", "endpoints", "endpointslice",      "serviceaccount",
+      "statefulset"};
   return names;
 }
 
@@ -133,6 +134,10 @@ Result<void> Cluster::start() {
   }
   if (enabled("serviceaccount")) {
     if (auto r = addServiceAccountController(*manager_, options_.serviceAccount); !r)
+      return tl::unexpected(r.error());
+  }
+  if (enabled("statefulset")) {
+    if (auto r = addStatefulSetController(*manager_, options_.statefulSet); !r)
       return tl::unexpected(r.error());
   }
   manager_->start();

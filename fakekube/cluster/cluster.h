@@ -1,7 +1,7 @@
 // Cluster: everything a Kubernetes cluster runs around its API server, started together —
 // kube-controller-manager's controllers (garbage collector, namespace, node lifecycle, Job,
 // TTL-after-finished, ReplicaSet, Deployment, Endpoints, EndpointSlice,
-// ServiceAccount), the scheduler, and the
+// ServiceAccount, StatefulSet), the scheduler, and the
 // kubelets of a set of simulated nodes.
 //
 //   SimExecutor executor;
@@ -18,7 +18,8 @@
 //
 // `enabled` picks the parts by the names `fakekube serve --controllers` takes:
 //   gc, namespace, node-lifecycle, scheduler, kubelet, job, ttl-after-finished, replicaset,
-//   deployment, endpoints, endpointslice, serviceaccount
+//   deployment, endpoints, endpointslice, serviceaccount,
+//   statefulset
 // What a disabled part would do simply does not happen (without "kubelet", bound pods stay
 // Pending, as in envtest).
 //
@@ -45,6 +46,7 @@
 #include "fakekube/cluster/replicaset_controller.h"
 #include "fakekube/cluster/scheduler.h"
 #include "fakekube/cluster/serviceaccount_controller.h"
+#include "fakekube/cluster/statefulset_controller.h"
 #include "fakekube/runtime/manager.h"
 #include "fakekube/sim/executor.h"
 
@@ -78,6 +80,7 @@ struct ClusterOptions {
   EndpointsControllerOptions endpoints;
   EndpointSliceControllerOptions endpointSlice;
   ServiceAccountControllerOptions serviceAccount;
+  StatefulSetControllerOptions statefulSet;
 };
 
 class Cluster {
