@@ -15,10 +15,10 @@ namespace fakekube {
 
 const std::vector<std::string>& clusterComponentNames() {
   static const std::vector<std::string> names = {
-      "gc",         "namespace", "node-lifecycle",     "scheduler",
-      "kubelet",    "job",       "ttl-after-finished", "replicaset",
-      "deployment", "endpoints", "endpointslice",      "serviceaccount",
-      "statefulset"};
+      "gc",          "namespace", "node-lifecycle",     "scheduler",
+      "kubelet",     "job",       "ttl-after-finished", "replicaset",
+      "deployment",  "endpoints", "endpointslice",      "serviceaccount",
+      "statefulset", "daemonset"};
   return names;
 }
 
@@ -138,6 +138,10 @@ Result<void> Cluster::start() {
   }
   if (enabled("statefulset")) {
     if (auto r = addStatefulSetController(*manager_, options_.statefulSet); !r)
+      return tl::unexpected(r.error());
+  }
+  if (enabled("daemonset")) {
+    if (auto r = addDaemonSetController(*manager_, options_.daemonSet); !r)
       return tl::unexpected(r.error());
   }
   manager_->start();
