@@ -14,11 +14,21 @@
 namespace fakekube {
 
 const std::vector<std::string>& clusterComponentNames() {
-  static const std::vector<std::string> names = {
-      "gc",          "namespace", "node-lifecycle",     "scheduler",
-      "kubelet",     "job",       "ttl-after-finished", "replicaset",
-      "deployment",  "endpoints", "endpointslice",      "serviceaccount",
-      "statefulset", "daemonset"};
+  static const std::vector<std::string> names = {"gc",
+                                                 "namespace",
+                                                 "node-lifecycle",
+                                                 "scheduler",
+                                                 "kubelet",
+                                                 "job",
+                                                 "ttl-after-finished",
+                                                 "replicaset",
+                                                 "deployment",
+                                                 "endpoints",
+                                                 "endpointslice",
+                                                 "serviceaccount",
+                                                 "statefulset",
+                                                 "daemonset",
+                                                 "cronjob"};
   return names;
 }
 
@@ -142,6 +152,10 @@ Result<void> Cluster::start() {
   }
   if (enabled("daemonset")) {
     if (auto r = addDaemonSetController(*manager_, options_.daemonSet); !r)
+      return tl::unexpected(r.error());
+  }
+  if (enabled("cronjob")) {
+    if (auto r = addCronJobController(*manager_, options_.cronJob); !r)
       return tl::unexpected(r.error());
   }
   manager_->start();

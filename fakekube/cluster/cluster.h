@@ -1,7 +1,7 @@
 // Cluster: everything a Kubernetes cluster runs around its API server, started together —
 // kube-controller-manager's controllers (garbage collector, namespace, node lifecycle, Job,
 // TTL-after-finished, ReplicaSet, Deployment, Endpoints, EndpointSlice,
-// ServiceAccount, StatefulSet, DaemonSet), the scheduler, and the
+// ServiceAccount, StatefulSet, DaemonSet, CronJob), the scheduler, and the
 // kubelets of a set of simulated nodes.
 //
 //   SimExecutor executor;
@@ -19,7 +19,7 @@
 // `enabled` picks the parts by the names `fakekube serve --controllers` takes:
 //   gc, namespace, node-lifecycle, scheduler, kubelet, job, ttl-after-finished, replicaset,
 //   deployment, endpoints, endpointslice, serviceaccount,
-//   statefulset, daemonset
+//   statefulset, daemonset, cronjob
 // What a disabled part would do simply does not happen (without "kubelet", bound pods stay
 // Pending, as in envtest).
 //
@@ -35,6 +35,7 @@
 
 #include "fakekube/api/status.h"
 #include "fakekube/cluster/container_behavior.h"
+#include "fakekube/cluster/cronjob_controller.h"
 #include "fakekube/cluster/daemonset_controller.h"
 #include "fakekube/cluster/deployment_controller.h"
 #include "fakekube/cluster/endpoints_controller.h"
@@ -83,6 +84,7 @@ struct ClusterOptions {
   ServiceAccountControllerOptions serviceAccount;
   StatefulSetControllerOptions statefulSet;
   DaemonSetControllerOptions daemonSet;
+  CronJobControllerOptions cronJob;
 };
 
 class Cluster {

@@ -32,7 +32,7 @@ int main(int argc, char** argv) {
   serveCmd->add_option("--controllers", serve.controllers,
                        "Comma-separated parts to run: gc, namespace, node-lifecycle, scheduler, "
                        "kubelet, job, ttl-after-finished, replicaset, deployment, endpoints, "
-                       "endpointslice, serviceaccount, statefulset, daemonset (default: all)");
+                       "endpointslice, serviceaccount, statefulset, daemonset, cronjob (default: all)");
   serveCmd->add_option("--nodes", serve.nodes, "Simulated nodes to create (node-1 ... node-N)")
       ->capture_default_str();
   serveCmd
