@@ -7,6 +7,7 @@
 
 #include "fakekube/apiserver/api_server.h"
 #include "fakekube/client/in_process_client.h"
+#include "fakekube/cluster/disruption_controller.h"
 #include "fakekube/cluster/garbage_collector.h"
 #include "fakekube/cluster/namespace_controller.h"
 #include "fakekube/cluster/ttl_after_finished_controller.h"
@@ -28,7 +29,8 @@ const std::vector<std::string>& clusterComponentNames() {
                                                  "serviceaccount",
                                                  "statefulset",
                                                  "daemonset",
-                                                 "cronjob"};
+                                                 "cronjob",
+                                                 "disruption"};
   return names;
 }
 
@@ -157,6 +159,9 @@ Result<void> Cluster::start() {
   if (enabled("cronjob")) {
     if (auto r = addCronJobController(*manager_, options_.cronJob); !r)
       return tl::unexpected(r.error());
+  }
+  if (enabled("disruption")) {
+    if (auto r = addDisruptionController(*manager_); !r) return tl::unexpected(r.error());
   }
   manager_->start();
   return {};

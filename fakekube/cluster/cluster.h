@@ -1,7 +1,8 @@
 // Cluster: everything a Kubernetes cluster runs around its API server, started together —
 // kube-controller-manager's controllers (garbage collector, namespace, node lifecycle, Job,
 // TTL-after-finished, ReplicaSet, Deployment, Endpoints, EndpointSlice,
-// ServiceAccount, StatefulSet, DaemonSet, CronJob), the scheduler, and the
+// ServiceAccount, StatefulSet, DaemonSet, CronJob,
+// PodDisruptionBudget status), the scheduler, and the
 // kubelets of a set of simulated nodes.
 //
 //   SimExecutor executor;
@@ -19,7 +20,7 @@
 // `enabled` picks the parts by the names `fakekube serve --controllers` takes:
 //   gc, namespace, node-lifecycle, scheduler, kubelet, job, ttl-after-finished, replicaset,
 //   deployment, endpoints, endpointslice, serviceaccount,
-//   statefulset, daemonset, cronjob
+//   statefulset, daemonset, cronjob, disruption
 // What a disabled part would do simply does not happen (without "kubelet", bound pods stay
 // Pending, as in envtest).
 //

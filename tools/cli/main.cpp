@@ -32,7 +32,8 @@ int main(int argc, char** argv) {
   serveCmd->add_option("--controllers", serve.controllers,
                        "Comma-separated parts to run: gc, namespace, node-lifecycle, scheduler, "
                        "kubelet, job, ttl-after-finished, replicaset, deployment, endpoints, "
-                       "endpointslice, serviceaccount, statefulset, daemonset, cronjob (default: all)");
+                       "endpointslice, serviceaccount, statefulset, daemonset, cronjob, "
+                       "disruption (default: all)");
   serveCmd->add_option("--nodes", serve.nodes, "Simulated nodes to create (node-1 ... node-N)")
       ->capture_default_str();
   serveCmd
