@@ -7,6 +7,7 @@
 
 #include "fakekube/apiserver/api_server.h"
 #include "fakekube/client/in_process_client.h"
+#include "fakekube/cluster/disruption_controller.h"
 #include "fakekube/cluster/garbage_collector.h"
 #include "fakekube/cluster/namespace_controller.h"
 #include "fakekube/cluster/ttl_after_finished_controller.h"
@@ -14,9 +15,22 @@
 namespace fakekube {
 
 const std::vector<std::string>& clusterComponentNames() {
-  static const std::vector<std::string> names = {
-      "gc",  "namespace",          "node-lifecycle", "scheduler", "kubelet",
-      "job", "ttl-after-finished", "replicaset",     "deployment"};
+  static const std::vector<std::string> names = {"gc",
+                                                 "namespace",
+                                                 "node-lifecycle",
+                                                 "scheduler",
+                                                 "kubelet",
+                                                 "job",
+                                                 "ttl-after-finished",
+                                                 "replicaset",
+                                                 "deployment",
+                                                 "endpoints",
+                                                 "endpointslice",
+                                                 "serviceaccount",
+                                                 "statefulset",
+                                                 "daemonset",
+                                                 "cronjob",
+                                                 "disruption"};
   return names;
 }
 
@@ -123,6 +137,33 @@ Result<void> Cluster::start() {
   if (enabled("deployment")) {
     auto r = addDeploymentController(*manager_, options_.deployment);
     if (!r) return tl::unexpected(r.error());
+  }
+  if (enabled("endpoints")) {
+    if (auto r = addEndpointsController(*manager_, options_.endpoints); !r)
+      return tl::unexpected(r.error());
+  }
+  if (enabled("endpointslice")) {
+    if (auto r = addEndpointSliceController(*manager_, options_.endpointSlice); !r)
+      return tl::unexpected(r.error());
+  }
+  if (enabled("serviceaccount")) {
+    if (auto r = addServiceAccountController(*manager_, options_.serviceAccount); !r)
+      return tl::unexpected(r.error());
+  }
+  if (enabled("statefulset")) {
+    if (auto r = addStatefulSetController(*manager_, options_.statefulSet); !r)
+      return tl::unexpected(r.error());
+  }
+  if (enabled("daemonset")) {
+    if (auto r = addDaemonSetController(*manager_, options_.daemonSet); !r)
+      return tl::unexpected(r.error());
+  }
+  if (enabled("cronjob")) {
+    if (auto r = addCronJobController(*manager_, options_.cronJob); !r)
+      return tl::unexpected(r.error());
+  }
+  if (enabled("disruption")) {
+    if (auto r = addDisruptionController(*manager_); !r) return tl::unexpected(r.error());
   }
   manager_->start();
   return {};

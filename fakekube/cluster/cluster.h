@@ -1,7 +1,9 @@
 // Cluster: everything a Kubernetes cluster runs around its API server, started together —
 // kube-controller-manager's controllers (garbage collector, namespace, node lifecycle, Job,
-// TTL-after-finished, ReplicaSet, Deployment), the scheduler, and the kubelets of a set of
-// simulated nodes.
+// TTL-after-finished, ReplicaSet, Deployment, Endpoints, EndpointSlice,
+// ServiceAccount, StatefulSet, DaemonSet, CronJob,
+// PodDisruptionBudget status), the scheduler, and the
+// kubelets of a set of simulated nodes.
 //
 //   SimExecutor executor;
 //   auto server = ApiServer::open(executor.clock()).value();
@@ -18,7 +20,8 @@
 //
 // `enabled` picks the parts by the names `fakekube serve --controllers` takes:
 //   gc, namespace, node-lifecycle, scheduler, kubelet, job, ttl-after-finished, replicaset,
-//   deployment
+//   deployment, endpoints, endpointslice, serviceaccount,
+//   statefulset, daemonset, cronjob, disruption
 // What a disabled part would do simply does not happen (without "kubelet", bound pods stay
 // Pending, as in envtest).
 //
@@ -34,7 +37,11 @@
 
 #include "fakekube/api/status.h"
 #include "fakekube/cluster/container_behavior.h"
+#include "fakekube/cluster/cronjob_controller.h"
+#include "fakekube/cluster/daemonset_controller.h"
 #include "fakekube/cluster/deployment_controller.h"
+#include "fakekube/cluster/endpoints_controller.h"
+#include "fakekube/cluster/endpointslice_controller.h"
 #include "fakekube/cluster/job_controller.h"
 #include "fakekube/cluster/kubelet.h"
 #include "fakekube/cluster/network.h"
@@ -42,6 +49,8 @@
 #include "fakekube/cluster/nodes.h"
 #include "fakekube/cluster/replicaset_controller.h"
 #include "fakekube/cluster/scheduler.h"
+#include "fakekube/cluster/serviceaccount_controller.h"
+#include "fakekube/cluster/statefulset_controller.h"
 #include "fakekube/runtime/manager.h"
 #include "fakekube/sim/executor.h"
 
@@ -72,6 +81,12 @@ struct ClusterOptions {
   JobControllerOptions job;
   ReplicaSetControllerOptions replicaSet;
   DeploymentControllerOptions deployment;
+  EndpointsControllerOptions endpoints;
+  EndpointSliceControllerOptions endpointSlice;
+  ServiceAccountControllerOptions serviceAccount;
+  StatefulSetControllerOptions statefulSet;
+  DaemonSetControllerOptions daemonSet;
+  CronJobControllerOptions cronJob;
 };
 
 class Cluster {

@@ -35,8 +35,9 @@ int main(int argc, char** argv) {
                      "Serve HTTPS with a self-signed certificate (written into --kubeconfig-out)");
   serveCmd->add_option("--controllers", serve.controllers,
                        "Comma-separated parts to run: gc, namespace, node-lifecycle, scheduler, "
-                       "kubelet, job, ttl-after-finished, replicaset, deployment, and the KubeRay "
-                       "operator's raycluster, rayjob (default: all)");
+                       "kubelet, job, ttl-after-finished, replicaset, deployment, endpoints, "
+                       "endpointslice, serviceaccount, statefulset, daemonset, cronjob, "
+                       "disruption, and the KubeRay operator's raycluster, rayjob (default: all)");
   serveCmd->add_option("--nodes", serve.nodes, "Simulated nodes to create (node-1 ... node-N)")
       ->capture_default_str();
   serveCmd

@@ -1,0 +1,222 @@
+#include "fakekube/cluster/endpointslice_controller.h"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "fakekube/api/object_meta.h"
+#include "fakekube/cluster/controller_utils.h"
+#include "fakekube/cluster/service_endpoints.h"
+#include "fakekube/runtime/builder.h"
+
+namespace fakekube {
+
+namespace {
+
+using namespace workload;  // NOLINT: the shared controller helpers
+
+constexpr std::string_view kServiceNameLabel = "kubernetes.io/service-name";
+constexpr std::string_view kManagedByLabel = "endpointslice.kubernetes.io/managed-by";
+constexpr std::string_view kManagedBy = "endpointslice-controller.k8s.io";
+constexpr std::string_view kHeadlessLabel = "service.kubernetes.io/headless";
+
+Json endpointOf(const Json& service, const Json& pod) {
+  const bool publishNotReady =
+      service.contains("spec") && service["spec"].value("publishNotReadyAddresses", false);
+  const bool serving = publishNotReady || isPodReady(pod);
+  const bool terminating = meta::isDeleting(pod);
+  const bool ready = publishNotReady || (serving && !terminating);
+  Json endpoint = {
+      {"addresses", Json::array({pod["status"].value("podIP", "")})},
+      {"conditions", {{"ready", ready}, {"serving", serving}, {"terminating", terminating}}},
+      {"targetRef",
+       {{"kind", "Pod"},
+        {"namespace", meta::namespace_(pod)},
+        {"name", meta::name(pod)},
+        {"uid", meta::uid(pod)}}}};
+  if (auto node = podNodeName(pod); !node.empty()) endpoint["nodeName"] = node;
+  const Json& podSpec = pod["spec"];
+  if (podSpec.is_object() && !podSpec.value("hostname", "").empty() &&
+      podSpec.value("subdomain", "") == meta::name(service)) {
+    endpoint["hostname"] = podSpec["hostname"];
+  }
+  return endpoint;
+}
+
+Json sliceLabels(const Json& service) {
+  Json labels = meta::labels(service).is_object() ? meta::labels(service) : Json::object();
+  labels[std::string(kServiceNameLabel)] = meta::name(service);
+  labels[std::string(kManagedByLabel)] = kManagedBy;
+  if (isHeadless(service)) {
+    labels[std::string(kHeadlessLabel)] = "";
+  } else {
+    labels.erase(std::string(kHeadlessLabel));
+  }
+  return labels;
+}
+
+class EndpointSliceController {
+ public:
+  EndpointSliceController(Manager& manager, EndpointSliceControllerOptions options)
+      : manager_(manager), options_(options) {}
+
+  ReconcileOutcome reconcile(const ReconcileRequest& request);
+
+ private:
+  std::vector<ObjectPtr> managedSlices(const std::string& ns, const std::string& service);
+
+  Manager& manager_;
+  const EndpointSliceControllerOptions options_;
+};
+
+std::vector<ObjectPtr> EndpointSliceController::managedSlices(const std::string& ns,
+                                                              const std::string& service) {
+  std::vector<ObjectPtr> out;
+  for (const auto& slice : listInNamespace(manager_.cache(), kEndpointSlices, ns)) {
+    if (meta::label(*slice, kServiceNameLabel) == service &&
+        meta::label(*slice, kManagedByLabel) == kManagedBy && !meta::isDeleting(*slice)) {
+      out.push_back(slice);
+    }
+  }
+  std::sort(out.begin(), out.end(),
+            [](const ObjectPtr& a, const ObjectPtr& b) { return meta::name(*a) < meta::name(*b); });
+  return out;
+}
+
+ReconcileOutcome EndpointSliceController::reconcile(const ReconcileRequest& request) {
+  Client& client = manager_.client();
+  auto read = manager_.cache().getShared(kServices, request.namespace_, request.name);
+  std::vector<ObjectPtr> existing = managedSlices(request.namespace_, request.name);
+  auto deleteAll = [&](const std::vector<ObjectPtr>& slices) -> ReconcileOutcome {
+    for (const auto& slice : slices) {
+      auto deleted = client.deleteObject(kEndpointSlices, request.namespace_, meta::name(*slice));
+      if (!deleted && !isNotFound(deleted.error())) return reconcileError(deleted.error());
+    }
+    return ReconcileResult{};
+  };
+  if (!read) {
+    if (isNotFound(read.error())) return deleteAll(existing);
+    return reconcileError(read.error());
+  }
+  const Json& service = **read;
+  if (meta::isDeleting(service)) return ReconcileResult{};
+  if (!serviceHasSelector(service)) return deleteAll(existing);
+
+  // The endpoints, grouped by their resolved ports (keyed by the ports' JSON for a stable order).
+  std::map<std::string, std::pair<Json, std::vector<Json>>> groups;
+  std::vector<ObjectPtr> selected;
+  for (const auto& pod : listInNamespace(manager_.cache(), kPods, request.namespace_)) {
+    if (serviceSelects(service, meta::labels(*pod)) && shouldPodBeInEndpoints(*pod, true)) {
+      selected.push_back(pod);
+    }
+  }
+  std::sort(selected.begin(), selected.end(),
+            [](const ObjectPtr& a, const ObjectPtr& b) { return meta::name(*a) < meta::name(*b); });
+  for (const auto& pod : selected) {
+    Json ports = endpointPorts(service, *pod);
+    auto& group = groups[ports.dump()];
+    group.first = ports;
+    group.second.push_back(endpointOf(service, *pod));
+  }
+
+  struct Desired {
+    Json ports;
+    Json endpoints;
+  };
+  std::vector<Desired> desired;
+  const std::size_t perSlice = static_cast<std::size_t>(std::max(1, options_.maxEndpointsPerSlice));
+  for (auto& [key, group] : groups) {
+    auto& [ports, endpoints] = group;
+    for (std::size_t i = 0; i < endpoints.size(); i += perSlice) {
+      Json chunk = Json::array();
+      for (std::size_t j = i; j < std::min(endpoints.size(), i + perSlice); ++j) {
+        chunk.push_back(endpoints[j]);
+      }
+      desired.push_back({ports, std::move(chunk)});
+    }
+  }
+  if (desired.empty()) desired.push_back({Json::array(), Json::array()});  // the placeholder
+
+  const Json labels = sliceLabels(service);
+  const Json ownerRef = controllerRefJson(service);
+  std::vector<bool> used(existing.size(), false);
+  // Prefer a slice that already carries the same ports, then any unused one.
+  auto pick = [&](const Json& ports) -> int {
+    for (std::size_t i = 0; i < existing.size(); ++i) {
+      if (!used[i] && existing[i]->value("ports", Json::array()) == ports)
+        return static_cast<int>(i);
+    }
+    for (std::size_t i = 0; i < existing.size(); ++i) {
+      if (!used[i]) return static_cast<int>(i);
+    }
+    return -1;
+  };
+  for (auto& want : desired) {
+    int index = pick(want.ports);
+    if (index >= 0) {
+      used[index] = true;
+      const Json& slice = *existing[index];
+      const bool same = slice.value("ports", Json::array()) == want.ports &&
+                        slice.value("endpoints", Json::array()) == want.endpoints &&
+                        meta::labels(slice) == labels && meta::isDeleting(slice) == false &&
+                        isControlledBy(slice, meta::uid(service));
+      if (same) continue;
+      Json updated = slice;
+      updated["ports"] = want.ports;
+      updated["endpoints"] = want.endpoints;
+      updated["metadata"]["labels"] = labels;
+      if (!isControlledBy(slice, meta::uid(service))) {
+        updated["metadata"]["ownerReferences"] = Json::array({ownerRef});
+      }
+      auto written = client.update(kEndpointSlices, std::move(updated));
+      if (!written) return reconcileError(written.error());
+      continue;
+    }
+    Json slice = {{"apiVersion", "discovery.k8s.io/v1"},
+                  {"kind", "EndpointSlice"},
+                  {"metadata",
+                   {{"generateName", meta::name(service) + "-"},
+                    {"namespace", request.namespace_},
+                    {"labels", labels},
+                    {"ownerReferences", Json::array({ownerRef})}}},
+                  {"addressType", "IPv4"},
+                  {"endpoints", want.endpoints},
+                  {"ports", want.ports}};
+    auto created = client.create(kEndpointSlices, std::move(slice));
+    if (!created) return reconcileError(created.error());
+  }
+  std::vector<ObjectPtr> leftOver;
+  for (std::size_t i = 0; i < existing.size(); ++i) {
+    if (!used[i]) leftOver.push_back(existing[i]);
+  }
+  return deleteAll(leftOver);
+}
+
+}  // namespace
+
+Result<Controller*> addEndpointSliceController(Manager& manager,
+                                               EndpointSliceControllerOptions options) {
+  auto controller = std::make_shared<EndpointSliceController>(manager, options);
+  ControllerOptions controllerOptions;
+  controllerOptions.maxConcurrentReconciles = options.workers;
+  // A slice's events go to the Service named by its label (edits are put back).
+  auto sliceHandler = enqueueRequestsFromMapFunc([](const Json& slice) {
+    std::vector<ReconcileRequest> out;
+    if (meta::label(slice, kManagedByLabel) != kManagedBy) return out;
+    if (auto service = meta::label(slice, kServiceNameLabel); !service.empty()) {
+      out.push_back({meta::namespace_(slice), service});
+    }
+    return out;
+  });
+  return ControllerBuilder(manager)
+      .named("endpointslice")
+      .forResource(kServices)
+      .watches(kPods, servicesOfPodHandler(manager.cache()))
+      .watches(kEndpointSlices, std::move(sliceHandler))
+      .withOptions(std::move(controllerOptions))
+      .complete(
+          [controller](const ReconcileRequest& request) { return controller->reconcile(request); });
+}
+
+}  // namespace fakekube

@@ -1,0 +1,227 @@
+// The Endpoints and EndpointSlice controllers: a Service's endpoints follow its pods' IPs and
+// readiness (ready, serving, terminating), ports resolve by name, publishNotReadyAddresses and
+// headless Services, and the endpoints go when the Service does.
+#include "fakekube/cluster/endpoints_controller.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "fakekube/cluster/endpointslice_controller.h"
+#include "fakekube/cluster/service_endpoints.h"
+#include "fakekube/cluster/workload_fixture.h"
+
+namespace fakekube::workloadtest {
+namespace {
+
+using workload::kEndpoints;
+using workload::kEndpointSlices;
+using workload::kServices;
+
+Json service(const std::string& name, Json selector = {{"app", "web"}}) {
+  return {{"apiVersion", "v1"},
+          {"kind", "Service"},
+          {"metadata", {{"name", name}, {"namespace", "default"}, {"labels", {{"team", "a"}}}}},
+          {"spec",
+           {{"selector", std::move(selector)},
+            {"ports", Json::array({{{"name", "http"}, {"port", 80}, {"targetPort", "http"}},
+                                   {{"name", "metrics"}, {"port", 9090}}})}}}};
+}
+
+Json webPod(const std::string& name, int httpPort = 8080) {
+  Json p = pod(name);
+  p["metadata"]["labels"] = {{"app", "web"}};
+  p["spec"]["containers"][0]["ports"] =
+      Json::array({{{"name", "http"}, {"containerPort", httpPort}}});
+  p["spec"]["nodeName"] = "node-1";
+  return p;
+}
+
+class EndpointsControllerTest : public WorkloadTest {
+ protected:
+  void SetUp() override {
+    WorkloadTest::SetUp();
+    newManager();
+    ASSERT_TRUE(addEndpointsController(*manager).has_value());
+    ASSERT_TRUE(addEndpointSliceController(*manager).has_value());
+    startManager();
+  }
+
+  Json startPod(const Json& p, const std::string& ip, bool ready) {
+    return patchPodStatus(p, {{"phase", "Running"},
+                              {"podIP", ip},
+                              {"podIPs", Json::array({{{"ip", ip}}})},
+                              {"conditions", Json::array({{{"type", "Ready"},
+                                                           {"status", ready ? "True" : "False"},
+                                                           {"lastTransitionTime", now()}}})}});
+  }
+
+  std::vector<Json> slices(const std::string& serviceName) {
+    ListOptions options;
+    options.labelSelector = "kubernetes.io/service-name=" + serviceName;
+    Json listed = list(kEndpointSlices, "default", options);
+    return {listed["items"].begin(), listed["items"].end()};
+  }
+
+  // The slice's endpoints by pod name: {ready, serving, terminating}.
+  static std::map<std::string, Json> conditionsByPod(const Json& slice) {
+    std::map<std::string, Json> out;
+    for (const auto& e : slice.value("endpoints", Json::array())) {
+      out[e["targetRef"]["name"]] = e["conditions"];
+    }
+    return out;
+  }
+};
+
+Json conditions(bool ready, bool serving, bool terminating) {
+  return {{"ready", ready}, {"serving", serving}, {"terminating", terminating}};
+}
+
+TEST_F(EndpointsControllerTest, SlicesFollowReadiness) {
+  Json svc = create(kServices, service("web"));
+  run();
+  // No pod yet: one empty placeholder slice, labelled and owned by the Service.
+  auto found = slices("web");
+  ASSERT_EQ(found.size(), 1u);
+  Json slice = found[0];
+  EXPECT_EQ(slice["addressType"], "IPv4");
+  EXPECT_EQ(meta::label(slice, "endpointslice.kubernetes.io/managed-by"),
+            "endpointslice-controller.k8s.io");
+  EXPECT_EQ(meta::label(slice, "team"), "a");
+  EXPECT_EQ(meta::generateName(slice), "web-");
+  ASSERT_TRUE(meta::controllerOf(slice).has_value());
+  EXPECT_EQ(meta::controllerOf(slice)->uid, meta::uid(svc));
+  EXPECT_TRUE(slice.value("endpoints", Json::array()).empty());
+
+  // A pod without an IP is not an endpoint; with one and not Ready it is, not ready.
+  Json a = create(kPods, webPod("a"));
+  Json b = create(kPods, webPod("b"));
+  Json other = pod("other");
+  other["metadata"]["labels"] = {{"app", "db"}};
+  other = create(kPods, other);
+  run();
+  EXPECT_TRUE(slices("web")[0].value("endpoints", Json::array()).empty());
+  startPod(a, "10.0.0.1", false);
+  startPod(b, "10.0.0.2", true);
+  startPod(other, "10.0.0.3", true);
+  run();
+  found = slices("web");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(meta::name(found[0]), meta::name(slice)) << "the placeholder is reused";
+  EXPECT_EQ(conditionsByPod(found[0]),
+            (std::map<std::string, Json>{{"a", conditions(false, false, false)},
+                                         {"b", conditions(true, true, false)}}));
+  // Ports: "http" resolved by name on the pod, "metrics" with no targetPort is the port itself.
+  EXPECT_EQ(found[0]["ports"], Json::parse(R"([{"name":"http","port":8080,"protocol":"TCP"},
+                                               {"name":"metrics","port":9090,"protocol":"TCP"}])"));
+  for (const auto& e : found[0]["endpoints"]) {
+    EXPECT_EQ(e["nodeName"], "node-1");
+    EXPECT_EQ(e["targetRef"]["kind"], "Pod");
+  }
+
+  // a becomes Ready; b terminates (it has a finalizer, so it stays a while): serving, terminating.
+  startPod(a, "10.0.0.1", true);
+  mergePatch(kPods, "default", "b", {{"metadata", {{"finalizers", {"example.com/hold"}}}}});
+  remove(kPods, "default", "b");
+  run();
+  EXPECT_EQ(conditionsByPod(slices("web")[0]),
+            (std::map<std::string, Json>{{"a", conditions(true, true, false)},
+                                         {"b", conditions(false, true, true)}}));
+
+  // The Endpoints: terminating b is left out.
+  Json ep = get(kEndpoints, "default", "web");
+  EXPECT_EQ(meta::label(ep, "team"), "a");
+  ASSERT_EQ(ep["subsets"].size(), 1u);
+  ASSERT_EQ(ep["subsets"][0]["addresses"].size(), 1u);
+  EXPECT_EQ(ep["subsets"][0]["addresses"][0]["ip"], "10.0.0.1");
+  EXPECT_FALSE(ep["subsets"][0].contains("notReadyAddresses"));
+
+  // A finished pod leaves both (b, still terminating without a kubelet, stays in the slice).
+  markFinished(get(kPods, "default", "a"), true);
+  run();
+  EXPECT_EQ(conditionsByPod(slices("web")[0]),
+            (std::map<std::string, Json>{{"b", conditions(false, true, true)}}));
+  EXPECT_FALSE(get(kEndpoints, "default", "web").contains("subsets"));
+}
+
+TEST_F(EndpointsControllerTest, EndpointsListReadyAndNotReadyAddresses) {
+  create(kServices, service("web"));
+  startPod(create(kPods, webPod("a")), "10.0.0.2", true);
+  startPod(create(kPods, webPod("b")), "10.0.0.1", false);
+  // A pod whose "http" port is another number gets a subset of its own.
+  startPod(create(kPods, webPod("c", 9000)), "10.0.0.3", true);
+  run();
+  Json ep = get(kEndpoints, "default", "web");
+  ASSERT_EQ(ep["subsets"].size(), 2u) << ep.dump();
+  Json byPort;
+  for (const auto& s : ep["subsets"]) byPort[std::to_string(s["ports"][0]["port"].get<int>())] = s;
+  EXPECT_EQ(byPort["8080"]["addresses"].size(), 1u);
+  EXPECT_EQ(byPort["8080"]["addresses"][0]["ip"], "10.0.0.2");
+  EXPECT_EQ(byPort["8080"]["addresses"][0]["targetRef"]["name"], "a");
+  EXPECT_EQ(byPort["8080"]["notReadyAddresses"][0]["ip"], "10.0.0.1");
+  EXPECT_EQ(byPort["9000"]["addresses"][0]["targetRef"]["name"], "c");
+  EXPECT_EQ(slices("web").size(), 2u) << "one slice per port mapping";
+}
+
+TEST_F(EndpointsControllerTest, PublishNotReadyAddressesAndHeadless) {
+  Json svc = service("db");
+  svc["spec"]["clusterIP"] = "None";
+  svc["spec"]["publishNotReadyAddresses"] = true;
+  create(kServices, svc);
+  Json p = webPod("db-0");
+  p["spec"]["hostname"] = "db-0";
+  p["spec"]["subdomain"] = "db";
+  startPod(create(kPods, p), "10.0.0.7", false);
+  run();
+  Json ep = get(kEndpoints, "default", "db");
+  EXPECT_EQ(meta::labelIfPresent(ep, "service.kubernetes.io/headless"),
+            std::optional<std::string>(""));
+  ASSERT_EQ(ep["subsets"][0]["addresses"].size(), 1u);
+  EXPECT_EQ(ep["subsets"][0]["addresses"][0]["hostname"], "db-0");
+  auto found = slices("db");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(meta::labelIfPresent(found[0], "service.kubernetes.io/headless"),
+            std::optional<std::string>(""));
+  EXPECT_EQ(found[0]["endpoints"][0]["conditions"], conditions(true, true, false));
+  EXPECT_EQ(found[0]["endpoints"][0]["hostname"], "db-0");
+}
+
+TEST_F(EndpointsControllerTest, ServiceWithoutSelectorIsLeftToItsUser) {
+  Json svc = service("external");
+  svc["spec"].erase("selector");
+  create(kServices, svc);
+  create(kEndpoints,
+         Json{{"apiVersion", "v1"},
+              {"kind", "Endpoints"},
+              {"metadata", {{"name", "external"}, {"namespace", "default"}}},
+              {"subsets", Json::array({{{"addresses", Json::array({{{"ip", "192.0.2.1"}}})}}})}});
+  run();
+  EXPECT_EQ(get(kEndpoints, "default", "external")["subsets"][0]["addresses"][0]["ip"],
+            "192.0.2.1");
+  EXPECT_TRUE(slices("external").empty());
+}
+
+TEST_F(EndpointsControllerTest, DeletedServiceTakesItsEndpoints) {
+  create(kServices, service("web"));
+  startPod(create(kPods, webPod("a")), "10.0.0.1", true);
+  run();
+  ASSERT_EQ(slices("web").size(), 1u);
+  get(kEndpoints, "default", "web");
+  remove(kServices, "default", "web");
+  run();
+  EXPECT_TRUE(slices("web").empty());
+  EXPECT_TRUE(isNotFound(server->get(kEndpoints, "default", "web")));
+}
+
+TEST_F(EndpointsControllerTest, EditedSliceIsPutBack) {
+  create(kServices, service("web"));
+  startPod(create(kPods, webPod("a")), "10.0.0.1", true);
+  run();
+  Json slice = slices("web")[0];
+  slice["endpoints"] = Json::array();
+  update(kEndpointSlices, slice);
+  run();
+  EXPECT_EQ(slices("web")[0]["endpoints"].size(), 1u);
+}
+
+}  // namespace
+}  // namespace fakekube::workloadtest
