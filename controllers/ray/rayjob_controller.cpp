@@ -731,7 +731,14 @@ Result<void> RayJobReconciler::createK8sJobIfNeed(const Json& rayJob, const Json
   if (existing) return {};  // found by name: a restarted operator reuses it
   if (!isNotFound(existing.error())) return tl::unexpected(existing.error());
   auto job = submitterJob(rayJob, jsonAt(rayCluster, {"spec"}));
-  if (!job) return tl::unexpected(job.error());
+  if (!job) {
+    // Upstream would index a template without containers and panic; here it is the same
+    // Warning as a refused create.
+    event(rayJob, "Warning", "FailedToCreateRayJobSubmitter",
+          fmt::format("Failed to create new Kubernetes Job {}/{}: {}", ns, meta::name(rayJob),
+                      job.error().message));
+    return tl::unexpected(job.error());
+  }
   meta::addOwnerReference(*job, meta::controllerRefTo(rayJob));
   auto created = client().create(kJobsResource, std::move(*job));
   if (!created) {

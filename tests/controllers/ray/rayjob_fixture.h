@@ -84,6 +84,24 @@ inline std::string stringOr(const Json& v, const std::string& otherwise = "") {
   return v.is_string() ? v.get<std::string>() : otherwise;
 }
 
+// A dashboard transport that refuses connections while `down` is set, as an unreachable head.
+class SwitchableTransport : public DashboardTransport {
+ public:
+  SwitchableTransport(std::shared_ptr<DashboardTransport> inner, const bool* down)
+      : inner_(std::move(inner)), down_(down) {}
+  Result<HttpResponse> send(const HttpRequest& request) override {
+    if (*down_) {
+      return tl::unexpected(Status::internal(fmt::format(
+          "Get \"http://dashboard{}\": dial tcp: connect: connection refused", request.path)));
+    }
+    return inner_->send(request);
+  }
+
+ private:
+  std::shared_ptr<DashboardTransport> inner_;
+  const bool* down_;
+};
+
 class RayJobTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -113,8 +131,12 @@ class RayJobTest : public ::testing::Test {
     if (!options.randomSeed) options.randomSeed = 7;
     operatorOptions = options;
     manager = std::make_unique<Manager>(ex, *server);
-    auto added = addRayOperator(*manager, {"raycluster", "rayjob"}, options,
-                                inProcessDashboardClients(cluster->network()));
+    DashboardClientFactory dashboards =
+        [this](const Json&, const std::string& url) -> Result<std::unique_ptr<DashboardClient>> {
+      return std::make_unique<DashboardClient>(std::make_shared<SwitchableTransport>(
+          networkTransport(cluster->network(), url), &dashboardDown));
+    };
+    auto added = addRayOperator(*manager, {"raycluster", "rayjob"}, options, dashboards);
     ASSERT_TRUE(added.has_value()) << added.error().message;
     manager->start();
     ex.runUntilIdle();
@@ -214,6 +236,8 @@ class RayJobTest : public ::testing::Test {
   std::shared_ptr<EntrypointRegistry> entrypoints = std::make_shared<EntrypointRegistry>();
   std::unique_ptr<Manager> manager;
   OperatorOptions operatorOptions;
+  // While true, every dashboard call of the operator fails as a refused connection.
+  bool dashboardDown = false;
 };
 
 }  // namespace fakekube::ray::jobtest
