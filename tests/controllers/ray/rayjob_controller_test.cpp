@@ -4,6 +4,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "controllers/ray/constants.h"
 #include "controllers/ray/rayjob_types.h"
 #include "rayjob_fixture.h"
@@ -484,6 +486,30 @@ TEST_F(RayJobTest, SidecarModeInjectsTheSubmitterIntoTheHeadPod) {
   const auto heads = list(kPods, "ray.io/cluster=" + clusterName + ",ray.io/node-type=head");
   ASSERT_EQ(heads.size(), 1u);
   EXPECT_EQ(jsonAt(heads[0], {"spec", "containers"}).size(), 2u);
+}
+
+// rayjob_controller_test.go "RayJob with backoffLimit 1 that keeps failing": two attempts, each
+// with its own cluster, then Failed/AppFailed with failed 2, succeeded 0.
+TEST_F(RayJobTest, FailingEntrypointExhaustsTheBackoffLimit) {
+  entrypoints->onCommand("python /app/broken.py", {.duration = seconds(2), .exitCode = 1});
+  startOperator();
+  Json job = rayJobTemplate("broken", "python /app/broken.py", 1);
+  job["spec"]["backoffLimit"] = 1;
+  create(kRayJobs, job);
+  std::set<std::string> clusters;
+  ASSERT_TRUE(runUntil(
+      [&] {
+        if (const std::string c = statusOf("broken", "rayClusterName"); !c.empty()) {
+          clusters.insert(c);
+        }
+        return deploymentStatus("broken") == kJobDeploymentStatusFailed;
+      },
+      seconds(600)));
+  EXPECT_EQ(statusOf("broken", "reason"), "AppFailed");
+  EXPECT_EQ(statusOf("broken", "jobStatus"), "FAILED");
+  EXPECT_EQ(counterOf("broken", "failed"), 2);
+  EXPECT_EQ(counterOf("broken", "succeeded"), 0);
+  EXPECT_EQ(clusters.size(), 2u);
 }
 
 }  // namespace
