@@ -70,7 +70,9 @@
 // runs beside the Ray head in the head pod; the cluster gets
 // ray.io/disable-provisioned-head-restart and a head restartPolicy Never; the submitter's
 // terminated state on the head pod stands for the Job's conditions). The SidecarSubmitterRestart
-// feature gate is off.
+// feature gate is off. In the simulation a sidecar cannot finish its run yet: the in-process
+// network does not resolve a pod's own 127.0.0.1, where the sidecar's script looks for the
+// dashboard, so only SidecarMode's construction is exercised by the tests.
 //
 // Not modelled: batch schedulers (Volcano, Kueue's gang scheduling), metrics, token auth.
 #pragma once

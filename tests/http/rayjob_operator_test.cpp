@@ -106,6 +106,31 @@ TEST_F(RayJobServeTest, DeletingARunningRayJobStopsItAndCleansUp) {
       "--timeout=60s"});
 }
 
+// A failing entrypoint with backoffLimit 1: two attempts, then Failed/AppFailed with failed 2.
+TEST_F(RayJobServeTest, AFailingEntrypointWithBackoffLimit1EndsAppFailed) {
+  std::string manifest =
+      replaced(readManifest("ray-job.shutdown.yaml"),
+               "entrypoint: python /home/ray/samples/sample_code.py", "entrypoint: exit 1");
+  manifest = replaced(manifest, "shutdownAfterJobFinishes: true",
+                      "shutdownAfterJobFinishes: true\n  backoffLimit: 1");
+  ok({"apply", "-f", "-"}, manifest);
+  ok({"wait", "--for=jsonpath={.status.jobDeploymentStatus}=Failed",
+      "rayjob/rayjob-sample-shutdown", "--timeout=240s"});
+  Json job = rayJob("rayjob-sample-shutdown");
+  EXPECT_EQ(job["status"]["reason"], "AppFailed");
+  EXPECT_EQ(job["status"]["failed"], 2);
+}
+
+// activeDeadlineSeconds 5: the cluster is not ready in time -> Failed/DeadlineExceeded.
+TEST_F(RayJobServeTest, ADeadlineEndsDeadlineExceeded) {
+  ok({"apply", "-f", "-"},
+     replaced(readManifest("ray-job.shutdown.yaml"), "shutdownAfterJobFinishes: true",
+              "shutdownAfterJobFinishes: true\n  activeDeadlineSeconds: 5"));
+  ok({"wait", "--for=jsonpath={.status.jobDeploymentStatus}=Failed",
+      "rayjob/rayjob-sample-shutdown", "--timeout=60s"});
+  EXPECT_EQ(rayJob("rayjob-sample-shutdown")["status"]["reason"], "DeadlineExceeded");
+}
+
 class RayJobOutOfProcessTest : public RayJobServeTest {
   std::vector<std::string> serveArguments() override {
     return {"--nodes", "3", "--controllers",
