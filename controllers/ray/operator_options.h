@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -42,6 +43,10 @@ struct OperatorOptions {
   std::chrono::seconds gcsFtDeletionTimeout{300};
   // --use-kubernetes-proxy: reach Ray dashboards through the API server's service proxy.
   bool useKubernetesProxy = false;
+  // Seeds the five random characters of the names the RayJob controller generates (jobId and
+  // rayClusterName, `<rayjob>-<rand5>`), so that a run on the SimExecutor replays; unset = a
+  // random seed, as upstream's utilrand.
+  std::optional<std::uint64_t> randomSeed;
 
   // Reads every variable above from `getenv` (the process environment by default); an unset
   // variable keeps the default.

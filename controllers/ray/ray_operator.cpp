@@ -6,12 +6,14 @@
 
 #include "controllers/ray/custom_resource_definitions.h"
 #include "controllers/ray/raycluster_controller.h"
+#include "controllers/ray/rayjob_controller.h"
+#include "fakekube/client/rest_client.h"
 #include "fakekube/runtime/manager.h"
 
 namespace fakekube::ray {
 
 const std::vector<std::string>& rayControllerNames() {
-  static const std::vector<std::string> names = {"raycluster"};
+  static const std::vector<std::string> names = {"raycluster", "rayjob"};
   return names;
 }
 
@@ -21,7 +23,7 @@ bool isRayControllerName(std::string_view name) {
 }
 
 Result<void> addRayOperator(Manager& manager, const std::set<std::string>& controllers,
-                            const OperatorOptions& options) {
+                            const OperatorOptions& options, DashboardClientFactory dashboards) {
   for (const auto& name : controllers) {
     if (!isRayControllerName(name)) {
       return tl::unexpected(
@@ -36,6 +38,15 @@ Result<void> addRayOperator(Manager& manager, const std::set<std::string>& contr
   }
   if (controllers.contains("raycluster")) {
     if (auto added = addRayClusterController(manager, options); !added)
+      return tl::unexpected(added.error());
+  }
+  if (controllers.contains("rayjob")) {
+    if (!dashboards) {
+      auto* rest = dynamic_cast<RestClient*>(&manager.client().underlyingClient());
+      dashboards = options.useKubernetesProxy && rest ? kubernetesProxyDashboardClients(*rest)
+                                                      : httpDashboardClients();
+    }
+    if (auto added = addRayJobController(manager, options, std::move(dashboards)); !added)
       return tl::unexpected(added.error());
   }
   return {};

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "controllers/ray/dashboard_client.h"
 #include "controllers/ray/operator_options.h"
 #include "fakekube/api/status.h"
 
@@ -29,7 +30,12 @@ bool isRayControllerName(std::string_view name);
 
 // Installs the CRDs (existing definitions are kept) and adds each named controller to
 // `manager`. Unknown names are a 400 error listing the known ones.
+//
+// The RayJob controller asks Ray dashboards through `dashboards`. Without one: with
+// options.useKubernetesProxy and a manager over a RestClient, through that API server's service
+// proxy (as KubeRay's --use-kubernetes-proxy); otherwise over HTTP to the dashboardURL.
 Result<void> addRayOperator(Manager& manager, const std::set<std::string>& controllers,
-                            const OperatorOptions& options = {});
+                            const OperatorOptions& options = {},
+                            DashboardClientFactory dashboards = nullptr);
 
 }  // namespace fakekube::ray

@@ -131,7 +131,7 @@ TEST(OperatorCommandLineTest, BadFlagsGiveOneLineErrors) {
       run({FAKEKUBE_CLI, "operator", "--kubeconfig", "/dev/null", "--controllers", "raycluser"});
   EXPECT_EQ(badController.exitCode, 1);
   EXPECT_EQ(badController.err,
-            "fakekube operator: unknown controller \"raycluser\" (known: raycluster)\n");
+            "fakekube operator: unknown controller \"raycluser\" (known: raycluster, rayjob)\n");
   RunResult badServe = run({FAKEKUBE_CLI, "serve", "--controllers", "gc,raycluser"});
   EXPECT_EQ(badServe.exitCode, 1);
   EXPECT_THAT(badServe.err, HasSubstr("unknown controller \"raycluser\""));

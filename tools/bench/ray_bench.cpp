@@ -8,21 +8,29 @@
 // wall time is the work: the operator's reconciles, the scheduler, the kubelets (3N pods), the
 // simulated Ray head answering GCS health for the workers' init containers, and every watch.
 //
+// BM_RayJobsComplete/100: the same world with the RayJob controller too and the Ray simulation
+// (heads with the Jobs API, the submitter's script): N RayJobs (entrypoint `sleep 10`, one head
+// and two workers each, shutdownAfterJobFinishes) from create to every RayJob Complete; reports
+// us_per_job and virtual_s.
+//
 // Reports us_per_cluster (wall), virtual_s (virtual seconds from the first create to the last
 // ready) and rss_kib_per_cluster (peak resident memory of the iteration over N; the peak is reset
 // before each iteration through /proc/self/clear_refs).
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <unordered_set>
 
 #include "controllers/ray/custom_resource_definitions.h"
 #include "controllers/ray/ray_operator.h"
+#include "controllers/ray/sim/ray_simulation.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/apiserver/api_server.h"
@@ -82,22 +90,30 @@ struct World {
   std::shared_ptr<Watch> clusters;
   std::unordered_set<std::string> ready;
 
-  explicit World(int rayClusters) {
+  explicit World(int rayClusters, bool rayJobs = false) {
     ApiServerOptions serverOptions;
     serverOptions.seed = 1;
     server = std::move(*ApiServer::open(executor.clock(), serverOptions));
     ClusterOptions options;
-    options.nodes = (rayClusters * 3 + kPodsPerNode - 1) / kPodsPerNode;
+    const int podsPer = rayJobs ? 4 : 3;  // a RayJob adds its submitter pod
+    options.nodes = (rayClusters * podsPer + kPodsPerNode - 1) / kPodsPerNode;
+    // The submitter asks for KubeRay's 500m CPU: 650m a RayJob, on nodes of 8 CPUs.
+    if (rayJobs) options.nodes = std::max(options.nodes, (rayClusters * 650 + 7999) / 8000);
     options.scheduler.recordEvents = false;
     options.replicaSet.recordEvents = false;
     options.deployment.recordEvents = false;
     options.job.recordEvents = false;
     cluster = std::make_unique<Cluster>(executor, *server, options);
+    if (rayJobs) ray::addRayBehaviors(cluster->behaviors());
     if (!cluster->start()) throw std::runtime_error("the cluster did not start");
     rayOperator = std::make_unique<Manager>(executor, *server);
     ray::OperatorOptions operatorOptions;
     operatorOptions.reconcileConcurrency = 2;
-    if (!ray::addRayOperator(*rayOperator, {"raycluster"}, operatorOptions)) {
+    operatorOptions.randomSeed = 1;
+    std::set<std::string> controllers = {"raycluster"};
+    if (rayJobs) controllers.insert("rayjob");
+    if (!ray::addRayOperator(*rayOperator, controllers, operatorOptions,
+                             ray::inProcessDashboardClients(cluster->network()))) {
       throw std::runtime_error("the operator did not start");
     }
     rayOperator->start();
@@ -107,7 +123,7 @@ struct World {
     }
     WatchOptions fromNow;
     fromNow.resourceVersion = std::to_string(server->revision());
-    clusters = *server->watch(ray::kRayClusters, "default", fromNow);
+    clusters = *server->watch(rayJobs ? ray::kRayJobs : ray::kRayClusters, "default", fromNow);
   }
   ~World() {
     clusters->stop();
@@ -119,7 +135,10 @@ struct World {
     while (auto event = clusters->tryNext()) {
       const std::string name = meta::name(*event->object);
       const Json& state = jsonAt(*event->object, {"status", "state"});
-      if (event->type != WatchEventType::Deleted && state.is_string() && state == "ready") {
+      const Json& deployment = jsonAt(*event->object, {"status", "jobDeploymentStatus"});
+      const bool done = (state.is_string() && state == "ready") ||
+                        (deployment.is_string() && deployment == "Complete");
+      if (event->type != WatchEventType::Deleted && done) {
         ready.insert(name);
       } else {
         ready.erase(name);
@@ -174,6 +193,58 @@ BENCHMARK(BM_RayClustersReady)
     ->Arg(100)
     ->Arg(1000)
     ->Arg(10000)
+    ->Iterations(1)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+
+Json rayJob(int i) {
+  Json job = {{"apiVersion", "ray.io/v1"},
+              {"kind", "RayJob"},
+              {"metadata", {{"name", "job-" + std::to_string(i)}, {"namespace", "default"}}},
+              {"spec",
+               {{"entrypoint", "sleep 10"},
+                {"shutdownAfterJobFinishes", true},
+                {"rayClusterSpec", rayCluster(i)["spec"]}}}};
+  return job;
+}
+
+void BM_RayJobsComplete(benchmark::State& state) {
+  const int count = static_cast<int>(state.range(0));
+  double virtualSeconds = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    auto world = std::make_unique<World>(count, /*rayJobs=*/true);
+    const TimePoint start = world->executor.now();
+    state.ResumeTiming();
+
+    bool created = true;
+    for (int i = 0; i < count && created; ++i) {
+      created = world->server->create(ray::kRayJobs, "default", rayJob(i)).has_value();
+    }
+    if (!created) {
+      state.SkipWithError("create RayJob failed");
+      break;
+    }
+    if (!world->executor.runUntil([&] { return world->allReady(count); },
+                                  std::chrono::minutes(30))) {
+      state.SkipWithError("not every RayJob completed in 30 virtual minutes");
+      break;
+    }
+
+    state.PauseTiming();
+    virtualSeconds += std::chrono::duration<double>(world->executor.now() - start).count();
+    world.reset();
+    state.ResumeTiming();
+  }
+  const double jobs = static_cast<double>(state.iterations()) * count;
+  state.SetItemsProcessed(static_cast<std::int64_t>(jobs));
+  state.counters["us_per_job"] =
+      benchmark::Counter(jobs * 1e-6, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["virtual_s"] =
+      benchmark::Counter(virtualSeconds, benchmark::Counter::kAvgIterations);
+}
+BENCHMARK(BM_RayJobsComplete)
+    ->Arg(100)
     ->Iterations(1)
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);

@@ -1,7 +1,8 @@
 // `fakekube demo`: fakekube's stories in virtual time. First the seed's part 0, a Deployment on a
-// simulated two-node cluster (demo_part0.cpp); the seed's part 2, a RayCluster whose last worker
-// turns Ready, with the KubeRay operator (demo_part2.cpp); then the API server's rules told as a story on the
-// in-memory store.
+// simulated two-node cluster (demo_part0.cpp); the seed's part 1, the RayJob demo-job from
+// apply to cleanup (demo_part1.cpp); the seed's part 2, a RayCluster whose last worker
+// turns Ready, with the KubeRay operator (demo_part2.cpp); then the API server's rules told as a
+// story on the in-memory store.
 //
 // Every line is the outcome of a real request to the in-process API server; nothing is scripted
 // output. The timestamps are virtual: the whole story runs in microseconds.
@@ -21,6 +22,7 @@
 #include "fakekube/sim/sim_executor.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/demo_part0.h"
+#include "tools/cli/demo_part1.h"
 #include "tools/cli/demo_part2.h"
 #include "tools/cli/timeline.h"
 
@@ -316,6 +318,7 @@ int runDemo(const DemoOptions& options) {
   std::printf(
       "fakekube demo: fakekube's stories on the embedded in-memory store, in virtual time\n");
   if (int failed = deploymentStory(options.color); failed != 0) return failed;
+  if (int failed = rayJobStory(options.color); failed != 0) return failed;
   if (int failed = rayClusterStory(options.color); failed != 0) return failed;
 
   SimExecutor executor(SimExecutor::Options{.seed = 1});

@@ -136,8 +136,11 @@ int runServe(const ServeOptions& options) {
   // The KubeRay operator runs beside the cluster on a manager of its own (its own cache and
   // queues), as it would in its own pod.
   Manager rayOperator(executor, *server);
+  // In process, the RayJob controller reaches each Ray head's dashboard through the cluster's
+  // network, as a pod of the cluster would.
   if (auto added = ray::addRayOperator(rayOperator, controllers->ray,
-                                       ray::OperatorOptions::fromEnvironment());
+                                       ray::OperatorOptions::fromEnvironment(),
+                                       ray::inProcessDashboardClients(cluster.network()));
       !added) {
     return fail(fmt::format("cannot start the KubeRay operator: {}", added.error().message));
   }
