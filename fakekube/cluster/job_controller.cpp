@@ -595,6 +595,19 @@ Result<std::int64_t> JobController::manageJob(JobSync& s) {
     s.requeue(remaining);
     return active;
   }
+  // The cache can show the Job behind the controller's own status writes: once its last pod
+  // was counted (status.succeeded written, then the pod's tracking finalizer removed), a stale
+  // Job next to the fresh pod looks as if nothing had succeeded. A fresh read before creating
+  // keeps us from starting a pod for a Job that is done; the Job's own update event brings the
+  // next round.
+  auto live = manager_.apiReader().get(kJobs, meta::namespace_(s.job), meta::name(s.job));
+  if (!live)
+    return isNotFound(live.error()) ? Result<std::int64_t>(active) : tl::unexpected(live.error());
+  if (meta::uid(*live) != meta::uid(s.job) || meta::isDeleting(*live)) return active;
+  if (meta::resourceVersion(*live) != meta::resourceVersion(s.job)) {
+    s.requeue(std::chrono::seconds(1));
+    return active;
+  }
   diff = std::min<std::int64_t>(diff, options_.maxPodCreateDeletePerSync);
   expectations_.expectCreations(s.key, static_cast<int>(diff));
   const Json podTemplate = jsonAt(s.job, {"spec", "template"});

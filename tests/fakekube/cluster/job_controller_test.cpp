@@ -232,5 +232,35 @@ TEST_F(JobControllerTest, PodsOfADeletedRunningJobLoseTheirFinalizerAndGo) {
   EXPECT_TRUE(jobPods("gone").empty());
 }
 
+// The Job's cache lags behind the controller's own status writes while its pods' cache does
+// not: after the last pod is counted and its tracking finalizer removed, the cached Job still
+// counts nothing. The controller reads the Job from the server before creating pods, so no second
+// pod is started for a Job that is complete.
+class JobControllerWithStaleJobCacheTest : public WorkloadTest {
+ protected:
+  void SetUp() override {
+    WorkloadTest::SetUp();
+    newManager();
+    InformerOptions lagging;
+    lagging.deliveryDelay = seconds(2);
+    ASSERT_TRUE(manager->cache().setResourceOptions(kJobs, lagging));
+    ASSERT_TRUE(addJobController(*manager).has_value());
+    startManager();
+  }
+};
+
+TEST_F(JobControllerWithStaleJobCacheTest, ACompleteJobGetsNoSecondPod) {
+  create(kJobs, job("once"));
+  run(seconds(3));
+  auto created = pods("job-name=once");
+  ASSERT_EQ(created.size(), 1u);
+  markRunning(created[0]);
+  run(seconds(1));
+  markFinished(created[0], true);
+  for (int i = 0; i < 20; ++i) run(std::chrono::milliseconds(250));
+  EXPECT_EQ(get(kJobs, "default", "once")["status"].value("succeeded", 0), 1);
+  EXPECT_EQ(pods("job-name=once").size(), 1u);
+}
+
 }  // namespace
 }  // namespace fakekube::workloadtest
