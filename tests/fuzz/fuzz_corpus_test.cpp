@@ -1,5 +1,5 @@
-// Replays the fuzz corpora as ordinary tests: every file of tools/fuzz/corpus/<target>/ goes
-// through the same target function the libFuzzer binary runs (tools/fuzz/targets.h), so the
+// Replays the fuzz corpora as ordinary tests: every file of tools/fuzzing/corpus/<target>/ goes
+// through the same target function the libFuzzer binary runs (tools/fuzzing/targets.h), so the
 // seeds and every input a fuzzer once crashed on are checked on each build, without clang.
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/fuzz/targets.h"
+#include "tools/fuzzing/targets.h"
 
 namespace fakekube::fuzz {
 namespace {

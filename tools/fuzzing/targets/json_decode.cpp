@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fakekube/api/json_writer.h"
-#include "tools/fuzz/targets.h"
+#include "tools/fuzzing/targets.h"
 
 namespace fakekube::fuzz {
 

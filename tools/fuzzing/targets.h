@@ -3,9 +3,9 @@
 // the properties its format promises (a decoded document writes back and re-reads equal, a parsed
 // selector prints to a string that parses to the same selector, ...) and aborts when one fails.
 //
-// The same functions run in two harnesses: the libFuzzer binaries (tools/fuzz/fuzzer.cpp, built
-// with clang and -fsanitize=fuzzer,address,undefined when FAKEKUBE_FUZZ=ON; `tools/fuzz-run`), and
-// the ordinary suite, which replays every file of tools/fuzz/corpus/<target>/ through them
+// The same functions run in two harnesses: the libFuzzer binaries (tools/fuzzing/fuzzer.cpp, built
+// with clang and -fsanitize=fuzzer,address,undefined when FAKEKUBE_FUZZ=ON; `tools/fuzz`), and
+// the ordinary suite, which replays every file of tools/fuzzing/corpus/<target>/ through them
 // (tests/fuzz/fuzz_corpus_test.cpp), so that each input a fuzzer once crashed on stays fixed.
 #pragma once
 

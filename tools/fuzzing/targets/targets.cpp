@@ -1,4 +1,4 @@
-#include "tools/fuzz/targets.h"
+#include "tools/fuzzing/targets.h"
 
 #include <cstdio>
 #include <cstdlib>

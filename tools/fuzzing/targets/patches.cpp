@@ -11,7 +11,7 @@
 #include "fakekube/api/patch_schema.h"
 #include "fakekube/api/server_side_apply.h"
 #include "fakekube/api/strategic_merge_patch.h"
-#include "tools/fuzz/targets.h"
+#include "tools/fuzzing/targets.h"
 
 namespace fakekube::fuzz {
 

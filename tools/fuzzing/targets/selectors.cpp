@@ -4,7 +4,7 @@
 
 #include "fakekube/api/field_selector.h"
 #include "fakekube/api/label_selector.h"
-#include "tools/fuzz/targets.h"
+#include "tools/fuzzing/targets.h"
 
 namespace fakekube::fuzz {
 

@@ -1,11 +1,11 @@
 // The libFuzzer entry point: one binary for every target (targets.h), the environment variable
-// FAKEKUBE_FUZZ_TARGET naming the one to run (tools/fuzz-run sets it).
+// FAKEKUBE_FUZZ_TARGET naming the one to run (tools/fuzz sets it).
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
-#include "tools/fuzz/targets.h"
+#include "tools/fuzzing/targets.h"
 
 namespace {
 

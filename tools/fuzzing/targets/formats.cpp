@@ -7,7 +7,7 @@
 #include "fakekube/api/protobuf.h"
 #include "fakekube/api/yaml.h"
 #include "fakekube/cluster/quantity.h"
-#include "tools/fuzz/targets.h"
+#include "tools/fuzzing/targets.h"
 
 namespace fakekube::fuzz {
 

@@ -6,7 +6,7 @@
 #include "fakekube/apiserver/api_server.h"
 #include "fakekube/http/rest_handler.h"
 #include "fakekube/sim/sim_executor.h"
-#include "tools/fuzz/targets.h"
+#include "tools/fuzzing/targets.h"
 
 namespace fakekube::fuzz {
 
