@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "controllers/ray/custom_resource_definitions.h"
+#include "controllers/ray/dashboard_client.h"
 #include "controllers/ray/ray_operator.h"
 #include "controllers/ray/sim/ray_simulation.h"
 #include "fakekube/api/object_meta.h"
@@ -494,12 +495,27 @@ int runCrashtest(const CrashtestOptions& options) {
   cluster.seed = options.seed;
   cluster.nodes = options.nodes;
   cluster.objects = startingObjects;
-  cluster.configureCluster = [](Cluster& c) { ray::addRayBehaviors(c.behaviors()); };
+  // The operator reaches the simulated Ray dashboards through the cluster's in-process network
+  // (never a real socket), and draws its random names (RayJob cluster names, job ids) from the
+  // run's seed, so that a run replays exactly; each start of the operator in a run gets the next
+  // seed, as a restarted process would draw other names.
+  auto network = std::make_shared<Network*>(nullptr);
+  auto starts = std::make_shared<std::uint64_t>(0);
+  cluster.configureCluster = [network, starts](Cluster& c) {
+    ray::addRayBehaviors(c.behaviors());
+    *network = &c.network();
+    *starts = 0;
+  };
   OperatorFactory factory = options.operatorFactory;
   if (!factory) {
-    factory = [](Manager& manager) {
+    factory = [network, starts, seed = options.seed](Manager& manager) -> Result<void> {
       const auto& names = ray::rayControllerNames();
-      return ray::addRayOperator(manager, {names.begin(), names.end()});
+      ray::OperatorOptions operatorOptions;
+      operatorOptions.randomSeed = static_cast<std::uint64_t>(seed) * 1000003 + (*starts)++;
+      if (*network == nullptr)
+        return tl::unexpected(Status::badRequest("the cluster has no network"));
+      return ray::addRayOperator(manager, {names.begin(), names.end()}, operatorOptions,
+                                 ray::inProcessDashboardClients(**network));
     };
   }
   cluster.operators = {{"kuberay", factory}};
