@@ -84,6 +84,31 @@ TEST(CrashtestTest, TheRayClusterSampleConvergesAtEveryCrashPoint) {
                                     "\\([0-9.]+ runs/s\\)\n"));
 }
 
+// KubeRay's RayJob sample, from apply to Complete: every operator write of the lifecycle (the
+// finalizer, Initializing, the RayCluster and its pods, the submitter Job, Running, Complete),
+// under each of the three faults, converges with one RayCluster, one submitter Job and one Ray
+// submission, and the same seed replays the same run.
+TEST(CrashtestTest, TheRayJobSampleConvergesAtEveryCrashPoint) {
+  const std::string manifest =
+      std::string(FAKEKUBE_SOURCE_DIR) + "/tests/http/manifests/ray-job.sample.yaml";
+  RunResult ran = crashtest({"-f", manifest});
+  ASSERT_EQ(ran.exitCode, 0) << ran.out << ran.err;
+  const auto out = lines(ran.out);
+  std::smatch clean;
+  ASSERT_TRUE(std::regex_match(out.front(), clean,
+                               std::regex(R"(clean run \(seed 1\): (\d+) operator writes, goal )"
+                                          R"(reached in \d+\.\d{3}s)")))
+      << out.front();
+  const std::size_t writes = std::stoul(clean[1]);
+  ASSERT_EQ(out.size(), 1 + 3 * writes + 1) << ran.out;
+  EXPECT_THAT(ran.out, HasSubstr(" update rayjobs default/rayjob-sample before: "));
+  EXPECT_THAT(ran.out, HasSubstr(" create rayclusters default/rayjob-sample-"));
+  EXPECT_THAT(ran.out, HasSubstr(" create jobs default/rayjob-sample after: "));
+  EXPECT_EQ(out.back(), summaryLine(3 * writes));
+  RunResult again = crashtest({"-f", manifest});
+  EXPECT_EQ(again.out, ran.out);
+}
+
 TEST(CrashtestTest, UntilAndFaultsNarrowTheEnumeration) {
   RunResult ran = crashtest({"-f", sampleManifest(), "--until",
                              "raycluster/raycluster-kuberay:{.status.head.serviceName}="
