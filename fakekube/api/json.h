@@ -1,4 +1,4 @@
-// Objects are JSON documents end to end (DESIGN.md, principle 2). This header names the document
+// Objects are JSON documents end to end. This header names the document
 // type without pulling in nlohmann/json.hpp, which is the heaviest header in the tree: include it
 // from headers, and include <nlohmann/json.hpp> only in .cpp files that touch document contents.
 #pragma once

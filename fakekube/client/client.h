@@ -2,7 +2,7 @@
 //
 // Controllers never hold an ApiServer. They hold a Client, so the same reconciler runs against the
 // in-process server in tests (InProcessClient), against a cache that lags behind the server
-// (CachedClient), or against a real cluster over HTTP (DESIGN.md, principle 5).
+// (CachedClient), or against a real cluster over HTTP.
 //
 // Documents cross this interface as mutable JSON copies, because that is how a controller uses
 // them: read an object, change it, write it back with the resourceVersion it read. Errors are the

@@ -1,7 +1,7 @@
 // RestClient: the Client interface over the Kubernetes HTTP API (client-go's REST client).
 //
 // The same controllers that run on the in-process server run through this client against
-// `fakekube serve` in another process, or against a real cluster (DESIGN.md, principle 5):
+// `fakekube serve` in another process, or against a real cluster:
 //
 //   auto config = loadKubeconfig(home + "/.kube/config");
 //   auto client = RestClient::create(*config);

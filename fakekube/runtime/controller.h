@@ -1,6 +1,5 @@
 // Controller: a work queue, the workers that drain it into a reconciler, and the informer
-// handlers that fill it (controller-runtime's internal controller; see
-// specs/controller-runtime.md).
+// handlers that fill it (controller-runtime's internal controller).
 //
 //   informer event --predicates--> EventHandler --> keys --> PriorityQueue --> N workers
 //                                                                  ^              |

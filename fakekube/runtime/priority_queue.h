@@ -1,5 +1,5 @@
 // PriorityQueue: a controller's work queue of reconcile requests (controller-runtime's
-// priorityqueue, the default queue of every controller; see specs/controller-runtime.md).
+// priorityqueue, the default queue of every controller).
 //
 // A request is only a key, "namespace/name" (or "name" for a cluster-scoped object): it carries
 // no operation, because the reconcile re-reads the object. That is what lets the queue merge:

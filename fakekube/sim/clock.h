@@ -1,4 +1,4 @@
-// Clock: the one source of time for every fakekube component (DESIGN.md, principle 3).
+// Clock: the one source of time for every fakekube component.
 //
 // Time is wall-clock shaped (a sys_time in nanoseconds) because the API server writes it into
 // objects as RFC 3339 timestamps. The simulated clock starts at a fixed instant so that the

@@ -1,4 +1,4 @@
-// Executor: where every component runs its work and timers (DESIGN.md, principle 3).
+// Executor: where every component runs its work and timers.
 //
 // No component creates threads, sleeps or reads the clock directly: it posts work here. Tests use
 // SimExecutor (one thread, virtual time, seeded order); `fakekube serve` uses ThreadPoolExecutor

@@ -1,5 +1,4 @@
-// SimExecutor: the single-threaded, virtual-time Executor every test runs on (DESIGN.md,
-// principle 3).
+// SimExecutor: the single-threaded, virtual-time Executor every test runs on.
 //
 // Nothing happens until the test says so. Posted work waits in a queue ordered by due time; the
 // test drives it with runUntilIdle() ("let everything that is ready settle"), advance(30s) ("let

@@ -1,5 +1,4 @@
-// ThreadPoolExecutor: the real-threads, real-clock Executor behind `fakekube serve` (DESIGN.md,
-// principle 3).
+// ThreadPoolExecutor: the real-threads, real-clock Executor behind `fakekube serve`.
 //
 // The same component code that tests drive on SimExecutor runs here on N worker threads, with
 // timers fired by one timer thread. This file is the only place in fakekube that creates a
