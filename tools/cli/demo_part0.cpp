@@ -26,6 +26,7 @@
 #include "fakekube/cluster/cluster.h"
 #include "fakekube/cluster/pod_status.h"
 #include "fakekube/sim/sim_executor.h"
+#include "tools/cli/narrator.h"
 #include "tools/cli/timeline.h"
 
 namespace fakekube::cli {
@@ -67,8 +68,6 @@ Json barePod() {
           {"spec", {{"containers", {{{"name", "web"}, {"image", "nginx:1.27"}}}}}}};
 }
 
-std::int64_t revisionOf(const Json& object) { return std::stoll(meta::resourceVersion(object)); }
-
 std::string conditionText(const Json& object, const std::string& type) {
   const Json* c = podstatus::findCondition(object, type);
   if (c == nullptr) return type + " absent";
@@ -86,45 +85,9 @@ std::string selectorText(const Json& object) {
 }
 
 // Turns the watch events of the default namespace into timeline lines.
-class Narrator {
+class DeploymentNarrator : public Narrator {
  public:
-  Narrator(SimExecutor& executor, ApiServer& server, Timeline& timeline)
-      : executor_(executor), server_(server), t_(timeline) {}
-  ~Narrator() {
-    for (auto& w : watches_) w->stop();
-  }
-
-  // Watches Deployments, ReplicaSets and Pods from the current revision.
-  Result<void> open() {
-    WatchOptions fromNow;
-    fromNow.resourceVersion = std::to_string(server_.revision());
-    for (const auto* gvr : {&kDeployments, &kReplicaSets, &kPods}) {
-      auto watch = server_.watch(*gvr, "default", fromNow);
-      if (!watch) return tl::unexpected(watch.error());
-      watches_.push_back(std::move(*watch));
-    }
-    return {};
-  }
-
-  // Lets `d` of virtual time pass, telling what happens.
-  void runFor(Duration d) {
-    runUntil([] { return false; }, d);
-    executor_.runUntilIdle();
-    drain();
-  }
-  // Runs until `done` holds, at most `limit`, telling what happens.
-  bool runUntil(const std::function<bool()>& done, Duration limit) {
-    bool reached = executor_.runUntil(
-        [&] {
-          drain();
-          return done();
-        },
-        limit);
-    drain();
-    return reached;
-  }
-  // Runs until `at` virtual time since the start of the run.
-  void runTo(Duration at) { runFor(kSimulatedEpoch + at - executor_.now()); }
+  using Narrator::Narrator;
 
  private:
   // What was last told about a pod, to tell only what a later event changed.
@@ -135,22 +98,11 @@ class Narrator {
     bool deleting = false;
   };
 
-  // Takes the events of every watch, in the order of the writes they show.
-  void drain() {
-    std::vector<WatchEvent> events;
-    for (auto& w : watches_) {
-      while (auto event = w->tryNext()) events.push_back(std::move(*event));
-    }
-    std::stable_sort(events.begin(), events.end(), [](const WatchEvent& a, const WatchEvent& b) {
-      return revisionOf(*a.object) < revisionOf(*b.object);
-    });
-    for (const auto& event : events) {
-      const Json& object = *event.object;
-      const std::string kind = meta::kind(object);
-      if (kind == "Pod") onPod(event.type, object);
-      if (kind == "ReplicaSet") onReplicaSet(event.type, object);
-      if (kind == "Deployment") onDeployment(event.type, object);
-    }
+  void tell(WatchEventType type, const Json& object) override {
+    const std::string kind = meta::kind(object);
+    if (kind == "Pod") onPod(type, object);
+    if (kind == "ReplicaSet") onReplicaSet(type, object);
+    if (kind == "Deployment") onDeployment(type, object);
   }
 
   void onDeployment(WatchEventType type, const Json& d) {
@@ -257,10 +209,6 @@ class Narrator {
     }
   }
 
-  SimExecutor& executor_;
-  ApiServer& server_;
-  Timeline& t_;
-  std::vector<std::shared_ptr<Watch>> watches_;
   std::map<std::string, PodSeen> pods_;
   std::string deploymentTold_;
 };
@@ -284,8 +232,8 @@ void tellPods(Timeline& t, ApiServer& server, const std::string& what) {
 
 int tell(SimExecutor& executor, ApiServer& server, Cluster& cluster, bool color) {
   Timeline t(executor, server, color);
-  Narrator narrator(executor, server, t);
-  if (auto opened = narrator.open(); !opened) {
+  DeploymentNarrator narrator(executor, server, t);
+  if (auto opened = narrator.open({&kDeployments, &kReplicaSets, &kPods}); !opened) {
     std::fprintf(stderr, "fakekube: %s\n", opened.error().message.c_str());
     return 1;
   }

@@ -27,6 +27,7 @@
 #include "fakekube/cluster/cluster.h"
 #include "fakekube/cluster/pod_status.h"
 #include "fakekube/sim/sim_executor.h"
+#include "tools/cli/narrator.h"
 #include "tools/cli/timeline.h"
 
 namespace fakekube::cli {
@@ -79,61 +80,23 @@ Json demoJob() {
               {"workerGroupSpecs", Json::array({worker})}}}}}};
 }
 
-std::int64_t revisionOf(const Json& object) { return std::stoll(meta::resourceVersion(object)); }
-
 std::string ownerText(const Json& object) {
   auto owner = meta::controllerOf(object);
   return owner ? fmt::format("{} {}", owner->kind, owner->name) : "nobody";
 }
 
-class Narrator {
+class RayJobNarrator : public Narrator {
  public:
-  Narrator(SimExecutor& executor, ApiServer& server, Timeline& timeline)
-      : executor_(executor), server_(server), t_(timeline) {}
-  ~Narrator() {
-    for (auto& w : watches_) w->stop();
-  }
-
-  Result<void> open() {
-    WatchOptions fromNow;
-    fromNow.resourceVersion = std::to_string(server_.revision());
-    for (const auto* gvr : {&ray::kRayJobs, &ray::kRayClusters, &kJobs, &kServices, &kPods}) {
-      auto watch = server_.watch(*gvr, "default", fromNow);
-      if (!watch) return tl::unexpected(watch.error());
-      watches_.push_back(std::move(*watch));
-    }
-    return {};
-  }
-
-  bool runUntil(const std::function<bool()>& done, Duration limit) {
-    bool reached = executor_.runUntil(
-        [&] {
-          drain();
-          return done();
-        },
-        limit);
-    drain();
-    return reached;
-  }
+  using Narrator::Narrator;
 
  private:
-  void drain() {
-    std::vector<WatchEvent> events;
-    for (auto& w : watches_) {
-      while (auto event = w->tryNext()) events.push_back(std::move(*event));
-    }
-    std::stable_sort(events.begin(), events.end(), [](const WatchEvent& a, const WatchEvent& b) {
-      return revisionOf(*a.object) < revisionOf(*b.object);
-    });
-    for (const auto& event : events) {
-      const Json& object = *event.object;
-      const std::string kind = meta::kind(object);
-      if (kind == "RayJob") onRayJob(event.type, object);
-      if (kind == "RayCluster") onRayCluster(event.type, object);
-      if (kind == "Job") onJob(event.type, object);
-      if (kind == "Service") onService(event.type, object);
-      if (kind == "Pod") onPod(event.type, object);
-    }
+  void tell(WatchEventType type, const Json& object) override {
+    const std::string kind = meta::kind(object);
+    if (kind == "RayJob") onRayJob(type, object);
+    if (kind == "RayCluster") onRayCluster(type, object);
+    if (kind == "Job") onJob(type, object);
+    if (kind == "Service") onService(type, object);
+    if (kind == "Pod") onPod(type, object);
   }
 
   void onRayJob(WatchEventType type, const Json& job) {
@@ -249,10 +212,6 @@ class Narrator {
     }
   }
 
-  SimExecutor& executor_;
-  ApiServer& server_;
-  Timeline& t_;
-  std::vector<std::shared_ptr<Watch>> watches_;
   std::map<std::string, bool> ready_, succeeded_;
   std::string jobTold_;
   bool finalizerTold_ = false, namesTold_ = false, urlTold_ = false, clusterReady_ = false,
@@ -280,8 +239,9 @@ int tell(SimExecutor& executor, ApiServer& server, Cluster& cluster, Manager& ra
   rayOperator.start();
   executor.runUntil([&] { return cluster.manager().running() && rayOperator.running(); },
                     seconds(1));
-  Narrator narrator(executor, server, t);
-  if (auto opened = narrator.open(); !opened) {
+  RayJobNarrator narrator(executor, server, t);
+  if (auto opened = narrator.open({&ray::kRayJobs, &ray::kRayClusters, &kJobs, &kServices, &kPods});
+      !opened) {
     std::fprintf(stderr, "fakekube: %s\n", opened.error().message.c_str());
     return 1;
   }

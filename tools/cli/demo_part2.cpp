@@ -30,6 +30,7 @@
 #include "fakekube/cluster/cluster.h"
 #include "fakekube/cluster/pod_status.h"
 #include "fakekube/sim/sim_executor.h"
+#include "tools/cli/narrator.h"
 #include "tools/cli/timeline.h"
 
 namespace fakekube::cli {
@@ -73,8 +74,6 @@ Json demoCluster() {
                   {{"containers", Json::array({rayContainer("ray-worker", "1", "1Gi")})}}}}}}})}}}};
 }
 
-std::int64_t revisionOf(const Json& object) { return std::stoll(meta::resourceVersion(object)); }
-
 std::string conditionText(const Json& object, const std::string& type) {
   const Json* c = podstatus::findCondition(object, type);
   if (c == nullptr) return type + " absent";
@@ -88,39 +87,9 @@ std::string labelOf(const Json& object, const std::string& key) {
   return value.is_string() ? value.get<std::string>() : "";
 }
 
-class Narrator {
+class RayClusterNarrator : public Narrator {
  public:
-  Narrator(SimExecutor& executor, ApiServer& server, Timeline& timeline)
-      : executor_(executor), server_(server), t_(timeline) {}
-  ~Narrator() {
-    for (auto& w : watches_) w->stop();
-  }
-
-  Result<void> open() {
-    WatchOptions fromNow;
-    fromNow.resourceVersion = std::to_string(server_.revision());
-    for (const auto* gvr : {&ray::kRayClusters, &kServices, &kPods}) {
-      auto watch = server_.watch(*gvr, "default", fromNow);
-      if (!watch) return tl::unexpected(watch.error());
-      watches_.push_back(std::move(*watch));
-    }
-    return {};
-  }
-
-  bool runUntil(const std::function<bool()>& done, Duration limit) {
-    bool reached = executor_.runUntil(
-        [&] {
-          drain();
-          return done();
-        },
-        limit);
-    drain();
-    return reached;
-  }
-  void runFor(Duration d) {
-    runUntil([] { return false; }, d);
-    drain();
-  }
+  using Narrator::Narrator;
 
  private:
   struct PodSeen {
@@ -131,21 +100,11 @@ class Narrator {
     bool deleting = false;
   };
 
-  void drain() {
-    std::vector<WatchEvent> events;
-    for (auto& w : watches_) {
-      while (auto event = w->tryNext()) events.push_back(std::move(*event));
-    }
-    std::stable_sort(events.begin(), events.end(), [](const WatchEvent& a, const WatchEvent& b) {
-      return revisionOf(*a.object) < revisionOf(*b.object);
-    });
-    for (const auto& event : events) {
-      const Json& object = *event.object;
-      const std::string kind = meta::kind(object);
-      if (kind == "Pod") onPod(event.type, object);
-      if (kind == "Service") onService(event.type, object);
-      if (kind == "RayCluster") onRayCluster(event.type, object);
-    }
+  void tell(WatchEventType type, const Json& object) override {
+    const std::string kind = meta::kind(object);
+    if (kind == "Pod") onPod(type, object);
+    if (kind == "Service") onService(type, object);
+    if (kind == "RayCluster") onRayCluster(type, object);
   }
 
   void onService(WatchEventType type, const Json& service) {
@@ -234,10 +193,6 @@ class Narrator {
     }
   }
 
-  SimExecutor& executor_;
-  ApiServer& server_;
-  Timeline& t_;
-  std::vector<std::shared_ptr<Watch>> watches_;
   std::map<std::string, PodSeen> pods_;
   std::string clusterTold_;
 };
@@ -265,8 +220,8 @@ int tell(SimExecutor& executor, ApiServer& server, Cluster& cluster, Manager& ra
   rayOperator.start();
   executor.runUntil([&] { return cluster.manager().running() && rayOperator.running(); },
                     seconds(1));
-  Narrator narrator(executor, server, t);
-  if (auto opened = narrator.open(); !opened) {
+  RayClusterNarrator narrator(executor, server, t);
+  if (auto opened = narrator.open({&ray::kRayClusters, &kServices, &kPods}); !opened) {
     std::fprintf(stderr, "fakekube: %s\n", opened.error().message.c_str());
     return 1;
   }
