@@ -108,8 +108,16 @@ class Scanner {
 
 }  // namespace
 
+RealClock::RealClock(double timeScale) : timeScale_(timeScale > 1.0 ? timeScale : 1.0) {
+  anchor_ = std::chrono::time_point_cast<Duration>(
+      std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now()));
+}
+
 TimePoint RealClock::now() const {
-  return std::chrono::time_point_cast<Duration>(std::chrono::system_clock::now());
+  const TimePoint wall = std::chrono::time_point_cast<Duration>(std::chrono::system_clock::now());
+  if (timeScale_ == 1.0) return wall;
+  const auto sinceAnchor = static_cast<double>((wall - anchor_).count());
+  return anchor_ + Duration(static_cast<Duration::rep>(sinceAnchor * timeScale_));
 }
 
 std::string formatRfc3339(TimePoint t) {

@@ -21,9 +21,24 @@ class Clock {
 };
 
 // The real wall clock. Only this class reads std::chrono::system_clock.
+//
+// With a time scale above 1 the clock runs that many times faster than the wall clock, for test
+// suites and demos that drive `fakekube serve` over real sockets but should not wait out real
+// backoffs and TTLs: now() = anchor + (wall - anchor) * scale, where the anchor is the start of
+// the UTC day on which the clock was made. Every process started the same day with the same scale
+// (say `fakekube serve` and `fakekube operator`, both `--time-scale 10`) reads the same time, so
+// timestamps one writes and the other compares stay meaningful. Such timestamps run ahead of the
+// wall clock (kubectl prints their ages as "<invalid>").
 class RealClock final : public Clock {
  public:
+  // `timeScale` below 1 is taken as 1.
+  explicit RealClock(double timeScale = 1.0);
   TimePoint now() const override;
+  double timeScale() const { return timeScale_; }
+
+ private:
+  double timeScale_;
+  TimePoint anchor_;
 };
 
 // "2024-01-01T00:00:00Z": RFC 3339 at whole seconds, as metav1.Time serialises.

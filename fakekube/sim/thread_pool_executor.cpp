@@ -17,7 +17,7 @@ constexpr std::chrono::hours kMaxTimerWait{1};
 
 }  // namespace
 
-ThreadPoolExecutor::ThreadPoolExecutor(std::size_t workers) {
+ThreadPoolExecutor::ThreadPoolExecutor(std::size_t workers, double timeScale) : clock_(timeScale) {
   if (workers == 0) workers = 1;
   threads_.reserve(workers + 1);
   try {
@@ -55,6 +55,10 @@ TimerId ThreadPoolExecutor::postAfter(Duration delay, Task fn) {
     tasks_.emplace(id, Pending{.fn = std::move(fn), .cancellable = true});
     makeReadyLocked(id);
     return id;
+  }
+  if (clock_.timeScale() != 1.0) {
+    const double scaled = static_cast<double>(delay.count()) / clock_.timeScale();
+    delay = Duration(static_cast<Duration::rep>(scaled) + 1);  // +1 ns: never early
   }
   const auto steadyDelay = std::chrono::ceil<SteadyTime::duration>(delay);
   const SteadyTime due =

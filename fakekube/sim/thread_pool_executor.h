@@ -7,6 +7,10 @@
 // Timers wait on std::chrono::steady_clock, so a wall-clock step (NTP, a suspended laptop) neither
 // fires them early nor holds them back; clock() is a RealClock and is only for timestamps.
 //
+// With a time scale N > 1 (a test or demo setting) clock() runs N times faster than the wall
+// clock and every postAfter() delay is divided by N, so the components see time pass N times
+// faster, in step with the timestamps they write.
+//
 // Work posted with post() may run concurrently with other work and in any order; postAfter()
 // work runs no earlier than its delay. An exception escaping a task is reported on stderr and
 // counted, and the worker carries on: a server must not die because one handler had a bug.
@@ -33,7 +37,8 @@ namespace fakekube {
 class ThreadPoolExecutor final : public Executor {
  public:
   // `workers` threads run tasks (0 is taken as 1); one more thread fires timers.
-  explicit ThreadPoolExecutor(std::size_t workers = 2);
+  // `timeScale` (1 = real time; below 1 is taken as 1): see the header comment.
+  explicit ThreadPoolExecutor(std::size_t workers = 2, double timeScale = 1.0);
   // Calls shutdown().
   ~ThreadPoolExecutor() override;
   ThreadPoolExecutor(const ThreadPoolExecutor&) = delete;
@@ -56,6 +61,8 @@ class ThreadPoolExecutor final : public Executor {
 
   // Exceptions that escaped tasks (each was also reported to stderr).
   std::uint64_t uncaughtExceptions() const { return uncaughtExceptions_.load(); }
+
+  double timeScale() const { return clock_.timeScale(); }
 
  private:
   using SteadyTime = std::chrono::steady_clock::time_point;

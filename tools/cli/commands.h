@@ -32,6 +32,7 @@ struct ServeOptions {
   std::string controllers;  // "" = all
   int nodes = 1;
   long long retainedRevisions = 10000;
+  double timeScale = 1;  // >1: the cluster's clock and timers run that many times faster
 };
 
 // `fakekube serve`: the Kubernetes API for kubectl, until SIGINT / SIGTERM.
@@ -42,6 +43,7 @@ struct OperatorCommandOptions {
   std::string context;      // "" = the kubeconfig's current context
   std::string controllers;  // "" = all of the operator's
   int reconcileConcurrency = 1;
+  double timeScale = 1;  // as `fakekube serve --time-scale`: must match the server's
 };
 
 // `fakekube operator`: the KubeRay operator against the API server of a kubeconfig, until

@@ -45,6 +45,11 @@ int main(int argc, char** argv) {
                    "Revisions of history kept for watches; older ones answer 410 Gone "
                    "(0 keeps all)")
       ->capture_default_str();
+  serveCmd
+      ->add_option("--time-scale", serve.timeScale,
+                   "Run the cluster's clock and timers N times faster than real time, for test "
+                   "suites (timestamps run ahead of the wall clock)")
+      ->capture_default_str();
 
   fakekube::cli::OperatorCommandOptions rayOperator;
   auto* operatorCmd = app.add_subcommand(
@@ -57,6 +62,10 @@ int main(int argc, char** argv) {
   operatorCmd
       ->add_option("--reconcile-concurrency", rayOperator.reconcileConcurrency,
                    "Reconciles each controller runs at once")
+      ->capture_default_str();
+  operatorCmd
+      ->add_option("--time-scale", rayOperator.timeScale,
+                   "As the server's --time-scale (the two must match)")
       ->capture_default_str();
 
 #ifdef FAKEKUBE_CLI_CRASHTEST

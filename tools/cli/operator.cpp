@@ -33,6 +33,9 @@ int fail(const std::string& message) {
 
 int runOperator(const OperatorCommandOptions& options) {
   if (options.kubeconfig.empty()) return fail("--kubeconfig FILE is required");
+  if (!(options.timeScale >= 1 && options.timeScale <= 1000)) {
+    return fail(fmt::format("--time-scale {}: expected 1..1000", options.timeScale));
+  }
   if (options.reconcileConcurrency < 1 || options.reconcileConcurrency > 1000) {
     return fail(
         fmt::format("--reconcile-concurrency {}: expected 1..1000", options.reconcileConcurrency));
@@ -63,7 +66,7 @@ int runOperator(const OperatorCommandOptions& options) {
   sigaddset(&stopSignals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stopSignals, nullptr);
 
-  ThreadPoolExecutor executor(4);
+  ThreadPoolExecutor executor(4, options.timeScale);
   ray::OperatorOptions operatorOptions = ray::OperatorOptions::fromEnvironment();
   operatorOptions.reconcileConcurrency = options.reconcileConcurrency;
   // Out of process, the Ray dashboards are reached through the API server's service proxy.

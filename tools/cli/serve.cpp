@@ -103,6 +103,9 @@ int runServe(const ServeOptions& options) {
     return fail(
         fmt::format("--retained-revisions {}: expected 0 or more", options.retainedRevisions));
   }
+  if (!(options.timeScale >= 1 && options.timeScale <= 1000)) {
+    return fail(fmt::format("--time-scale {}: expected 1..1000", options.timeScale));
+  }
   auto controllers = splitControllers(options.controllers);
   if (!controllers) return fail(controllers.error().message);
 
@@ -114,7 +117,7 @@ int runServe(const ServeOptions& options) {
   sigaddset(&stopSignals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stopSignals, nullptr);
 
-  ThreadPoolExecutor executor(4);
+  ThreadPoolExecutor executor(4, options.timeScale);
   ApiServerOptions serverOptions;
   serverOptions.executor = &executor;
   if (!options.db.empty()) serverOptions.store.path = options.db;

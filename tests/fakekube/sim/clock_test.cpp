@@ -137,5 +137,33 @@ TEST(ClockTest, RealClockIsPastTheSimulatedEpoch) {
   EXPECT_GT(clock.now(), kSimulatedEpoch);
 }
 
+// Two processes started the same day with the same scale (`fakekube serve` and `fakekube
+// operator`, both --time-scale 10) must read the same time: the scaled clock is a function of the
+// wall clock alone.
+TEST(RealClockTest, ClocksOfTheSameScaleReadTheSameTime) {
+  RealClock first(10);
+  RealClock second(10);
+  const TimePoint a = first.now();
+  const TimePoint b = second.now();
+  const TimePoint c = first.now();
+  EXPECT_LE(a, b);
+  EXPECT_LE(b, c);
+}
+
+TEST(RealClockTest, AScaledClockRunsAheadOfTheWallClockByItsScale) {
+  RealClock wall;
+  RealClock scaled(10);
+  EXPECT_EQ(wall.timeScale(), 1);
+  const TimePoint before = wall.now();
+  const TimePoint read = scaled.now();
+  const TimePoint after = wall.now();
+  const TimePoint day = std::chrono::floor<std::chrono::days>(before);
+  if (std::chrono::floor<std::chrono::days>(after) != day) GTEST_SKIP() << "read across midnight";
+  EXPECT_GE(read, day + (before - day) * 10);
+  EXPECT_LE(read, day + (after - day) * 10 + nanoseconds(10));
+}
+
+TEST(RealClockTest, AScaleBelowOneIsRealTime) { EXPECT_EQ(RealClock(0.5).timeScale(), 1); }
+
 }  // namespace
 }  // namespace fakekube

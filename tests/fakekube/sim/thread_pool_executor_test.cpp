@@ -227,5 +227,19 @@ TEST(ThreadPoolExecutorTest, ConcurrentPostAndCancelFromTasks) {
   EXPECT_EQ(ran.load() + cancelled.load(), kTimers);
 }
 
+// `fakekube serve --time-scale N`: timers run N times sooner in real time, and never early on the
+// executor's own (scaled) clock. Ten virtual minutes at 1000x is 0.6 s of real time; unscaled the
+// timer could not fire within the wait.
+TEST(ThreadPoolExecutorTest, ATimeScaleRunsTimersThatManyTimesFaster) {
+  ThreadPoolExecutor executor(1, 1000);
+  EXPECT_EQ(executor.timeScale(), 1000);
+  std::promise<TimePoint> fired;
+  const TimePoint posted = executor.clock().now();
+  executor.postAfter(std::chrono::minutes(10), [&] { fired.set_value(executor.clock().now()); });
+  auto firedAt = fired.get_future();
+  ASSERT_EQ(firedAt.wait_for(std::chrono::minutes(2)), std::future_status::ready);
+  EXPECT_GE(firedAt.get() - posted, std::chrono::minutes(10));
+}
+
 }  // namespace
 }  // namespace fakekube
