@@ -35,11 +35,6 @@
 
 namespace fakekube::workload {
 
-inline const GroupVersionResource kPods{"", "v1", "pods"};
-inline const GroupVersionResource kReplicaSets{"apps", "v1", "replicasets"};
-inline const GroupVersionResource kDeployments{"apps", "v1", "deployments"};
-inline const GroupVersionResource kJobs{"batch", "v1", "jobs"};
-
 // SlowStartInitialBatchSize.
 inline constexpr int kSlowStartInitialBatchSize = 1;
 // The annotation that lets users say which pods to delete first (controller.kubernetes.io).

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/cluster/controller_utils.h"
 #include "fakekube/cluster/cron_schedule.h"
 #include "fakekube/runtime/builder.h"
@@ -17,7 +18,6 @@ namespace {
 
 using namespace workload;  // NOLINT: the shared controller helpers
 
-const GroupVersionResource kCronJobs{"batch", "v1", "cronjobs"};
 constexpr const char* kScheduledTimestampAnnotation =
     "batch.kubernetes.io/cronjob-scheduled-timestamp";
 constexpr int kTooManyMissed = 100;

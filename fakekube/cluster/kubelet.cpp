@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/cluster/nodes.h"
 #include "fakekube/cluster/pod_status.h"
 #include "fakekube/runtime/builder.h"
@@ -24,7 +25,6 @@ namespace {
 
 using std::chrono::seconds;
 
-const GroupVersionResource kPods{"", "v1", "pods"};
 constexpr std::string_view kNodeNameIndex = "spec.nodeName";
 
 // FNV-1a, for stable made-up container and image ids.
@@ -120,7 +120,7 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
         ControllerBuilder(manager_)
             .named("kubelet")
             .forResource(kPods, bound)
-            .watches(kNodesResource, nodeEvents)
+            .watches(kNodes, nodeEvents)
             .complete([self](const ReconcileRequest& request) { return self->reconcile(request); });
     if (!controller) return tl::unexpected(controller.error());
     std::lock_guard lock(mu_);
@@ -664,7 +664,7 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
     }
     auto& ipam = ipams_[run.node];
     if (ipam.prefix.empty()) {
-      auto node = manager_.cache().getShared(kNodesResource, "", run.node);
+      auto node = manager_.cache().getShared(kNodes, "", run.node);
       std::string cidr = node ? (**node)["spec"].value("podCIDR", "") : "";
       int n = -1;
       if (std::sscanf(cidr.c_str(), "10.244.%d.0/24", &n) != 1) n = 200 + int(ipams_.size());
@@ -752,7 +752,7 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
     const ObjectPtr podPtr = *got;
     const Json& pod = *podPtr;
     if (podstatus::nodeName(pod).empty()) return ReconcileResult{};
-    auto node = manager_.cache().getShared(kNodesResource, "", podstatus::nodeName(pod));
+    auto node = manager_.cache().getShared(kNodes, "", podstatus::nodeName(pod));
     if (!node) return ReconcileResult{};  // not a node of this cluster (yet): its add wakes us
     if (!podstatus::isNodeReady(**node)) return ReconcileResult{};  // the node is lost
 

@@ -7,14 +7,12 @@
 #include <vector>
 
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/cluster/pod_status.h"
 
 namespace fakekube {
 
 namespace {
-
-const GroupVersionResource kServices{"", "v1", "services"};
-const GroupVersionResource kPods{"", "v1", "pods"};
 
 std::string addressKey(const std::string& ip, int port) { return fmt::format("{}:{}", ip, port); }
 

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/cluster/nodes.h"
 #include "fakekube/cluster/pod_status.h"
 #include "fakekube/runtime/builder.h"
@@ -14,7 +15,6 @@ namespace fakekube {
 
 namespace {
 
-const GroupVersionResource kPods{"", "v1", "pods"};
 constexpr std::string_view kNodeNameIndex = "spec.nodeName";
 
 // The pod's own tolerationSeconds for the taint a node with this Ready status carries.
@@ -52,7 +52,7 @@ class NodeLifecycleController::Impl : public std::enable_shared_from_this<Impl> 
     auto controller =
         ControllerBuilder(manager_)
             .named("node-lifecycle")
-            .forResource(kNodesResource)
+            .forResource(kNodes)
             .watches(kPods, nodeOfPod)
             .complete([self](const ReconcileRequest& request) { return self->reconcile(request); });
     if (!controller) return tl::unexpected(controller.error());
@@ -61,7 +61,7 @@ class NodeLifecycleController::Impl : public std::enable_shared_from_this<Impl> 
 
  private:
   ReconcileOutcome reconcile(const ReconcileRequest& request) {
-    auto node = manager_.cache().getShared(kNodesResource, "", request.name);
+    auto node = manager_.cache().getShared(kNodes, "", request.name);
     if (!node || podstatus::isNodeReady(**node)) return ReconcileResult{};
     const Json* ready = podstatus::findCondition(**node, "Ready");
     const std::string readyStatus = ready ? ready->value("status", "Unknown") : "Unknown";

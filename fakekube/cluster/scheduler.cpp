@@ -12,6 +12,7 @@
 
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/cluster/nodes.h"
 #include "fakekube/cluster/pod_status.h"
 #include "fakekube/cluster/quantity.h"
@@ -21,7 +22,6 @@ namespace fakekube {
 
 namespace {
 
-const GroupVersionResource kPods{"", "v1", "pods"};
 constexpr std::string_view kNodeNameIndex = "spec.nodeName";
 
 // schedutil.DefaultMilliCPURequest / DefaultMemoryRequest: what the scorer counts for a pod that
@@ -209,7 +209,7 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
         ControllerBuilder(manager_)
             .named("scheduler")
             .forResource(kPods, ours)
-            .watches(kNodesResource, nodeEvents)
+            .watches(kNodes, nodeEvents)
             .watches(kPods, podEvents)
             .complete([self](const ReconcileRequest& request) { return self->reconcile(request); });
     if (!controller) return tl::unexpected(controller.error());
@@ -260,9 +260,9 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
     if (!requests) return terminalError(requests.error());
 
     // The nodes as the cache holds them (shared, not copied into a list), in name order.
-    Informer& nodeInformer = manager_.cache().informerFor(kNodesResource);
+    Informer& nodeInformer = manager_.cache().informerFor(kNodes);
     if (!nodeInformer.hasSynced()) {
-      if (auto synced = manager_.cache().list(kNodesResource, ""); !synced) {
+      if (auto synced = manager_.cache().list(kNodes, ""); !synced) {
         return reconcileError(synced.error());
       }
     }

@@ -4,14 +4,13 @@
 #include <optional>
 
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/cluster/controller_utils.h"
 #include "fakekube/runtime/builder.h"
 
 namespace fakekube {
 
 namespace {
-
-using workload::kJobs;
 
 // When the Job's TTL expires, if it has one and has finished (getFinishAndExpireTime).
 std::optional<TimePoint> expiresAt(const Json& job) {

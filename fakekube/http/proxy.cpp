@@ -8,6 +8,7 @@
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/label_selector.h"
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/cluster/network.h"
 #include "fakekube/cluster/pod_status.h"
 #include "fakekube/http/rest_handler.h"
@@ -15,9 +16,6 @@
 namespace fakekube {
 
 namespace {
-
-const GroupVersionResource kServices{"", "v1", "services"};
-const GroupVersionResource kPods{"", "v1", "pods"};
 
 // [scheme:]name[:port]
 struct ProxyTarget {

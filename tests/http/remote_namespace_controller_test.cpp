@@ -7,6 +7,7 @@
 #include <string>
 
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/client/discovery.h"
 #include "fakekube/client/kubeconfig.h"
 #include "fakekube/client/rest_client.h"
@@ -17,9 +18,6 @@
 
 namespace fakekube::e2e {
 namespace {
-
-const GroupVersionResource kNamespaces{"", "v1", "namespaces"};
-const GroupVersionResource kConfigMaps{"", "v1", "configmaps"};
 
 TEST(RemoteNamespaceControllerTest, DiscoveryOverHttpListsTheServedKinds) {
   TempDirectory dir;

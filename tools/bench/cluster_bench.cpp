@@ -23,6 +23,7 @@
 #include <unordered_set>
 
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/apiserver/api_server.h"
 #include "fakekube/cluster/cluster.h"
 #include "fakekube/cluster/pod_status.h"
@@ -34,9 +35,6 @@ namespace {
 constexpr int kPodCount = 1000;
 constexpr int kNodeCount = 50;
 constexpr double kKwokPodsPerSecond = 20;
-
-const GroupVersionResource kPods{"", "v1", "pods"};
-const GroupVersionResource kDeployments{"apps", "v1", "deployments"};
 
 enum class Workload { Deployment, Pods };
 

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/apiserver/api_server.h"
 #include "fakekube/cluster/cluster.h"
 #include "fakekube/cluster/pod_status.h"
@@ -33,11 +34,6 @@ namespace fakekube::cli {
 namespace {
 
 using std::chrono::seconds;
-
-const GroupVersionResource kNodes{"", "v1", "nodes"};
-const GroupVersionResource kPods{"", "v1", "pods"};
-const GroupVersionResource kDeployments{"apps", "v1", "deployments"};
-const GroupVersionResource kReplicaSets{"apps", "v1", "replicasets"};
 
 // The seed's Deployment: app: intro, two replicas of a web container whose readiness probe starts
 // checking 5 s after the container started.

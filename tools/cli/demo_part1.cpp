@@ -23,6 +23,7 @@
 #include "controllers/ray/sim/ray_simulation.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/apiserver/api_server.h"
 #include "fakekube/cluster/cluster.h"
 #include "fakekube/cluster/pod_status.h"
@@ -33,10 +34,6 @@ namespace fakekube::cli {
 namespace {
 
 using std::chrono::seconds;
-
-const GroupVersionResource kPods{"", "v1", "pods"};
-const GroupVersionResource kServices{"", "v1", "services"};
-const GroupVersionResource kJobs{"batch", "v1", "jobs"};
 
 std::string text(const Json& object, std::initializer_list<std::string_view> path) {
   const Json& v = jsonAt(object, path);

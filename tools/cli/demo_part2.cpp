@@ -26,6 +26,7 @@
 #include "controllers/ray/sim/ray_simulation.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/apiserver/api_server.h"
 #include "fakekube/cluster/cluster.h"
 #include "fakekube/cluster/pod_status.h"
@@ -36,9 +37,6 @@ namespace fakekube::cli {
 namespace {
 
 using std::chrono::seconds;
-
-const GroupVersionResource kPods{"", "v1", "pods"};
-const GroupVersionResource kServices{"", "v1", "services"};
 
 Json rayContainer(const std::string& name, const std::string& cpu, const std::string& memory) {
   return {{"name", name},

@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "fakekube/api/resources.h"
 #include "ray_sim_fixture.h"
 
 namespace fakekube::ray::simtest {

@@ -18,6 +18,7 @@
 #include "controllers/ray/sim/ray_simulation.h"
 #include "controllers/ray/submitter_command.h"
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/apiserver/api_server.h"
 #include "fakekube/cluster/cluster.h"
 #include "fakekube/cluster/pod_status.h"
@@ -26,10 +27,6 @@
 namespace fakekube::ray::simtest {
 
 using std::chrono::seconds;
-
-inline const GroupVersionResource kPods{"", "v1", "pods"};
-inline const GroupVersionResource kServices{"", "v1", "services"};
-inline const GroupVersionResource kJobs{"batch", "v1", "jobs"};
 
 inline constexpr const char* kRayImage = "rayproject/ray:2.46.0";
 

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "controllers/ray/raycluster_fixture.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/apiserver/interceptor.h"
 
 namespace fakekube::ray::testing {

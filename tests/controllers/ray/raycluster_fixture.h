@@ -18,6 +18,7 @@
 #include "controllers/ray/operator_options.h"
 #include "controllers/ray/raycluster_controller.h"
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/apiserver/api_server.h"
 #include "fakekube/client/in_process_client.h"
 #include "fakekube/cluster/cluster.h"
@@ -25,10 +26,6 @@
 #include "fakekube/sim/sim_executor.h"
 
 namespace fakekube::ray::testing {
-
-inline const GroupVersionResource kPods{"", "v1", "pods"};
-inline const GroupVersionResource kServices{"", "v1", "services"};
-inline const GroupVersionResource kEvents{"", "v1", "events"};
 
 // A RayCluster in the shape of KubeRay's config/samples/ray-cluster.sample.yaml: head container
 // ray-head (ports gcs-server 6379, dashboard 8265, client 10001; 1 CPU, 2G), one worker group

@@ -8,6 +8,7 @@
 
 #include "controllers/ray/constants.h"
 #include "controllers/ray/rayjob_types.h"
+#include "fakekube/api/resources.h"
 #include "rayjob_fixture.h"
 
 namespace fakekube::ray::jobtest {

@@ -21,6 +21,7 @@
 #include "controllers/ray/sim/ray_simulation.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/apiserver/api_server.h"
 #include "fakekube/client/in_process_client.h"
 #include "fakekube/cluster/cluster.h"
@@ -30,11 +31,6 @@
 namespace fakekube::ray::jobtest {
 
 using std::chrono::seconds;
-
-inline const GroupVersionResource kPods{"", "v1", "pods"};
-inline const GroupVersionResource kServices{"", "v1", "services"};
-inline const GroupVersionResource kJobs{"batch", "v1", "jobs"};
-inline const GroupVersionResource kEvents{"", "v1", "events"};
 
 // KubeRay's RayJob test shape (rayjob_controller_test.go's rayJobTemplate): K8sJobMode,
 // shutdownAfterJobFinishes, a head `ray-head` (ports gcs-server, dashboard, client) and one worker

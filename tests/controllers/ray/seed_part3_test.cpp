@@ -7,6 +7,7 @@
 
 #include "controllers/ray/raycluster_fixture.h"
 #include "controllers/ray/redis_cleanup_job.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/apiserver/interceptor.h"
 
 namespace fakekube::ray::testing {
@@ -347,11 +348,11 @@ TEST_F(RayClusterTest, GcsFaultToleranceRedisCleanupFinalizerAndJob) {
 
   ASSERT_TRUE(client->deleteObject(kRayClusters, "default", "rc-ft"));
   ASSERT_TRUE(ex.runUntil(
-      [&] { return client->get(kJobsResource, "default", "rc-ft-redis-cleanup").has_value(); },
+      [&] { return client->get(kJobs, "default", "rc-ft-redis-cleanup").has_value(); },
       std::chrono::minutes(1)));
   // The Job starts only once the head pod is gone.
   EXPECT_TRUE(headPods("rc-ft", false).empty());
-  Json job = client->get(kJobsResource, "default", "rc-ft-redis-cleanup").value();
+  Json job = client->get(kJobs, "default", "rc-ft-redis-cleanup").value();
   EXPECT_EQ(job["spec"]["backoffLimit"], 0);
   EXPECT_EQ(job["spec"]["activeDeadlineSeconds"], 300);
   EXPECT_EQ(job["metadata"]["labels"]["ray.io/node-type"], "redis-cleanup");

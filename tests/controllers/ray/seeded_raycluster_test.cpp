@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "controllers/ray/raycluster_fixture.h"
+#include "fakekube/api/resources.h"
 
 namespace fakekube::ray::testing {
 namespace {

@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "fakekube/api/json_lookup.h"
+#include "fakekube/api/resources.h"
 #include "ray_sim_fixture.h"
 
 namespace fakekube::ray::simtest {

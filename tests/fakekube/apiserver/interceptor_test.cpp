@@ -1,5 +1,6 @@
 // Interceptors: before() can refuse a request without any write; after() sees the outcome of a
 // committed write and can replace the caller's answer (a lost response: the object exists).
+#include "fakekube/api/resources.h"
 #include "fakekube/apiserver/interceptor.h"
 
 #include <gtest/gtest.h>

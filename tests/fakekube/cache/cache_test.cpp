@@ -1,4 +1,5 @@
 // Cache and CachedClient: reads from informers, writes through the client, and the lag between.
+#include "fakekube/api/resources.h"
 #include "fakekube/cache/cache.h"
 
 #include <gmock/gmock.h>

@@ -1,4 +1,5 @@
 // Informer: list, watch, handlers in event order, relist after 410, indexers, restriction, lag.
+#include "fakekube/api/resources.h"
 #include "fakekube/cache/informer.h"
 
 #include <gmock/gmock.h>
@@ -355,7 +356,7 @@ TEST_F(InformerTest, ListFailureIsRetriedWithBackoff) {
   ASSERT_FALSE(synced.has_value());
   EXPECT_EQ(synced.error().code, 404);
 
-  must(client->create(apitest::kCrds, apitest::widgetCrd()));
+  must(client->create(kCustomResourceDefinitions, apitest::widgetCrd()));
   create(widgets, apitest::widget("w"));
   // Two failures so far: the next attempt comes 2 s after the second.
   ex.advance(1999ms);

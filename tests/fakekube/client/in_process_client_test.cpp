@@ -1,4 +1,5 @@
 // InProcessClient: the server's answers as mutable copies, its errors unchanged.
+#include "fakekube/api/resources.h"
 #include "fakekube/client/in_process_client.h"
 
 #include <gtest/gtest.h>
@@ -13,8 +14,6 @@ namespace {
 
 using apitest::configMap;
 using apitest::failsWith;
-using apitest::kConfigMaps;
-using apitest::kPods;
 using apitest::must;
 using apitest::pod;
 
@@ -53,7 +52,7 @@ TEST_F(InProcessClientTest, AnswersAreCopiesTheServerDoesNotShare) {
 }
 
 TEST_F(InProcessClientTest, CreateTakesTheNamespaceFromTheObject) {
-  must(server->create(apitest::kNamespaces, "", apitest::namespaceObject("team")));
+  must(server->create(kNamespaces, "", apitest::namespaceObject("team")));
   Json created = must(client->create(kConfigMaps, configMap("a", "team")));
   EXPECT_EQ(meta::namespace_(created), "team");
   EXPECT_TRUE(client->get(kConfigMaps, "team", "a").has_value());

@@ -1,6 +1,7 @@
 // The CronJob controller on virtual time: Jobs at the scheduled minutes named by them, status
 // (active, lastScheduleTime, lastSuccessfulTime), history limits, concurrency policies, suspend
 // and the starting deadline.
+#include "fakekube/api/resources.h"
 #include "fakekube/cluster/cronjob_controller.h"
 
 #include <fmt/format.h>
@@ -14,8 +15,6 @@ namespace {
 
 using std::chrono::minutes;
 using std::chrono::seconds;
-
-const GroupVersionResource kCronJobs{"batch", "v1", "cronjobs"};
 
 Json cronJob(const std::string& name, const std::string& schedule) {
   return {{"apiVersion", "batch/v1"},

@@ -1,5 +1,6 @@
 // The DaemonSet controller: one pod per node that should run it (nodeSelector, taints), on nodes
 // added later too, pods leave nodes that stop matching, and the status counts.
+#include "fakekube/api/resources.h"
 #include "fakekube/cluster/daemonset_controller.h"
 
 #include <gmock/gmock.h>
@@ -13,8 +14,6 @@ namespace fakekube::workloadtest {
 namespace {
 
 using ::testing::ElementsAre;
-
-const GroupVersionResource kDaemonSets{"apps", "v1", "daemonsets"};
 
 Json daemonSet(const std::string& name) {
   return {{"apiVersion", "apps/v1"},

@@ -1,6 +1,7 @@
 // The Deployment controller (with the ReplicaSet controller under it): the ReplicaSet per
 // template hash, rolling updates within maxSurge / maxUnavailable at every step, Recreate,
 // scaling, status and conditions, and deletion through the garbage collector.
+#include "fakekube/api/resources.h"
 #include "fakekube/cluster/deployment_controller.h"
 
 #include <gmock/gmock.h>

@@ -1,6 +1,7 @@
 // The Endpoints and EndpointSlice controllers: a Service's endpoints follow its pods' IPs and
 // readiness (ready, serving, terminating), ports resolve by name, publishNotReadyAddresses and
 // headless Services, and the endpoints go when the Service does.
+#include "fakekube/api/resources.h"
 #include "fakekube/cluster/endpoints_controller.h"
 
 #include <gmock/gmock.h>
@@ -12,10 +13,6 @@
 
 namespace fakekube::workloadtest {
 namespace {
-
-using workload::kEndpoints;
-using workload::kEndpointSlices;
-using workload::kServices;
 
 Json service(const std::string& name, Json selector = {{"app", "web"}}) {
   return {{"apiVersion", "v1"},

@@ -1,5 +1,6 @@
 // The kubelet simulation: a bound pod's phases, container states, conditions and timestamps on
 // virtual time; restarts and back-off; init containers; graceful deletion.
+#include "fakekube/api/resources.h"
 #include "fakekube/cluster/kubelet.h"
 
 #include <gtest/gtest.h>

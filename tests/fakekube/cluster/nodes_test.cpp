@@ -1,5 +1,6 @@
 // Nodes as a kubelet registers them, made NotReady and Ready again; what happens to the pods of a
 // node that stops being Ready.
+#include "fakekube/api/resources.h"
 #include "fakekube/cluster/nodes.h"
 
 #include <gtest/gtest.h>
@@ -42,7 +43,7 @@ TEST_F(NodesTest, AddNodeRegistersARealisticNode) {
   EXPECT_EQ(ready["lastTransitionTime"], at(seconds(0)));
   EXPECT_EQ(condition(node, "MemoryPressure")["status"], "False");
   // A freed pod range is used again.
-  remove(kNodesResource, "", "cpu-1");
+  remove(kNodes, "", "cpu-1");
   EXPECT_EQ(addNode("cpu-2")["spec"]["podCIDR"], "10.244.0.0/24");
 }
 

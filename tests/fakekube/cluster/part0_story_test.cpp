@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "cluster_fixture.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/cluster/cluster.h"
 #include "fakekube/cluster/pod_status.h"
 

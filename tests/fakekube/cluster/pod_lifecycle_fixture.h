@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "fakekube/api/resources.h"
 #include "fakekube/apiserver/fixture.h"
 #include "fakekube/client/in_process_client.h"
 #include "fakekube/cluster/container_behavior.h"
@@ -28,9 +29,6 @@ using namespace apitest;  // NOLINT: builders and must()
 using std::chrono::milliseconds;
 using std::chrono::minutes;
 using std::chrono::seconds;
-
-inline const GroupVersionResource kServices{"", "v1", "services"};
-inline const GroupVersionResource kEventList{"", "v1", "events"};
 
 // A container with an image and optional cpu / memory requests.
 inline Json container(const std::string& name, const std::string& image,

@@ -1,5 +1,6 @@
 // The ReplicaSet controller: keeps replicas, replaces deleted and failed pods, scales down worst
 // pods first, adopts and releases by selector, and does not duplicate creates when its cache lags.
+#include "fakekube/api/resources.h"
 #include "fakekube/cluster/replicaset_controller.h"
 
 #include <gmock/gmock.h>

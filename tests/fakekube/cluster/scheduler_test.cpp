@@ -1,5 +1,6 @@
 // The scheduler: which node a pod lands on, the Unschedulable condition and its message, and
 // the retries when capacity frees.
+#include "fakekube/api/resources.h"
 #include "fakekube/cluster/scheduler.h"
 
 #include <gtest/gtest.h>
@@ -34,7 +35,7 @@ TEST_F(SchedulerTest, TwoReplicasOnTwoEmptyNodesSpread) {
   EXPECT_EQ(scheduled["status"], "True");
   EXPECT_EQ(scheduled["lastTransitionTime"], at(seconds(0)));
   EXPECT_EQ(scheduler->bindings(), 2u);
-  Json events = list(kEventList, "default");
+  Json events = list(kEvents, "default");
   ASSERT_EQ(events["items"].size(), 2u);
   EXPECT_EQ(events["items"][0]["reason"], "Scheduled");
   EXPECT_EQ(events["items"][0]["source"]["component"], "default-scheduler");

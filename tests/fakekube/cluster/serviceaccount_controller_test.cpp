@@ -1,5 +1,6 @@
 // The ServiceAccount controller: every namespace gets a "default" ServiceAccount, again after it
 // is deleted, and a terminating namespace gets none.
+#include "fakekube/api/resources.h"
 #include "fakekube/cluster/serviceaccount_controller.h"
 
 #include <gtest/gtest.h>
@@ -8,8 +9,6 @@
 
 namespace fakekube::workloadtest {
 namespace {
-
-const GroupVersionResource kServiceAccounts{"", "v1", "serviceaccounts"};
 
 class ServiceAccountControllerTest : public WorkloadTest {
  protected:

@@ -13,14 +13,13 @@
 #include <vector>
 
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/cluster/cluster_fixture.h"
 #include "fakekube/runtime/manager.h"
 
 namespace fakekube::workloadtest {
 
 using namespace clustertest;  // NOLINT: the cluster and API server test helpers
-
-inline const GroupVersionResource kJobs{"batch", "v1", "jobs"};
 
 // A Job running `image` once (completions and parallelism as the server defaults them).
 inline Json job(const std::string& name, const std::string& ns = "default") {

@@ -2,6 +2,7 @@
 // time: the request (method, path, query, body, Content-Type) reaches the listener behind the
 // Service's Ready pod or the pod itself, its answer comes back unchanged, and what cannot be
 // reached is a Status (404 for a missing object, 503 otherwise).
+#include "fakekube/api/resources.h"
 #include "fakekube/http/proxy.h"
 
 #include <gmock/gmock.h>
@@ -19,9 +20,6 @@ namespace fakekube {
 namespace {
 
 using std::chrono::seconds;
-
-const GroupVersionResource kPods{"", "v1", "pods"};
-const GroupVersionResource kServices{"", "v1", "services"};
 
 class ProxyTest : public ::testing::Test {
  protected:

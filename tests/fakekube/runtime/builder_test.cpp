@@ -1,5 +1,6 @@
 // ControllerBuilder over a Manager: which informer events reach the reconciler (For with
 // predicates, Owns, Watches with a map function, event filters).
+#include "fakekube/api/resources.h"
 #include "fakekube/runtime/builder.h"
 
 #include <gmock/gmock.h>

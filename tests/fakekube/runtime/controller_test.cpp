@@ -1,6 +1,7 @@
 // The reconcile contract of a Controller (see controller.h, reconcile.h): what each outcome does
 // to the queue, the metrics, concurrency, and the two acceptance tests of the issue — a status
 // update that conflicts and converges, and 100 objects with two workers.
+#include "fakekube/api/resources.h"
 #include "fakekube/runtime/controller.h"
 
 #include <gmock/gmock.h>

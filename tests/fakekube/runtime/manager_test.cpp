@@ -1,5 +1,6 @@
 // Manager lifecycle: workers wait for the caches to sync; stop() drains; crash() drops everything
 // and a fresh manager over the same server finishes the work (the restart tests' pattern).
+#include "fakekube/api/resources.h"
 #include "fakekube/runtime/manager.h"
 
 #include <gmock/gmock.h>

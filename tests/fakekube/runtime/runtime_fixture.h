@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/apiserver/fixture.h"
 #include "fakekube/client/in_process_client.h"
 #include "fakekube/runtime/reconcile.h"
@@ -25,7 +26,6 @@ inline void PrintTo(const ReconcileRequest& r, std::ostream* os) { *os << r.key(
 namespace fakekube::runtimetest {
 
 using apitest::configMap;
-using apitest::kConfigMaps;
 using apitest::kWidgets;
 using apitest::must;
 using apitest::widget;
@@ -39,7 +39,7 @@ class RuntimeTest : public ::testing::Test {
     ASSERT_TRUE(opened.has_value()) << opened.error().str();
     server = std::move(*opened);
     client = std::make_unique<InProcessClient>(*server);
-    must(client->create(apitest::kCrds, apitest::widgetCrd()), "create CRD");
+    must(client->create(kCustomResourceDefinitions, apitest::widgetCrd()), "create CRD");
     start = ex.now();
   }
 
