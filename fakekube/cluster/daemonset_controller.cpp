@@ -9,6 +9,7 @@
 #include <set>
 
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/pod_status.h"
 #include "fakekube/api/resources.h"
 #include "fakekube/cluster/controller_utils.h"
 #include "fakekube/cluster/pod_template_hash.h"

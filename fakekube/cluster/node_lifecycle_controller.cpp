@@ -5,10 +5,11 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "fakekube/api/conditions.h"
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/pod_status.h"
 #include "fakekube/api/resources.h"
 #include "fakekube/cluster/nodes.h"
-#include "fakekube/cluster/pod_status.h"
 #include "fakekube/runtime/builder.h"
 
 namespace fakekube {
@@ -39,12 +40,12 @@ class NodeLifecycleController::Impl : public std::enable_shared_from_this<Impl> 
   Result<void> start() {
     Informer& pods = manager_.cache().informerFor(kPods);
     pods.addIndexer(std::string(kNodeNameIndex), [](const Json& pod) {
-      std::string node = podstatus::nodeName(pod);
+      std::string node = podNodeName(pod);
       return node.empty() ? std::vector<std::string>{} : std::vector<std::string>{node};
     });
     // A pod that lands on (or changes on) a node that is not Ready is the node's business.
     auto nodeOfPod = enqueueRequestsFromMapFunc([](const Json& pod) {
-      std::string node = podstatus::nodeName(pod);
+      std::string node = podNodeName(pod);
       return node.empty() ? std::vector<ReconcileRequest>{}
                           : std::vector<ReconcileRequest>{{"", node}};
     });
@@ -62,8 +63,8 @@ class NodeLifecycleController::Impl : public std::enable_shared_from_this<Impl> 
  private:
   ReconcileOutcome reconcile(const ReconcileRequest& request) {
     auto node = manager_.cache().getShared(kNodes, "", request.name);
-    if (!node || podstatus::isNodeReady(**node)) return ReconcileResult{};
-    const Json* ready = podstatus::findCondition(**node, "Ready");
+    if (!node || isNodeReady(**node)) return ReconcileResult{};
+    const Json* ready = findCondition(**node, "Ready");
     const std::string readyStatus = ready ? ready->value("status", "Unknown") : "Unknown";
     const TimePoint now = manager_.executor().now();
     TimePoint since = now;
@@ -74,7 +75,7 @@ class NodeLifecycleController::Impl : public std::enable_shared_from_this<Impl> 
     auto pods = manager_.cache().informerFor(kPods).byIndex(kNodeNameIndex, request.name);
     for (const auto& podPtr : pods) {
       const Json& pod = *podPtr;
-      if (podstatus::isTerminal(pod)) continue;
+      if (isPodTerminal(pod)) continue;
       TimePoint evictAt = since + podToleration(pod, readyStatus).value_or(options_.evictionDelay);
       Json updated = pod;
       Json& status = updated["status"];
@@ -89,12 +90,11 @@ class NodeLifecycleController::Impl : public std::enable_shared_from_this<Impl> 
         Duration left = evictAt - now;
         if (!wake || left < *wake) wake = left;
       }
-      if (podstatus::conditionStatus(pod, "Ready") != "False") {
-        Json condition = podstatus::findCondition(pod, "Ready") != nullptr
-                             ? *podstatus::findCondition(pod, "Ready")
-                             : Json{{"type", "Ready"}};
+      if (conditionStatus(pod, "Ready") != "False") {
+        Json condition = findCondition(pod, "Ready") != nullptr ? *findCondition(pod, "Ready")
+                                                                : Json{{"type", "Ready"}};
         condition["status"] = "False";
-        podstatus::setCondition(status, condition, now);
+        setCondition(status, condition, now);
         changed = true;
       }
       if (!changed) continue;

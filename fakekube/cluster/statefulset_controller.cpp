@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/pod_status.h"
 #include "fakekube/api/resources.h"
 #include "fakekube/cluster/controller_utils.h"
 #include "fakekube/cluster/pod_template_hash.h"
@@ -115,7 +116,7 @@ Result<std::string> StatefulSetController::ensureRevision(const Json& set,
                     {{"name", name},
                      {"namespace", meta::namespace_(set)},
                      {"labels", labels},
-                     {"ownerReferences", Json::array({controllerRefJson(set)})}}},
+                     {"ownerReferences", Json::array({meta::toJson(meta::controllerRefTo(set))})}}},
                    {"data", {{"spec", {{"template", field(field(set, "spec"), "template")}}}}},
                    {"revision", highest + 1}};
   auto created = manager_.client().create(kControllerRevisions, std::move(revision));

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <string>
 
+#include "fakekube/api/conditions.h"
 #include "fakekube/api/json.h"
 #include "tests/http/serve_fixture.h"
 
@@ -23,12 +24,6 @@ std::string readManifest(const std::string& name) {
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
-}
-
-Json findCondition(const Json& status, const std::string& type) {
-  for (const auto& condition : status.value("conditions", Json::array()))
-    if (condition.value("type", "") == type) return condition;
-  return Json();
 }
 
 class RayOperatorTest : public KubectlTest {
@@ -61,12 +56,14 @@ void RayOperatorTest::expectSampleClusterReady() {
   EXPECT_EQ(status["head"]["serviceName"], "raycluster-kuberay-head-svc");
   EXPECT_THAT(status["head"]["podName"].get<std::string>(),
               MatchesRegex("raycluster-kuberay-head-[a-z0-9]{5}"));
-  Json headReady = findCondition(status, "HeadPodReady");
-  EXPECT_EQ(headReady["status"], "True");
-  EXPECT_EQ(headReady["reason"], "HeadPodRunningAndReady");
-  Json provisioned = findCondition(status, "RayClusterProvisioned");
-  EXPECT_EQ(provisioned["status"], "True");
-  EXPECT_EQ(provisioned["reason"], "AllPodRunningAndReadyFirstTime");
+  const Json* headReady = findCondition(cluster, "HeadPodReady");
+  ASSERT_NE(headReady, nullptr);
+  EXPECT_EQ((*headReady)["status"], "True");
+  EXPECT_EQ((*headReady)["reason"], "HeadPodRunningAndReady");
+  const Json* provisioned = findCondition(cluster, "RayClusterProvisioned");
+  ASSERT_NE(provisioned, nullptr);
+  EXPECT_EQ((*provisioned)["status"], "True");
+  EXPECT_EQ((*provisioned)["reason"], "AllPodRunningAndReadyFirstTime");
   EXPECT_TRUE(status["stateTransitionTimes"].contains("ready"));
 
   // The pods and the head service, named and labelled as KubeRay names them.

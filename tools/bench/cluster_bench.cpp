@@ -23,10 +23,10 @@
 #include <unordered_set>
 
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/pod_status.h"
 #include "fakekube/api/resources.h"
 #include "fakekube/apiserver/api_server.h"
 #include "fakekube/cluster/cluster.h"
-#include "fakekube/cluster/pod_status.h"
 #include "fakekube/sim/sim_executor.h"
 
 namespace fakekube::bench {
@@ -100,7 +100,7 @@ struct World {
   bool allReady() {
     while (auto event = pods->tryNext()) {
       const std::string name = meta::name(*event->object);
-      if (event->type != WatchEventType::Deleted && podstatus::isReady(*event->object)) {
+      if (event->type != WatchEventType::Deleted && isPodReady(*event->object)) {
         ready.insert(name);
       } else {
         ready.erase(name);

@@ -21,11 +21,12 @@
 #include <string>
 #include <vector>
 
+#include "fakekube/api/conditions.h"
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/pod_status.h"
 #include "fakekube/api/resources.h"
 #include "fakekube/apiserver/api_server.h"
 #include "fakekube/cluster/cluster.h"
-#include "fakekube/cluster/pod_status.h"
 #include "fakekube/sim/sim_executor.h"
 #include "tools/cli/timeline.h"
 
@@ -66,7 +67,7 @@ Json barePod() {
 std::int64_t revisionOf(const Json& object) { return std::stoll(meta::resourceVersion(object)); }
 
 std::string conditionText(const Json& object, const std::string& type) {
-  const Json* c = podstatus::findCondition(object, type);
+  const Json* c = findCondition(object, type);
   if (c == nullptr) return type + " absent";
   std::string text = fmt::format("{}={}", type, c->value("status", ""));
   if (!c->value("reason", "").empty()) text += fmt::format(" ({})", c->value("reason", ""));
@@ -155,7 +156,7 @@ class Narrator {
       t_.line(rv, fmt::format("Deployment {} deleted", meta::name(d)));
       return;
     }
-    if (podstatus::findCondition(d, "Available") == nullptr) return;
+    if (findCondition(d, "Available") == nullptr) return;
     const Json& status = d["status"];
     std::string told =
         fmt::format("{}/{} ready, {} available; {}", status.value("readyReplicas", 0),
@@ -205,13 +206,13 @@ class Narrator {
       pods_.erase(name);
       return;
     }
-    const std::string node = podstatus::nodeName(p);
+    const std::string node = podNodeName(p);
     if (!node.empty() && seen.node.empty()) {
       seen.node = node;
       t_.line(rv, fmt::format("Pod {} bound to {} by the scheduler: {}", name, node,
                               conditionText(p, "PodScheduled")));
     }
-    const std::string phase = podstatus::phase(p);
+    const std::string phase = podPhase(p);
     if (meta::isDeleting(p) && !seen.deleting) {
       seen.deleting = true;
       TimePoint deadline{};
@@ -237,16 +238,16 @@ class Narrator {
         t_.line(rv, fmt::format("Pod {} on {}: Pending, container {} {}; {}", name, node,
                                 container.value("name", ""), waiting, conditionText(p, "Ready")));
       } else if (phase == "Running") {
-        seen.ready = podstatus::isReady(p);  // told here when Running and Ready come together
-        t_.line(rv, fmt::format("Pod {} Running on {}, IP {}; container {} started, {}", name, node,
-                                p["status"].value("podIP", ""), container.value("name", ""),
-                                podstatus::isReady(p) ? "Ready=True"
-                                                      : conditionText(p, "ContainersReady")));
+        seen.ready = isPodReady(p);  // told here when Running and Ready come together
+        t_.line(rv,
+                fmt::format("Pod {} Running on {}, IP {}; container {} started, {}", name, node,
+                            p["status"].value("podIP", ""), container.value("name", ""),
+                            isPodReady(p) ? "Ready=True" : conditionText(p, "ContainersReady")));
       } else {
         t_.line(rv, fmt::format("Pod {} {}", name, phase));
       }
     }
-    if (podstatus::isReady(p) && !seen.ready) {
+    if (isPodReady(p) && !seen.ready) {
       seen.ready = true;
       t_.line(rv, fmt::format("Pod {} Ready: {}, {}", name, conditionText(p, "ContainersReady"),
                               conditionText(p, "Ready")));
@@ -272,9 +273,9 @@ void tellPods(Timeline& t, ApiServer& server, const std::string& what) {
   for (const auto& object : pods->items) {
     const Json& p = *object;
     t.more(fmt::format("  {:<36} {:<5} {:<8} {:<7} {}", meta::name(p),
-                       podstatus::isReady(p) ? "1/1" : "0/1",
-                       meta::isDeleting(p) ? "Terminating" : podstatus::phase(p),
-                       podstatus::nodeName(p), p["status"].value("podIP", "")));
+                       isPodReady(p) ? "1/1" : "0/1",
+                       meta::isDeleting(p) ? "Terminating" : podPhase(p), podNodeName(p),
+                       p["status"].value("podIP", "")));
   }
 }
 
@@ -332,7 +333,7 @@ int tell(SimExecutor& executor, ApiServer& server, Cluster& cluster, bool color)
   std::string victim;
   auto pods = server.list(kPods, "default");
   for (const auto& p : pods->items) {
-    if (podstatus::nodeName(*p) == "node-1") victim = meta::name(*p);
+    if (podNodeName(*p) == "node-1") victim = meta::name(*p);
   }
   server.deleteObject(kPods, "default", victim);
   t.line(fmt::format("delete Pod {} (on node-1)", victim));
@@ -344,7 +345,7 @@ int tell(SimExecutor& executor, ApiServer& server, Cluster& cluster, bool color)
   narrator.runUntil(
       [&] {
         auto p = server.get(kPods, "default", "bare-pod");
-        return p && podstatus::isReady(**p);
+        return p && isPodReady(**p);
       },
       std::chrono::minutes(1));
   narrator.runTo(seconds(30));

@@ -23,10 +23,10 @@
 #include "controllers/ray/sim/ray_simulation.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/pod_status.h"
 #include "fakekube/api/resources.h"
 #include "fakekube/apiserver/api_server.h"
 #include "fakekube/cluster/cluster.h"
-#include "fakekube/cluster/pod_status.h"
 #include "fakekube/sim/sim_executor.h"
 #include "tools/cli/timeline.h"
 
@@ -235,11 +235,11 @@ class Narrator {
       t_.line(rv, fmt::format("Pod {} deleted", name));
       return;
     }
-    if (podstatus::isReady(p) && !ready_[name]) {
+    if (isPodReady(p) && !ready_[name]) {
       ready_[name] = true;
-      t_.line(rv, fmt::format("Pod {} Ready on {}", name, podstatus::nodeName(p)));
+      t_.line(rv, fmt::format("Pod {} Ready on {}", name, podNodeName(p)));
     }
-    const std::string phase = podstatus::phase(p);
+    const std::string phase = podPhase(p);
     if (phase == "Succeeded" && !succeeded_[name]) {
       succeeded_[name] = true;
       t_.line(rv, fmt::format("Pod {} Succeeded", name));

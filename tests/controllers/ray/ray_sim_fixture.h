@@ -18,10 +18,10 @@
 #include "controllers/ray/sim/ray_simulation.h"
 #include "controllers/ray/submitter_command.h"
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/pod_status.h"
 #include "fakekube/api/resources.h"
 #include "fakekube/apiserver/api_server.h"
 #include "fakekube/cluster/cluster.h"
-#include "fakekube/cluster/pod_status.h"
 #include "fakekube/sim/sim_executor.h"
 
 namespace fakekube::ray::simtest {
@@ -192,8 +192,7 @@ class RaySimulationTest : public ::testing::Test {
     }
     Json pod = create(kPods, headPod(clusterName));
     const std::string name = meta::name(pod);
-    EXPECT_TRUE(
-        ex.runUntil([&] { return podstatus::isReady(get(kPods, "default", name)); }, seconds(60)));
+    EXPECT_TRUE(ex.runUntil([&] { return isPodReady(get(kPods, "default", name)); }, seconds(60)));
     // The network sees pods through the cluster's cache, which follows the server in tasks.
     EXPECT_TRUE(ex.runUntil(
         [&] {

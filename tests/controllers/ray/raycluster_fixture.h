@@ -17,6 +17,7 @@
 #include "controllers/ray/custom_resource_definitions.h"
 #include "controllers/ray/operator_options.h"
 #include "controllers/ray/raycluster_controller.h"
+#include "fakekube/api/conditions.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/resources.h"
 #include "fakekube/apiserver/api_server.h"
@@ -182,19 +183,6 @@ class RayClusterTest : public ::testing::Test {
   static std::string state(const Json& rayCluster) {
     if (!rayCluster.contains("status")) return "";
     return rayCluster["status"].value("state", "");
-  }
-  static const Json* condition(const Json& rayCluster, const std::string& type) {
-    if (!rayCluster.contains("status") || !rayCluster["status"].contains("conditions")) {
-      return nullptr;
-    }
-    for (const Json& c : rayCluster["status"]["conditions"]) {
-      if (c.value("type", "") == type) return &c;
-    }
-    return nullptr;
-  }
-  static std::string conditionStatus(const Json& rayCluster, const std::string& type) {
-    const Json* c = condition(rayCluster, type);
-    return c ? c->value("status", "") : "";
   }
 
   SimExecutor ex;

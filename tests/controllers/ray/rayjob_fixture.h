@@ -19,6 +19,7 @@
 #include "controllers/ray/operator_options.h"
 #include "controllers/ray/ray_operator.h"
 #include "controllers/ray/sim/ray_simulation.h"
+#include "fakekube/api/conditions.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/resources.h"
@@ -214,15 +215,6 @@ class RayJobTest : public ::testing::Test {
   DashboardClient dashboardOf(const std::string& rayJobName) {
     return DashboardClient(
         networkTransport(cluster->network(), statusOf(rayJobName, "dashboardURL")));
-  }
-
-  static bool hasTrueCondition(const Json& job, const std::string& type) {
-    const Json& conditions = jsonAt(job, {"status", "conditions"});
-    if (!conditions.is_array()) return false;
-    for (const Json& c : conditions) {
-      if (c.value("type", "") == type && c.value("status", "") == "True") return true;
-    }
-    return false;
   }
 
   SimExecutor ex;

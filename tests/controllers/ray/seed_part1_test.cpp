@@ -9,6 +9,7 @@
 
 #include "controllers/ray/constants.h"
 #include "controllers/ray/rayjob_types.h"
+#include "fakekube/api/conditions.h"
 #include "fakekube/api/resources.h"
 #include "rayjob_fixture.h"
 
@@ -57,7 +58,7 @@ class SeedPart1Test : public RayJobTest {
       auto info = dashboard.getJobInfo(stringOr(jsonAt(job, {"status", "jobId"})));
       seen("Ray job SUCCEEDED", info && info->jobStatus == "SUCCEEDED");
     }
-    seen("submitter Job complete", hasTrueCondition(submitter, "Complete"));
+    seen("submitter Job complete", isConditionTrue(submitter, "Complete"));
     seen("Complete", deployment == kJobDeploymentStatusComplete &&
                          !stringOr(jsonAt(job, {"status", "endTime"})).empty());
   }
@@ -171,7 +172,7 @@ TEST_F(SeedPart1Test, JobFinishedWhileTheOperatorWasDown) {
   manager->crash();
   manager.reset();
   ASSERT_TRUE(
-      runUntil([&] { return hasTrueCondition(get(kJobs, "demo-job"), "Complete"); }, seconds(60)));
+      runUntil([&] { return isConditionTrue(get(kJobs, "demo-job"), "Complete"); }, seconds(60)));
   run(seconds(10));
   EXPECT_EQ(deploymentStatus("demo-job"), kJobDeploymentStatusRunning);
   startOperator(operatorOptions);
@@ -192,7 +193,7 @@ TEST_F(SeedPart1Test, OperatorDownPastTheSubmitterFinishedTimeout) {
   manager->crash();
   manager.reset();
   ASSERT_TRUE(
-      runUntil([&] { return hasTrueCondition(get(kJobs, "demo-job"), "Complete"); }, seconds(60)));
+      runUntil([&] { return isConditionTrue(get(kJobs, "demo-job"), "Complete"); }, seconds(60)));
   run(seconds(31));
   startOperator(operatorOptions);
   ASSERT_TRUE(runUntilDeploymentStatus("demo-job", kJobDeploymentStatusFailed, seconds(10)));

@@ -7,6 +7,7 @@
 
 #include "controllers/ray/raycluster_fixture.h"
 #include "controllers/ray/redis_cleanup_job.h"
+#include "fakekube/api/conditions.h"
 #include "fakekube/api/resources.h"
 #include "fakekube/apiserver/interceptor.h"
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "fakekube/api/conditions.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/resources.h"
 #include "ray_sim_fixture.h"
@@ -17,15 +18,6 @@ namespace {
 using ::testing::Contains;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-bool hasCondition(const Json& job, const std::string& type) {
-  const Json& conditions = jsonAt(job, {"status", "conditions"});
-  if (!conditions.is_array()) return false;
-  for (const auto& c : conditions) {
-    if (c.value("type", "") == type && c.value("status", "") == "True") return true;
-  }
-  return false;
-}
 
 class SubmitterJobTest : public RaySimulationTest {
  protected:
@@ -48,8 +40,8 @@ class SubmitterJobTest : public RaySimulationTest {
   }
 
   bool runUntilJob(const std::string& condition, Duration limit = seconds(300)) {
-    return ex.runUntil([&] { return hasCondition(get(kJobs, "default", "demo-job"), condition); },
-                       limit);
+    return ex.runUntil(
+        [&] { return isConditionTrue(get(kJobs, "default", "demo-job"), condition); }, limit);
   }
 };
 

@@ -1,10 +1,11 @@
 // Nodes as a kubelet registers them, made NotReady and Ready again; what happens to the pods of a
 // node that stops being Ready.
-#include "fakekube/api/resources.h"
 #include "fakekube/cluster/nodes.h"
 
 #include <gtest/gtest.h>
 
+#include "fakekube/api/pod_status.h"
+#include "fakekube/api/resources.h"
 #include "pod_lifecycle_fixture.h"
 
 namespace fakekube::clustertest {
@@ -97,7 +98,7 @@ TEST_F(NodesTest, PodsOfANotReadyNodeAreNotReadyAtOnceAndLostAfterTheEvictionDel
   // No new pod goes to the lost node.
   createPod(podWith("late", {container("main", "nginx:1.27")}));
   settle();
-  EXPECT_EQ(podstatus::nodeName(pod("late")), "");
+  EXPECT_EQ(podNodeName(pod("late")), "");
   EXPECT_EQ(condition(pod("late"), "PodScheduled")["reason"], "Unschedulable");
 
   // The pod's own toleration (30 s) wins over the default 300 s.
@@ -116,7 +117,7 @@ TEST_F(NodesTest, PodsOfANotReadyNodeAreNotReadyAtOnceAndLostAfterTheEvictionDel
   must(setNodeReady(*client, ex.clock(), "node-a"));
   run(seconds(2));
   EXPECT_EQ(pod("web")["status"]["phase"], "Failed");
-  EXPECT_EQ(podstatus::nodeName(pod("late")), "node-a");
+  EXPECT_EQ(podNodeName(pod("late")), "node-a");
   EXPECT_EQ(pod("late")["status"]["phase"], "Running");
   EXPECT_EQ(kubelet->runningProcesses(), 1u);
 }

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "fakekube/api/conditions.h"
+#include "fakekube/api/pod_status.h"
 #include "fakekube/api/resources.h"
 #include "fakekube/apiserver/fixture.h"
 #include "fakekube/client/in_process_client.h"
@@ -19,7 +21,6 @@
 #include "fakekube/cluster/network.h"
 #include "fakekube/cluster/node_lifecycle_controller.h"
 #include "fakekube/cluster/nodes.h"
-#include "fakekube/cluster/pod_status.h"
 #include "fakekube/cluster/scheduler.h"
 #include "fakekube/runtime/manager.h"
 
@@ -114,7 +115,7 @@ class PodLifecycleTest : public ApiServerTest {
 
   // The condition of this type (null when absent).
   static Json condition(const Json& object, const std::string& type) {
-    const Json* c = podstatus::findCondition(object, type);
+    const Json* c = findCondition(object, type);
     return c ? *c : Json();
   }
   // The status of one container (null when absent).

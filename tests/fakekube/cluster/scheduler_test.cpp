@@ -1,10 +1,11 @@
 // The scheduler: which node a pod lands on, the Unschedulable condition and its message, and
 // the retries when capacity frees.
-#include "fakekube/api/resources.h"
 #include "fakekube/cluster/scheduler.h"
 
 #include <gtest/gtest.h>
 
+#include "fakekube/api/pod_status.h"
+#include "fakekube/api/resources.h"
 #include "pod_lifecycle_fixture.h"
 
 namespace fakekube::clustertest {
@@ -14,7 +15,7 @@ class SchedulerTest : public PodLifecycleTest {
  protected:
   // The scheduler alone: pods stay where it puts them, nothing runs.
   void SetUp() override { PodLifecycleTest::SetUp(); }
-  std::string nodeOf(const std::string& name) { return podstatus::nodeName(pod(name)); }
+  std::string nodeOf(const std::string& name) { return podNodeName(pod(name)); }
   void removeNow(const std::string& name) {
     DeleteOptions options;
     options.gracePeriodSeconds = 0;
@@ -142,7 +143,7 @@ TEST_F(SchedulerTest, PodsForAnotherSchedulerAreLeftAlone) {
   createPod(gang);
   run(minutes(10));
   Json left = pod("gang-0");
-  EXPECT_EQ(podstatus::nodeName(left), "");
+  EXPECT_EQ(podNodeName(left), "");
   EXPECT_TRUE(condition(left, "PodScheduled").is_null());
   EXPECT_EQ(left["status"]["phase"], "Pending");
   EXPECT_EQ(scheduler->bindings(), 0u);

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "fakekube/api/conditions.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/resources.h"
 #include "fakekube/cluster/cluster_fixture.h"
@@ -110,11 +111,8 @@ class WorkloadTest : public ClusterTest {
 
   // The condition of `type` in an object's status (null when absent).
   static Json condition(const Json& object, const std::string& type) {
-    if (!object.contains("status") || !object["status"].contains("conditions")) return nullptr;
-    for (const auto& c : object["status"]["conditions"]) {
-      if (c.value("type", "") == type) return c;
-    }
-    return nullptr;
+    const Json* c = findCondition(object, type);
+    return c ? *c : Json();
   }
 
   static std::vector<std::string> conditionTypes(const Json& object) {

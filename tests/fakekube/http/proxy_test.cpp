@@ -2,7 +2,6 @@
 // time: the request (method, path, query, body, Content-Type) reaches the listener behind the
 // Service's Ready pod or the pod itself, its answer comes back unchanged, and what cannot be
 // reached is a Status (404 for a missing object, 503 otherwise).
-#include "fakekube/api/resources.h"
 #include "fakekube/http/proxy.h"
 
 #include <gmock/gmock.h>
@@ -11,8 +10,9 @@
 #include <nlohmann/json.hpp>
 
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/pod_status.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/cluster/cluster.h"
-#include "fakekube/cluster/pod_status.h"
 #include "fakekube/http/rest_handler.h"
 #include "fakekube/sim/sim_executor.h"
 
@@ -50,7 +50,7 @@ class ProxyTest : public ::testing::Test {
     ASSERT_TRUE(ex.runUntil(
         [&] {
           auto p = server->get(kPods, "default", "echo-1");
-          return p && podstatus::isReady(**p);
+          return p && isPodReady(**p);
         },
         seconds(30)));
     ex.advance(seconds(1));  // the cluster's cache (which the network reads) catches up
