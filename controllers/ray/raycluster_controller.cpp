@@ -261,9 +261,8 @@ ReconcileOutcome RayClusterReconciler::rayClusterReconcile(Json instance) {
   if (!reconcileErr) reconcileErr = reconcileServeService(instance);
   if (!reconcileErr) reconcileErr = reconcilePods(instance);
 
-  auto next =
-      calculateStatus(instance, reconcileErr ? &*reconcileErr : nullptr,
-                      clusterObjects(kPods, ns, name), headServices(ns, name), now());
+  auto next = calculateStatus(instance, reconcileErr ? &*reconcileErr : nullptr,
+                              clusterObjects(kPods, ns, name), headServices(ns, name), now());
   bool inconsistent = false;
   std::optional<Status> updateErr;
   if (next) {
@@ -440,8 +439,8 @@ Failure RayClusterReconciler::createService(const Json& instance, Json service) 
 Failure RayClusterReconciler::reconcileServeService(const Json& instance) {
   if (meta::annotation(instance, kEnableServeServiceKey) != "true") return std::nullopt;
   const std::string ns = meta::namespace_(instance);
-  auto existing = client().get(kServices, ns,
-                               meta::name(instance) + "-" + std::string(kServeServiceSuffix));
+  auto existing =
+      client().get(kServices, ns, meta::name(instance) + "-" + std::string(kServeServiceSuffix));
   if (existing) return std::nullopt;
   if (!isNotFound(existing.error())) return plain(existing.error());
   auto service = buildServeService(instance);
@@ -461,11 +460,8 @@ Failure RayClusterReconciler::reconcileHeadlessService(const Json& instance) {
   }
   if (!multiHost) return std::nullopt;
   const std::string ns = meta::namespace_(instance);
-  std::vector<ObjectPtr> existing =
-      manager_.cache()
-          .informerFor(kServices)
-          .byIndex(kLabelIndex,
-                   std::string(kRayClusterHeadlessServiceLabelKey) + "=" + meta::name(instance));
+  std::vector<ObjectPtr> existing = manager_.cache().informerFor(kServices).byIndex(
+      kLabelIndex, std::string(kRayClusterHeadlessServiceLabelKey) + "=" + meta::name(instance));
   std::erase_if(existing, [&ns](const ObjectPtr& o) { return meta::namespace_(*o) != ns; });
   if (!existing.empty()) return std::nullopt;
   return createService(instance, buildHeadlessService(instance));
@@ -514,8 +510,7 @@ Failure RayClusterReconciler::createHeadPod(const Json& instance, const std::str
 Failure RayClusterReconciler::createWorkerPod(const Json& instance, const WorkerGroupSpec& group,
                                               int replicaIndex) {
   const std::string ns = meta::namespace_(instance);
-  auto created =
-      client().create(kPods, buildWorkerPod(instance, group, options_, replicaIndex));
+  auto created = client().create(kPods, buildWorkerPod(instance, group, options_, replicaIndex));
   if (!created) {
     event(instance, "Warning", "FailedToCreateWorkerPod",
           fmt::format("Failed to create worker Pod for the cluster {}/{}, {}", ns,
@@ -538,8 +533,7 @@ Failure RayClusterReconciler::reconcilePods(const Json& instance) {
   // Suspend (the RayClusterStatusConditions gate is on by default).
   const std::string suspendStatus = findRayClusterSuspendStatus(instance);
   if (suspendStatus == kRayClusterSuspending) {
-    if (auto deleted = deleteAllPods(ns, allPods, clusterObjects(kPods, ns, name));
-        !deleted) {
+    if (auto deleted = deleteAllPods(ns, allPods, clusterObjects(kPods, ns, name)); !deleted) {
       event(instance, "Warning", "FailedToDeletePodCollection",
             fmt::format("Failed deleting Pods due to suspension for RayCluster {}/{}, {}", ns, name,
                         deleted.error().message));
@@ -553,8 +547,7 @@ Failure RayClusterReconciler::reconcilePods(const Json& instance) {
   if (isSuspendRequested(instance)) return std::nullopt;  // about to suspend
 
   if (shouldRecreatePodsForUpgrade(instance)) {
-    if (auto deleted = deleteAllPods(ns, allPods, clusterObjects(kPods, ns, name));
-        !deleted) {
+    if (auto deleted = deleteAllPods(ns, allPods, clusterObjects(kPods, ns, name)); !deleted) {
       event(instance, "Warning", "FailedToDeletePodCollection",
             fmt::format("Failed deleting Pods due to spec change with Recreate upgradeStrategy "
                         "for RayCluster {}/{}, {}",

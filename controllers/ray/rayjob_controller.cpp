@@ -578,10 +578,8 @@ RayJobReconciler::checkSubmitterAndUpdateStatusIfNeeded(Json& rayJob) {
   if (submissionMode(rayJob) == kSidecarMode) {
     auto cluster = getOrCreateRayClusterInstance(rayJob);
     if (!cluster) return tl::unexpected(cluster.error());
-    std::vector<ObjectPtr> heads =
-        manager_.cache()
-            .informerFor(kPods)
-            .byIndex(kLabelIndex, std::string(kRayClusterLabelKey) + "=" + meta::name(*cluster));
+    std::vector<ObjectPtr> heads = manager_.cache().informerFor(kPods).byIndex(
+        kLabelIndex, std::string(kRayClusterLabelKey) + "=" + meta::name(*cluster));
     std::erase_if(heads, [&](const ObjectPtr& p) {
       return meta::namespace_(*p) != meta::namespace_(rayJob) ||
              meta::label(*p, kRayNodeTypeLabelKey) != kHeadNode;

@@ -6,8 +6,7 @@
 
 namespace fakekube::ray {
 
-namespace {
-}
+namespace {}
 
 ScaleExpectations::ScaleExpectations(Reader& reader, Clock& clock, Duration timeout)
     : reader_(reader), clock_(clock), timeout_(timeout) {}

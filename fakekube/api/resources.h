@@ -43,6 +43,6 @@ inline const GroupVersionResource kLeases{"coordination.k8s.io", "v1", "leases"}
 
 // apiextensions.k8s.io/v1
 inline const GroupVersionResource kCustomResourceDefinitions{"apiextensions.k8s.io", "v1",
-                                                              "customresourcedefinitions"};
+                                                             "customresourcedefinitions"};
 
 }  // namespace fakekube

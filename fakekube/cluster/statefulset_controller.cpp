@@ -146,7 +146,8 @@ Result<void> StatefulSetController::createPod(const Json& set, int ordinal,
     const std::string templateName = field(claimTemplate, "metadata").value("name", "");
     if (templateName.empty()) continue;
     const std::string claimName = fmt::format("{}-{}", templateName, podName);
-    auto existing = manager_.cache().getShared(kPersistentVolumeClaims, meta::namespace_(set), claimName);
+    auto existing =
+        manager_.cache().getShared(kPersistentVolumeClaims, meta::namespace_(set), claimName);
     if (!existing) {
       if (!isNotFound(existing.error())) return tl::unexpected(existing.error());
       Json claim = {

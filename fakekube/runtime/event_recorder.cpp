@@ -76,8 +76,7 @@ Result<Json> EventRecorder::event(const Json& involvedObject, std::string_view t
     Seen& seen = lru_.front();
     const std::int64_t count = seen.count + 1;
     const Json patch = {{"count", count}, {"lastTimestamp", stamp}};
-    auto patched =
-        client_.patch(kEvents, seen.ns, seen.name, PatchType::Merge, patch.dump());
+    auto patched = client_.patch(kEvents, seen.ns, seen.name, PatchType::Merge, patch.dump());
     if (patched) {
       seen.count = count;
       return patched;

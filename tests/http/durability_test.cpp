@@ -94,8 +94,9 @@ void write(const std::string& url, int writer, int round, Acknowledged& acknowle
       const bool update = i % 2 == 1;
       std::string request;
       if (update) {
-        request = rawRequest("PUT", kConfigMapsPath + "/" + counter, {"Content-Type: application/json"},
-                             configMap(counter, std::to_string(counterValue + 1), counterRv));
+        request =
+            rawRequest("PUT", kConfigMapsPath + "/" + counter, {"Content-Type: application/json"},
+                       configMap(counter, std::to_string(counterValue + 1), counterRv));
       } else {
         const std::string name = "w" + std::to_string(writer) + "-r" + std::to_string(round) + "-" +
                                  std::to_string(sequence.fetch_add(1));

@@ -101,10 +101,11 @@ TEST_F(HttpDetailsTest, GetHonoursResourceVersionAsListDoes) {
 TEST_F(HttpDetailsTest, PipelinedRequestsAreAllAnswered) {
   RawConnection connection(serve.url());
   // Three requests in one write, before any answer: the second and third arrive with the first.
-  ASSERT_TRUE(connection.send(rawRequest("GET", "/healthz") +
-                              rawRequest("POST", kConfigMapsPath, {"Content-Type: application/json"},
-                                         configMap("piped", "{}")) +
-                              rawRequest("GET", kConfigMapsPath + "/piped")));
+  ASSERT_TRUE(
+      connection.send(rawRequest("GET", "/healthz") +
+                      rawRequest("POST", kConfigMapsPath, {"Content-Type: application/json"},
+                                 configMap("piped", "{}")) +
+                      rawRequest("GET", kConfigMapsPath + "/piped")));
   auto first = connection.read(std::chrono::seconds(3));
   ASSERT_TRUE(first.has_value());
   EXPECT_EQ(first->status, 200);
@@ -143,8 +144,8 @@ TEST_F(HttpDetailsTest, FramingErrorsAreAnsweredAtOnceAndCloseTheConnection) {
        {std::string("Transfer-Encoding: chunked, identity"), std::string("Content-Length: -1")}) {
     RawConnection connection(serve.url());
     const auto start = std::chrono::steady_clock::now();
-    ASSERT_TRUE(connection.send(
-        rawRequest("POST", kConfigMapsPath, {"Content-Type: application/json", header}, "", false)));
+    ASSERT_TRUE(connection.send(rawRequest("POST", kConfigMapsPath,
+                                           {"Content-Type: application/json", header}, "", false)));
     auto r = connection.read(std::chrono::seconds(3));
     ASSERT_TRUE(r.has_value()) << header << ": no answer within 3 s";
     EXPECT_EQ(r->status, header.rfind("Transfer", 0) == 0 ? 501 : 400) << header;

@@ -348,9 +348,9 @@ TEST_F(RayClusterTest, GcsFaultToleranceRedisCleanupFinalizerAndJob) {
   EXPECT_TRUE(meta::hasFinalizer(getCluster("rc-ft"), "ray.io/gcs-ft-redis-cleanup-finalizer"));
 
   ASSERT_TRUE(client->deleteObject(kRayClusters, "default", "rc-ft"));
-  ASSERT_TRUE(ex.runUntil(
-      [&] { return client->get(kJobs, "default", "rc-ft-redis-cleanup").has_value(); },
-      std::chrono::minutes(1)));
+  ASSERT_TRUE(
+      ex.runUntil([&] { return client->get(kJobs, "default", "rc-ft-redis-cleanup").has_value(); },
+                  std::chrono::minutes(1)));
   // The Job starts only once the head pod is gone.
   EXPECT_TRUE(headPods("rc-ft", false).empty());
   Json job = client->get(kJobs, "default", "rc-ft-redis-cleanup").value();

@@ -1,6 +1,5 @@
 // Interceptors: before() can refuse a request without any write; after() sees the outcome of a
 // committed write and can replace the caller's answer (a lost response: the object exists).
-#include "fakekube/api/resources.h"
 #include "fakekube/apiserver/interceptor.h"
 
 #include <gtest/gtest.h>
@@ -12,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "fakekube/api/resources.h"
 #include "fixture.h"
 
 namespace fakekube::apitest {

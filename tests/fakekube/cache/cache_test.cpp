@@ -1,5 +1,4 @@
 // Cache and CachedClient: reads from informers, writes through the client, and the lag between.
-#include "fakekube/api/resources.h"
 #include "fakekube/cache/cache.h"
 
 #include <gmock/gmock.h>
@@ -8,6 +7,7 @@
 #include <chrono>
 
 #include "cache_fixture.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/cache/cached_client.h"
 
 namespace fakekube::cachetest {

@@ -1,5 +1,4 @@
 // Informer: list, watch, handlers in event order, relist after 410, indexers, restriction, lag.
-#include "fakekube/api/resources.h"
 #include "fakekube/cache/informer.h"
 
 #include <gmock/gmock.h>
@@ -8,6 +7,7 @@
 #include <chrono>
 
 #include "cache_fixture.h"
+#include "fakekube/api/resources.h"
 
 namespace fakekube::cachetest {
 namespace {

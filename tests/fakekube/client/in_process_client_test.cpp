@@ -1,5 +1,4 @@
 // InProcessClient: the server's answers as mutable copies, its errors unchanged.
-#include "fakekube/api/resources.h"
 #include "fakekube/client/in_process_client.h"
 
 #include <gtest/gtest.h>
@@ -7,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/apiserver/fixture.h"
 
 namespace fakekube {

@@ -1,13 +1,13 @@
 // The CronJob controller on virtual time: Jobs at the scheduled minutes named by them, status
 // (active, lastScheduleTime, lastSuccessfulTime), history limits, concurrency policies, suspend
 // and the starting deadline.
-#include "fakekube/api/resources.h"
 #include "fakekube/cluster/cronjob_controller.h"
 
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "fakekube/api/resources.h"
 #include "fakekube/cluster/workload_fixture.h"
 
 namespace fakekube::workloadtest {

@@ -1,11 +1,11 @@
 // The DaemonSet controller: one pod per node that should run it (nodeSelector, taints), on nodes
 // added later too, pods leave nodes that stop matching, and the status counts.
-#include "fakekube/api/resources.h"
 #include "fakekube/cluster/daemonset_controller.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "fakekube/api/resources.h"
 #include "fakekube/client/in_process_client.h"
 #include "fakekube/cluster/nodes.h"
 #include "fakekube/cluster/workload_fixture.h"

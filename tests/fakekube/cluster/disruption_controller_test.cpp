@@ -1,10 +1,10 @@
 // The disruption controller: a PodDisruptionBudget's status counts the healthy pods it selects
 // against minAvailable / maxUnavailable (numbers, and percentages of the controllers' scale).
-#include "fakekube/api/resources.h"
 #include "fakekube/cluster/disruption_controller.h"
 
 #include <gtest/gtest.h>
 
+#include "fakekube/api/resources.h"
 #include "fakekube/cluster/workload_fixture.h"
 
 namespace fakekube::workloadtest {
@@ -37,7 +37,9 @@ class DisruptionControllerTest : public WorkloadTest {
     }
     return create(kPods, p);
   }
-  Json status(const std::string& name) { return get(kPodDisruptionBudgets, "default", name)["status"]; }
+  Json status(const std::string& name) {
+    return get(kPodDisruptionBudgets, "default", name)["status"];
+  }
 };
 
 TEST_F(DisruptionControllerTest, MinAvailableNumber) {

@@ -1,12 +1,12 @@
 // The Endpoints and EndpointSlice controllers: a Service's endpoints follow its pods' IPs and
 // readiness (ready, serving, terminating), ports resolve by name, publishNotReadyAddresses and
 // headless Services, and the endpoints go when the Service does.
-#include "fakekube/api/resources.h"
 #include "fakekube/cluster/endpoints_controller.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "fakekube/api/resources.h"
 #include "fakekube/cluster/endpointslice_controller.h"
 #include "fakekube/cluster/service_endpoints.h"
 #include "fakekube/cluster/workload_fixture.h"

@@ -1,12 +1,12 @@
 // The Job controller and the TTL-after-finished controller: completion with the 1.31 conditions,
 // failure after backoffLimit with the pod backoff, parallelism and completions,
 // activeDeadlineSeconds, and TTL deletion of the Job and (through the GC) its pods.
-#include "fakekube/api/resources.h"
 #include "fakekube/cluster/job_controller.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "fakekube/api/resources.h"
 #include "fakekube/cluster/controller_utils.h"
 #include "fakekube/cluster/ttl_after_finished_controller.h"
 #include "fakekube/cluster/workload_fixture.h"

@@ -1,10 +1,10 @@
 // The kubelet simulation: a bound pod's phases, container states, conditions and timestamps on
 // virtual time; restarts and back-off; init containers; graceful deletion.
-#include "fakekube/api/resources.h"
 #include "fakekube/cluster/kubelet.h"
 
 #include <gtest/gtest.h>
 
+#include "fakekube/api/resources.h"
 #include "pod_lifecycle_fixture.h"
 
 namespace fakekube::clustertest {

@@ -1,10 +1,10 @@
 // The simulated network: names and addresses resolve as CoreDNS and kube-proxy resolve them,
 // Services reach ready pods that listen, and failures are clear error values.
-#include "fakekube/api/resources.h"
 #include "fakekube/cluster/network.h"
 
 #include <gtest/gtest.h>
 
+#include "fakekube/api/resources.h"
 #include "pod_lifecycle_fixture.h"
 
 namespace fakekube::clustertest {

@@ -1,11 +1,11 @@
 // The ReplicaSet controller: keeps replicas, replaces deleted and failed pods, scales down worst
 // pods first, adopts and releases by selector, and does not duplicate creates when its cache lags.
-#include "fakekube/api/resources.h"
 #include "fakekube/cluster/replicaset_controller.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "fakekube/api/resources.h"
 #include "fakekube/cluster/controller_expectations.h"
 #include "fakekube/cluster/controller_utils.h"
 #include "fakekube/cluster/workload_fixture.h"

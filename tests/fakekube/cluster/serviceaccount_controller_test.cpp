@@ -1,10 +1,10 @@
 // The ServiceAccount controller: every namespace gets a "default" ServiceAccount, again after it
 // is deleted, and a terminating namespace gets none.
-#include "fakekube/api/resources.h"
 #include "fakekube/cluster/serviceaccount_controller.h"
 
 #include <gtest/gtest.h>
 
+#include "fakekube/api/resources.h"
 #include "fakekube/cluster/workload_fixture.h"
 
 namespace fakekube::workloadtest {

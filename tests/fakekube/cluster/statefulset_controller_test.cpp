@@ -1,12 +1,12 @@
 // The StatefulSet controller: pods <set>-<ordinal> made in order (OrderedReady waits for each to
 // be Running and Ready) or all at once (Parallel), scale-down from the highest ordinal one at a
 // time, PVCs from volumeClaimTemplates, revisions and status.
-#include "fakekube/api/resources.h"
 #include "fakekube/cluster/statefulset_controller.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "fakekube/api/resources.h"
 #include "fakekube/cluster/workload_fixture.h"
 
 namespace fakekube::workloadtest {

@@ -80,8 +80,8 @@ TEST_F(CrudTest, GroupKindsClusterScopedKindsAndAllNamespacesLists) {
 TEST_F(CrudTest, EveryPatchTypeMapsToItsApiServerPatch) {
   ASSERT_EQ(post(kConfigMapsPath, configMap("c1"))->status, 201);
 
-  auto merge =
-      patch(kConfigMapsPath + "/c1", R"({"data":{"merged":"yes"}})", "application/merge-patch+json");
+  auto merge = patch(kConfigMapsPath + "/c1", R"({"data":{"merged":"yes"}})",
+                     "application/merge-patch+json");
   ASSERT_EQ(merge->status, 200) << merge->body;
   EXPECT_EQ(parse(merge->body)["data"]["merged"], "yes");
 
@@ -133,8 +133,8 @@ TEST_F(CrudTest, ApplyPatchBodiesAreYaml) {
     // Not a YAML decoding failure.
     EXPECT_EQ(status(response)["message"].get<std::string>().find("YAML"), std::string::npos);
   }
-  auto broken =
-      patch(kConfigMapsPath + "/c1?fieldManager=test", "a: [unclosed", "application/apply-patch+yaml");
+  auto broken = patch(kConfigMapsPath + "/c1?fieldManager=test", "a: [unclosed",
+                      "application/apply-patch+yaml");
   EXPECT_EQ(broken->status, 400);
 }
 
@@ -151,8 +151,8 @@ TEST_F(CrudTest, DeleteOptionsFromTheBodyAndFromTheQuery) {
   EXPECT_EQ(get(kConfigMapsPath + "/c1")->status, 200);
 
   // Orphan in the body leaves the object with the orphan finalizer while it waits.
-  auto orphan =
-      client->Delete(kConfigMapsPath + "/c1", R"({"propagationPolicy":"Orphan"})", "application/json");
+  auto orphan = client->Delete(kConfigMapsPath + "/c1", R"({"propagationPolicy":"Orphan"})",
+                               "application/json");
   ASSERT_EQ(orphan->status, 200) << orphan->body;
   Json waiting = parse(orphan->body);
   EXPECT_EQ(waiting["kind"], "ConfigMap");

@@ -19,9 +19,10 @@ TEST_F(WatchTest, StreamsAddedModifiedDeletedInOrder) {
   ASSERT_TRUE(eventually([&] { return http->activeWatches() == 1; }));
 
   ASSERT_EQ(post(kConfigMapsPath, configMap("c1"))->status, 201);
-  ASSERT_EQ(patch(kConfigMapsPath + "/c1", R"({"data":{"key":"v2"}})", "application/merge-patch+json")
-                ->status,
-            200);
+  ASSERT_EQ(
+      patch(kConfigMapsPath + "/c1", R"({"data":{"key":"v2"}})", "application/merge-patch+json")
+          ->status,
+      200);
   ASSERT_EQ(client->Delete(kConfigMapsPath + "/c1")->status, 200);
 
   std::vector<Json> events = reader.waitForEvents(3);
@@ -132,8 +133,8 @@ TEST_F(WatchTest, ADisconnectingClientEndsItsWatch) {
 }
 
 TEST_F(WatchTest, StopEndsOpenStreams) {
-  WatchReader reader(http->port(),
-                     kConfigMapsPath + "?watch=true&resourceVersion=" + listRv(*client, kConfigMapsPath));
+  WatchReader reader(http->port(), kConfigMapsPath + "?watch=true&resourceVersion=" +
+                                       listRv(*client, kConfigMapsPath));
   ASSERT_TRUE(eventually([&] { return http->activeWatches() == 1; }));
   http->stop();
   EXPECT_TRUE(reader.waitForEnd());

@@ -1,6 +1,5 @@
 // ControllerBuilder over a Manager: which informer events reach the reconciler (For with
 // predicates, Owns, Watches with a map function, event filters).
-#include "fakekube/api/resources.h"
 #include "fakekube/runtime/builder.h"
 
 #include <gmock/gmock.h>
@@ -9,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "fakekube/api/resources.h"
 #include "fakekube/runtime/runtime_fixture.h"
 
 namespace fakekube::runtimetest {

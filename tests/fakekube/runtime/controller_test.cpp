@@ -1,7 +1,6 @@
 // The reconcile contract of a Controller (see controller.h, reconcile.h): what each outcome does
 // to the queue, the metrics, concurrency, and the two acceptance tests of the issue — a status
 // update that conflicts and converges, and 100 objects with two workers.
-#include "fakekube/api/resources.h"
 #include "fakekube/runtime/controller.h"
 
 #include <gmock/gmock.h>
@@ -13,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "fakekube/api/resources.h"
 #include "fakekube/runtime/builder.h"
 #include "fakekube/runtime/manager.h"
 #include "fakekube/runtime/runtime_fixture.h"

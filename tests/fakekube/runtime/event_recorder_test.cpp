@@ -1,4 +1,3 @@
-#include "fakekube/api/resources.h"
 #include "fakekube/runtime/event_recorder.h"
 
 #include <fmt/format.h>
@@ -10,6 +9,7 @@
 #include <set>
 #include <string>
 
+#include "fakekube/api/resources.h"
 #include "fakekube/apiserver/fixture.h"
 #include "fakekube/client/in_process_client.h"
 

@@ -1,4 +1,3 @@
-#include "fakekube/api/resources.h"
 #include "fakekube/runtime/leader_election.h"
 
 #include <gmock/gmock.h>
@@ -11,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "fakekube/api/resources.h"
 #include "fakekube/apiserver/fixture.h"
 #include "fakekube/client/in_process_client.h"
 #include "fakekube/sim/sim_executor.h"

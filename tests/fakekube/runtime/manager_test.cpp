@@ -1,6 +1,5 @@
 // Manager lifecycle: workers wait for the caches to sync; stop() drains; crash() drops everything
 // and a fresh manager over the same server finishes the work (the restart tests' pattern).
-#include "fakekube/api/resources.h"
 #include "fakekube/runtime/manager.h"
 
 #include <gmock/gmock.h>
@@ -10,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "fakekube/api/resources.h"
 #include "fakekube/runtime/builder.h"
 #include "fakekube/runtime/runtime_fixture.h"
 
