@@ -8,9 +8,9 @@
 
 #include "fakekube/api/pod_status.h"
 #include "fakekube/api/resources.h"
-#include "ray_sim_fixture.h"
+#include "tests/controllers/ray/ray_fixture.h"
 
-namespace fakekube::ray::simtest {
+namespace fakekube::ray::testing {
 namespace {
 
 using ::testing::ElementsAre;
@@ -295,4 +295,4 @@ TEST_F(RayHeadTest, AHeadContainerThatRestartsLosesItsJobTable) {
 }
 
 }  // namespace
-}  // namespace fakekube::ray::simtest
+}  // namespace fakekube::ray::testing

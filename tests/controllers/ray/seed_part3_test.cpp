@@ -5,11 +5,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "controllers/ray/raycluster_fixture.h"
 #include "controllers/ray/redis_cleanup_job.h"
 #include "fakekube/api/conditions.h"
 #include "fakekube/api/resources.h"
 #include "fakekube/apiserver/interceptor.h"
+#include "tests/controllers/ray/ray_fixture.h"
 
 namespace fakekube::ray::testing {
 namespace {

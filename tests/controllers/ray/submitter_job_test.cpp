@@ -10,9 +10,9 @@
 #include "fakekube/api/conditions.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/resources.h"
-#include "ray_sim_fixture.h"
+#include "tests/controllers/ray/ray_fixture.h"
 
-namespace fakekube::ray::simtest {
+namespace fakekube::ray::testing {
 namespace {
 
 using ::testing::Contains;
@@ -21,7 +21,7 @@ using ::testing::Not;
 
 class SubmitterJobTest : public RaySimulationTest {
  protected:
-  std::vector<Json> submitterPods() { return podsWithLabel("job-name=demo-job"); }
+  std::vector<Json> submitterPods() { return pods("job-name=demo-job"); }
 
   // Pod names in creation order.
   std::vector<std::string> submitterPodNames() {
@@ -207,4 +207,4 @@ TEST_F(SubmitterJobTest, ASubmitTheDashboardRefusesFailsTheContainer) {
 }
 
 }  // namespace
-}  // namespace fakekube::ray::simtest
+}  // namespace fakekube::ray::testing

@@ -149,12 +149,6 @@ class StoryRun {
     Json listed = must(server->list(kReplicaSets, "default"), "list replicasets");
     return {listed["items"].begin(), listed["items"].end()};
   }
-  Json get(const GroupVersionResource& gvr, const std::string& name) {
-    return must(server->get(gvr, "default", name), "get " + name);
-  }
-  bool exists(const GroupVersionResource& gvr, const std::string& name) {
-    return server->get(gvr, "default", name).has_value();
-  }
 
   SimExecutor ex;
   std::unique_ptr<ApiServer> server;

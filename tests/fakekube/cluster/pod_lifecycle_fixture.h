@@ -98,7 +98,8 @@ class PodLifecycleTest : public ApiServerTest {
   }
 
   Json createPod(Json pod) { return create(kPods, std::move(pod)); }
-  Json pod(const std::string& name, const std::string& ns = "default") {
+  // The pod as the server holds it now.
+  Json getPod(const std::string& name, const std::string& ns = "default") {
     return get(kPods, ns, name);
   }
   bool podExists(const std::string& name, const std::string& ns = "default") {
@@ -107,8 +108,8 @@ class PodLifecycleTest : public ApiServerTest {
 
   // Lets `d` of virtual time pass.
   void run(Duration d) { ex.advance(d); }
-  // Lets everything due now settle.
-  void settle() { ex.runUntilIdle(); }
+  // Runs everything due now; time stays put.
+  void runUntilIdle() { ex.runUntilIdle(); }
 
   // The virtual time `d` after the test started, as the API writes timestamps.
   std::string at(Duration d) const { return formatRfc3339(start + d); }

@@ -46,15 +46,13 @@ class RuntimeTest : public ::testing::Test {
   Json create(const GroupVersionResource& gvr, Json object) {
     return must(client->create(gvr, std::move(object)), "create");
   }
-  Json get(const GroupVersionResource& gvr, const std::string& name,
-           const std::string& ns = "default") {
+  Json get(const GroupVersionResource& gvr, const std::string& ns, const std::string& name) {
     return must(client->get(gvr, ns, name), "get");
   }
-  Json mergePatch(const GroupVersionResource& gvr, const std::string& name, const Json& patch,
-                  const std::string& subresource = "") {
-    return must(
-        client->patch(gvr, "default", name, PatchType::Merge, patch.dump(), {}, subresource),
-        "patch");
+  Json mergePatch(const GroupVersionResource& gvr, const std::string& ns, const std::string& name,
+                  const Json& patch, const std::string& subresource = "") {
+    return must(client->patch(gvr, ns, name, PatchType::Merge, patch.dump(), {}, subresource),
+                "patch");
   }
   // Milliseconds of virtual time since the test started.
   long long elapsedMs() {
