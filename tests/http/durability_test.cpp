@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "fakekube/api/json.h"
-#include "tests/http/raw_http.h"
+#include "fixtures/raw_http.h"
 #include "tests/http/serve_fixture.h"
 
 namespace fakekube::e2e {
@@ -123,7 +123,7 @@ void write(const std::string& url, int writer, int round, Acknowledged& acknowle
 }
 
 TEST(DurabilityTest, EveryAcknowledgedWriteSurvivesRepeatedKillNine) {
-  TempDirectory dir;
+  TemporaryDirectory dir;
   const std::string db = dir.path() + "/fakekube.db";
   const std::vector<std::string> args = {"--db", db, "--controllers", "gc", "--nodes", "0"};
   Acknowledged acknowledged;

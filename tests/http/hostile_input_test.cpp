@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "fakekube/api/json.h"
-#include "tests/http/raw_http.h"
+#include "fixtures/raw_http.h"
 #include "tests/http/serve_fixture.h"
 
 namespace fakekube::e2e {
@@ -60,7 +60,7 @@ bool isWrite(const std::string& request) {
 class HostileInputTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new TempDirectory();
+    dir_ = new TemporaryDirectory();
     serve_ = new Serve(dir_->path(), {"--controllers", "gc", "--nodes", "0"});
     // What the cases refer to.
     seed(post(kConfigMapsPath, configMap("cm1", R"(,"labels":{"dc":"y"})")));
@@ -126,13 +126,13 @@ class HostileInputTest : public ::testing::Test {
     }
   }
 
-  static TempDirectory* dir_;
+  static TemporaryDirectory* dir_;
   static Serve* serve_;
   static std::string cm1Uid_;
   static std::string cm1Rv_;
 };
 
-TempDirectory* HostileInputTest::dir_ = nullptr;
+TemporaryDirectory* HostileInputTest::dir_ = nullptr;
 Serve* HostileInputTest::serve_ = nullptr;
 std::string HostileInputTest::cm1Uid_;
 std::string HostileInputTest::cm1Rv_;

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "fakekube/api/json.h"
-#include "tests/http/raw_http.h"
+#include "fixtures/raw_http.h"
 #include "tests/http/serve_fixture.h"
 
 namespace fakekube::e2e {
@@ -44,7 +44,7 @@ class HttpDetailsTest : public ::testing::Test {
     return out;
   }
 
-  TempDirectory dir;
+  TemporaryDirectory dir;
   Serve serve{dir.path(), {"--controllers", "gc", "--nodes", "0"}};
 };
 

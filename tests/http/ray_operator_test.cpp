@@ -108,7 +108,7 @@ class RayOperatorOutOfProcessTest : public RayOperatorTest {
 TEST_F(RayOperatorOutOfProcessTest, FakekubeOperatorReconcilesTheSampleOverHttp) {
   // Without the operator, the server does not even know RayClusters.
   EXPECT_NE(kubectl({"get", "rayclusters"}).exitCode, 0);
-  Process rayOperator({FAKEKUBE_CLI, "operator", "--kubeconfig", serve->kubeconfig()});
+  ChildProcess rayOperator({FAKEKUBE_CLI, "operator", "--kubeconfig", serve->kubeconfig()});
   auto line = rayOperator.readLine();
   ASSERT_TRUE(line.has_value());
   ASSERT_THAT(*line, HasSubstr("fakekube operator: running against " + serve->url()));
@@ -120,16 +120,17 @@ TEST_F(RayOperatorOutOfProcessTest, FakekubeOperatorReconcilesTheSampleOverHttp)
 }
 
 TEST(OperatorCommandLineTest, BadFlagsGiveOneLineErrors) {
-  RunResult noKubeconfig = run({FAKEKUBE_CLI, "operator", "--kubeconfig", "/nonexistent/config"});
+  ProcessResult noKubeconfig =
+      runProcess({FAKEKUBE_CLI, "operator", "--kubeconfig", "/nonexistent/config"});
   EXPECT_EQ(noKubeconfig.exitCode, 1);
   EXPECT_THAT(noKubeconfig.err,
               MatchesRegex("fakekube operator: [^\n]*/nonexistent/config[^\n]*\n"));
-  RunResult badController =
-      run({FAKEKUBE_CLI, "operator", "--kubeconfig", "/dev/null", "--controllers", "raycluser"});
+  ProcessResult badController = runProcess(
+      {FAKEKUBE_CLI, "operator", "--kubeconfig", "/dev/null", "--controllers", "raycluser"});
   EXPECT_EQ(badController.exitCode, 1);
   EXPECT_EQ(badController.err,
             "fakekube operator: unknown controller \"raycluser\" (known: raycluster, rayjob)\n");
-  RunResult badServe = run({FAKEKUBE_CLI, "serve", "--controllers", "gc,raycluser"});
+  ProcessResult badServe = runProcess({FAKEKUBE_CLI, "serve", "--controllers", "gc,raycluser"});
   EXPECT_EQ(badServe.exitCode, 1);
   EXPECT_THAT(badServe.err, HasSubstr("unknown controller \"raycluser\""));
   EXPECT_THAT(badServe.err, HasSubstr("raycluster"));

@@ -54,7 +54,7 @@ ReconcileOutcome reconcileMirror(Client& client, Reader& cache, const ReconcileR
 
 class RemoteControllerTest : public ::testing::Test {
  protected:
-  TempDirectory dir;
+  TemporaryDirectory dir;
   Serve serve{dir.path()};
 };
 
@@ -169,7 +169,7 @@ TEST_F(RemoteControllerTest, TheRestClientPassesServerStatusesThrough) {
 }
 
 TEST(RemoteTlsTest, TheRestClientVerifiesTheServerAndSendsTheToken) {
-  TempDirectory dir;
+  TemporaryDirectory dir;
   Serve serve(dir.path(), {"--token", "s3cret"});
   ASSERT_EQ(serve.url().rfind("https://", 0), 0u) << serve.url();
   auto config = loadKubeconfig(serve.kubeconfig());

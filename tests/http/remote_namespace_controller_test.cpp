@@ -20,7 +20,7 @@ namespace fakekube::e2e {
 namespace {
 
 TEST(RemoteNamespaceControllerTest, DiscoveryOverHttpListsTheServedKinds) {
-  TempDirectory dir;
+  TemporaryDirectory dir;
   Serve serve(dir.path());
   auto config = loadKubeconfig(serve.kubeconfig());
   ASSERT_TRUE(config.has_value()) << config.error().message;
@@ -41,7 +41,7 @@ TEST(RemoteNamespaceControllerTest, DiscoveryOverHttpListsTheServedKinds) {
 }
 
 TEST(RemoteNamespaceControllerTest, DeletesTheContentsAndFinalizesTheNamespaceOverRest) {
-  TempDirectory dir;
+  TemporaryDirectory dir;
   Serve serve(dir.path(), {"--controllers",
                            "gc,node-lifecycle,scheduler,kubelet,job,ttl-after-finished,"
                            "replicaset,deployment"});
