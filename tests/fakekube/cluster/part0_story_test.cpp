@@ -149,6 +149,12 @@ class StoryRun {
     Json listed = must(server->list(kReplicaSets, "default"), "list replicasets");
     return {listed["items"].begin(), listed["items"].end()};
   }
+  Json get(const GroupVersionResource& gvr, const std::string& ns, const std::string& name) {
+    return must(server->get(gvr, ns, name), "get " + name);
+  }
+  bool exists(const GroupVersionResource& gvr, const std::string& ns, const std::string& name) {
+    return server->get(gvr, ns, name).has_value();
+  }
 
   SimExecutor ex;
   std::unique_ptr<ApiServer> server;
@@ -268,7 +274,7 @@ TEST_F(Part0StoryTest, TheDeploymentComesUpOnTwoNodes) {
   const std::string hash = meta::label(rs, "pod-template-hash");
   ASSERT_FALSE(hash.empty());
   EXPECT_EQ(meta::name(rs), "intro-deployment-" + hash);
-  Json deployment = run.get(kDeployments, "intro-deployment");
+  Json deployment = run.get(kDeployments, "default", "intro-deployment");
   ASSERT_TRUE(meta::controllerOf(rs).has_value());
   EXPECT_EQ(meta::controllerOf(rs)->uid, meta::uid(deployment));
   EXPECT_EQ(rs["spec"]["replicas"], 2);
@@ -312,7 +318,8 @@ TEST_F(Part0StoryTest, TheDeploymentComesUpOnTwoNodes) {
     EXPECT_EQ(condition(p, "Ready")["reason"], "ContainersNotReady");
     EXPECT_EQ(condition(p, "Ready")["message"], "containers with unready status: [web]");
   }
-  EXPECT_EQ(run.get(kDeployments, "intro-deployment")["status"].value("readyReplicas", 0), 0);
+  EXPECT_EQ(
+      run.get(kDeployments, "default", "intro-deployment")["status"].value("readyReplicas", 0), 0);
 
   // +6s: the probe's 5 s initial delay has passed: ContainersReady and Ready.
   run.runFor(seconds(5));
@@ -324,7 +331,7 @@ TEST_F(Part0StoryTest, TheDeploymentComesUpOnTwoNodes) {
     EXPECT_EQ(condition(p, "Ready")["lastTransitionTime"], formatRfc3339(run.start + seconds(6)));
     EXPECT_EQ(p["status"]["containerStatuses"][0]["ready"], true);
   }
-  deployment = run.get(kDeployments, "intro-deployment");
+  deployment = run.get(kDeployments, "default", "intro-deployment");
   EXPECT_EQ(deployment["status"]["replicas"], 2);
   EXPECT_EQ(deployment["status"]["updatedReplicas"], 2);
   EXPECT_EQ(deployment["status"]["readyReplicas"], 2);
@@ -334,7 +341,7 @@ TEST_F(Part0StoryTest, TheDeploymentComesUpOnTwoNodes) {
   EXPECT_EQ(condition(deployment, "Available")["lastTransitionTime"],
             formatRfc3339(run.start + seconds(6)));
   EXPECT_EQ(condition(deployment, "Progressing")["reason"], "NewReplicaSetAvailable");
-  Json rsNow = run.get(kReplicaSets, meta::name(rs));
+  Json rsNow = run.get(kReplicaSets, "default", meta::name(rs));
   EXPECT_EQ(rsNow["status"]["readyReplicas"], 2);
   EXPECT_EQ(rsNow["status"]["availableReplicas"], 2);
 
@@ -385,19 +392,19 @@ TEST_F(Part0StoryTest, ADeletedPodIsReplacedAndABarePodIsNot) {
   EXPECT_EQ(r.node, "node-1");
   EXPECT_EQ(run.history[victim].terminating, "+10s");
   EXPECT_EQ(run.history[victim].deleted, "");
-  Json terminating = run.get(kPods, victim);
+  Json terminating = run.get(kPods, "default", victim);
   EXPECT_EQ(podPhase(terminating), "Running");
   EXPECT_EQ(meta::deletionTimestamp(terminating), formatRfc3339(run.start + seconds(40)));
 
   run.runFor(seconds(10));  // +20s
   EXPECT_EQ(run.history[victim].deleted, "+11s");
-  EXPECT_FALSE(run.exists(kPods, victim));
+  EXPECT_FALSE(run.exists(kPods, "default", victim));
   EXPECT_EQ(r.running, "+11s");
   EXPECT_EQ(r.ready, "+16s");
   // node-1's addresses are handed out in turn, as host-local IPAM does: .2 was the old pod's.
   EXPECT_EQ(r.ip, "10.244.0.3");
   EXPECT_EQ(run.history[survivor].terminating, "");
-  Json deployment = run.get(kDeployments, "intro-deployment");
+  Json deployment = run.get(kDeployments, "default", "intro-deployment");
   EXPECT_EQ(deployment["status"]["readyReplicas"], 2);
   EXPECT_EQ(deployment["status"]["availableReplicas"], 2);
   EXPECT_EQ(run.pods().size(), 2u);
@@ -426,19 +433,19 @@ TEST_F(Part0StoryTest, ADeletedPodIsReplacedAndABarePodIsNot) {
 TEST_F(Part0StoryTest, DeletingTheDeploymentLetsTheGarbageCollectorRemoveEverything) {
   bringUp();  // now +10s
   const std::string rsName = run.history[run.podsAdded[0]].owner;
-  ASSERT_TRUE(run.exists(kReplicaSets, rsName));
+  ASSERT_TRUE(run.exists(kReplicaSets, "default", rsName));
 
   // +10s: delete the Deployment (Background propagation, the default for apps/v1).
   must(run.server->deleteObject(kDeployments, "default", "intro-deployment"), "delete");
-  EXPECT_FALSE(run.exists(kDeployments, "intro-deployment"));
+  EXPECT_FALSE(run.exists(kDeployments, "default", "intro-deployment"));
   run.runFor(Duration::zero());
 
   // +10s: the collector deleted the ReplicaSet whose owner is gone, then its pods, which are
   // bound and so terminate gracefully.
-  EXPECT_FALSE(run.exists(kReplicaSets, rsName));
+  EXPECT_FALSE(run.exists(kReplicaSets, "default", rsName));
   for (const auto& name : firstPods()) {
     SCOPED_TRACE(name);
-    Json p = run.get(kPods, name);
+    Json p = run.get(kPods, "default", name);
     EXPECT_TRUE(meta::isDeleting(p));
     EXPECT_EQ(run.history[name].terminating, "+10s");
   }

@@ -163,7 +163,7 @@ TEST_F(SchedulerTest, InitContainersCountByTheirMaximum) {
   createPod(pod);
   runUntilIdle();
   EXPECT_EQ(nodeOf("init"), "");
-  EXPECT_EQ(condition(this->pod("init"), "PodScheduled")["message"],
+  EXPECT_EQ(condition(this->getPod("init"), "PodScheduled")["message"],
             "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 "
             "No preemption victims found for incoming pod.");
 
