@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "fakekube/api/resources.h"
 #include "fakekube/api/yaml.h"
 #include "fakekube/client/client.h"
 

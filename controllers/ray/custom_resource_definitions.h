@@ -21,8 +21,6 @@ namespace fakekube::ray {
 
 inline const GroupVersionResource kRayClusters{"ray.io", "v1", "rayclusters"};
 inline const GroupVersionResource kRayJobs{"ray.io", "v1", "rayjobs"};
-inline const GroupVersionResource kCustomResourceDefinitions{"apiextensions.k8s.io", "v1",
-                                                             "customresourcedefinitions"};
 
 // rayclusters.ray.io and rayjobs.ray.io as apiextensions.k8s.io/v1 objects.
 Json rayClusterCustomResourceDefinition();

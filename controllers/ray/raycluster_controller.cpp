@@ -17,14 +17,12 @@
 #include "controllers/ray/scale_expectations.h"
 #include "controllers/ray/service_builder.h"
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/runtime/builder.h"
 
 namespace fakekube::ray {
 
 namespace {
-
-const GroupVersionResource kPodsResource{"", "v1", "pods"};
-const GroupVersionResource kServicesResource{"", "v1", "services"};
 
 using Failure = std::optional<ReconcileFailure>;
 
@@ -156,7 +154,7 @@ class RayClusterReconciler : public std::enable_shared_from_this<RayClusterRecon
                                         const std::string& name);
   // RayClusterHeadServiceListOptions: cluster, node-type=head, identifier.
   std::vector<ObjectPtr> headServices(const std::string& ns, const std::string& name) {
-    std::vector<ObjectPtr> services = clusterObjects(kServicesResource, ns, name);
+    std::vector<ObjectPtr> services = clusterObjects(kServices, ns, name);
     const std::string identifier = checkLabel(generateIdentifier(name, kHeadNode));
     std::erase_if(services, [&](const ObjectPtr& s) {
       return meta::label(*s, kRayNodeTypeLabelKey) != kHeadNode ||
@@ -198,7 +196,7 @@ Result<void> RayClusterReconciler::deleteAllPods(const std::string& ns, const st
   if (active == 0) return {};
   ListOptions options;
   options.labelSelector = selector;
-  return client().deleteAllOf(kPodsResource, ns, options);
+  return client().deleteAllOf(kPods, ns, options);
 }
 
 ReconcileOutcome RayClusterReconciler::reconcile(const ReconcileRequest& request) {
@@ -263,9 +261,8 @@ ReconcileOutcome RayClusterReconciler::rayClusterReconcile(Json instance) {
   if (!reconcileErr) reconcileErr = reconcileServeService(instance);
   if (!reconcileErr) reconcileErr = reconcilePods(instance);
 
-  auto next =
-      calculateStatus(instance, reconcileErr ? &*reconcileErr : nullptr,
-                      clusterObjects(kPodsResource, ns, name), headServices(ns, name), now());
+  auto next = calculateStatus(instance, reconcileErr ? &*reconcileErr : nullptr,
+                              clusterObjects(kPods, ns, name), headServices(ns, name), now());
   bool inconsistent = false;
   std::optional<Status> updateErr;
   if (next) {
@@ -325,7 +322,7 @@ std::optional<ReconcileOutcome> RayClusterReconciler::reconcileRedisCleanupFinal
   }
 
   // Being deleted: the head pod first (its GCS must stop writing to Redis), the workers too.
-  const std::vector<ObjectPtr> pods = clusterObjects(kPodsResource, ns, name);
+  const std::vector<ObjectPtr> pods = clusterObjects(kPods, ns, name);
   const std::vector<ObjectPtr> headPods = withLabel(pods, kRayNodeTypeLabelKey, kHeadNode);
   if (auto deleted = deleteAllPods(
           ns,
@@ -373,7 +370,7 @@ std::optional<ReconcileOutcome> RayClusterReconciler::reconcileRedisCleanupFinal
   }
 
   std::vector<ObjectPtr> jobs =
-      withLabel(clusterObjects(kJobsResource, ns, name), kRayNodeTypeLabelKey, kRedisCleanupNode);
+      withLabel(clusterObjects(kJobs, ns, name), kRayNodeTypeLabelKey, kRedisCleanupNode);
   if (!jobs.empty()) {
     const Json& conditions = memberOrNull(memberOrNull(*jobs.front(), "status"), "conditions");
     bool finished = false;
@@ -395,7 +392,7 @@ std::optional<ReconcileOutcome> RayClusterReconciler::reconcileRedisCleanupFinal
   }
   Json job = buildRedisCleanupJob(instance, options_);
   const std::string jobName = meta::name(job);
-  auto created = client().create(kJobsResource, std::move(job));
+  auto created = client().create(kJobs, std::move(job));
   if (!created) {
     if (isAlreadyExists(created.error())) return requeueSoon;
     event(instance, "Warning", "FailedToCreateRedisCleanupJob",
@@ -427,7 +424,7 @@ Failure RayClusterReconciler::createService(const Json& instance, Json service) 
   const std::string ns = meta::namespace_(instance);
   meta::addOwnerReference(service, meta::controllerRefTo(instance));
   const std::string serviceName = meta::name(service);
-  auto created = client().create(kServicesResource, std::move(service));
+  auto created = client().create(kServices, std::move(service));
   if (!created) {
     event(
         instance, "Warning", "FailedToCreateService",
@@ -442,15 +439,15 @@ Failure RayClusterReconciler::createService(const Json& instance, Json service) 
 Failure RayClusterReconciler::reconcileServeService(const Json& instance) {
   if (meta::annotation(instance, kEnableServeServiceKey) != "true") return std::nullopt;
   const std::string ns = meta::namespace_(instance);
-  auto existing = client().get(kServicesResource, ns,
-                               meta::name(instance) + "-" + std::string(kServeServiceSuffix));
+  auto existing =
+      client().get(kServices, ns, meta::name(instance) + "-" + std::string(kServeServiceSuffix));
   if (existing) return std::nullopt;
   if (!isNotFound(existing.error())) return plain(existing.error());
   auto service = buildServeService(instance);
   if (!service) return plain(service.error());
   meta::addOwnerReference(*service, meta::controllerRefTo(instance));
   // KubeRay creates this one without an Event.
-  if (auto created = client().create(kServicesResource, std::move(*service)); !created) {
+  if (auto created = client().create(kServices, std::move(*service)); !created) {
     return plain(created.error());
   }
   return std::nullopt;
@@ -463,11 +460,8 @@ Failure RayClusterReconciler::reconcileHeadlessService(const Json& instance) {
   }
   if (!multiHost) return std::nullopt;
   const std::string ns = meta::namespace_(instance);
-  std::vector<ObjectPtr> existing =
-      manager_.cache()
-          .informerFor(kServicesResource)
-          .byIndex(kLabelIndex,
-                   std::string(kRayClusterHeadlessServiceLabelKey) + "=" + meta::name(instance));
+  std::vector<ObjectPtr> existing = manager_.cache().informerFor(kServices).byIndex(
+      kLabelIndex, std::string(kRayClusterHeadlessServiceLabelKey) + "=" + meta::name(instance));
   std::erase_if(existing, [&ns](const ObjectPtr& o) { return meta::namespace_(*o) != ns; });
   if (!existing.empty()) return std::nullopt;
   return createService(instance, buildHeadlessService(instance));
@@ -478,7 +472,7 @@ bool RayClusterReconciler::shouldRecreatePodsForUpgrade(const Json& instance) {
   if (!type || *type != kUpgradeRecreate) return false;
   const std::string expected = clusterHash(instance);
   const std::vector<ObjectPtr> headPods =
-      withLabel(clusterObjects(kPodsResource, meta::namespace_(instance), meta::name(instance)),
+      withLabel(clusterObjects(kPods, meta::namespace_(instance), meta::name(instance)),
                 kRayNodeTypeLabelKey, kHeadNode);
   if (headPods.empty()) return false;
   const Json& headPod = *headPods.front();
@@ -488,7 +482,7 @@ bool RayClusterReconciler::shouldRecreatePodsForUpgrade(const Json& instance) {
     Json updated = headPod;
     meta::setAnnotation(updated, kUpgradeStrategyRecreateHashKey, expected);
     meta::setAnnotation(updated, kKubeRayVersion, kKubeRayVersionValue);
-    (void)client().update(kPodsResource, std::move(updated));
+    (void)client().update(kPods, std::move(updated));
     return false;
   }
   const std::string actual = meta::annotation(headPod, kUpgradeStrategyRecreateHashKey);
@@ -499,7 +493,7 @@ Failure RayClusterReconciler::createHeadPod(const Json& instance, const std::str
   const std::string ns = meta::namespace_(instance);
   Json pod = buildHeadPod(instance, options_, hash);
   const std::string shownName = meta::name(pod).empty() ? meta::generateName(pod) : meta::name(pod);
-  auto created = client().create(kPodsResource, std::move(pod));
+  auto created = client().create(kPods, std::move(pod));
   if (!created) {
     event(
         instance, "Warning", "FailedToCreateHeadPod",
@@ -516,8 +510,7 @@ Failure RayClusterReconciler::createHeadPod(const Json& instance, const std::str
 Failure RayClusterReconciler::createWorkerPod(const Json& instance, const WorkerGroupSpec& group,
                                               int replicaIndex) {
   const std::string ns = meta::namespace_(instance);
-  auto created =
-      client().create(kPodsResource, buildWorkerPod(instance, group, options_, replicaIndex));
+  auto created = client().create(kPods, buildWorkerPod(instance, group, options_, replicaIndex));
   if (!created) {
     event(instance, "Warning", "FailedToCreateWorkerPod",
           fmt::format("Failed to create worker Pod for the cluster {}/{}, {}", ns,
@@ -540,8 +533,7 @@ Failure RayClusterReconciler::reconcilePods(const Json& instance) {
   // Suspend (the RayClusterStatusConditions gate is on by default).
   const std::string suspendStatus = findRayClusterSuspendStatus(instance);
   if (suspendStatus == kRayClusterSuspending) {
-    if (auto deleted = deleteAllPods(ns, allPods, clusterObjects(kPodsResource, ns, name));
-        !deleted) {
+    if (auto deleted = deleteAllPods(ns, allPods, clusterObjects(kPods, ns, name)); !deleted) {
       event(instance, "Warning", "FailedToDeletePodCollection",
             fmt::format("Failed deleting Pods due to suspension for RayCluster {}/{}, {}", ns, name,
                         deleted.error().message));
@@ -555,8 +547,7 @@ Failure RayClusterReconciler::reconcilePods(const Json& instance) {
   if (isSuspendRequested(instance)) return std::nullopt;  // about to suspend
 
   if (shouldRecreatePodsForUpgrade(instance)) {
-    if (auto deleted = deleteAllPods(ns, allPods, clusterObjects(kPodsResource, ns, name));
-        !deleted) {
+    if (auto deleted = deleteAllPods(ns, allPods, clusterObjects(kPods, ns, name)); !deleted) {
       event(instance, "Warning", "FailedToDeletePodCollection",
             fmt::format("Failed deleting Pods due to spec change with Recreate upgradeStrategy "
                         "for RayCluster {}/{}, {}",
@@ -571,7 +562,7 @@ Failure RayClusterReconciler::reconcilePods(const Json& instance) {
     return std::nullopt;
   }
 
-  const std::vector<ObjectPtr> clusterPods = clusterObjects(kPodsResource, ns, name);
+  const std::vector<ObjectPtr> clusterPods = clusterObjects(kPods, ns, name);
   const std::vector<ObjectPtr> headPodList =
       withLabel(clusterPods, kRayNodeTypeLabelKey, kHeadNode);
   const std::vector<ObjectPtr>* headPods = &headPodList;
@@ -586,7 +577,7 @@ Failure RayClusterReconciler::reconcilePods(const Json& instance) {
       const std::string phase = stringMember(memberOrNull(headPod, "status"), "phase");
       const std::string restartPolicy =
           stringMember(memberOrNull(headPod, "spec"), "restartPolicy");
-      auto deleted = client().deleteObject(kPodsResource, ns, podName);
+      auto deleted = client().deleteObject(kPods, ns, podName);
       if (!deleted) {
         event(instance, "Warning", "FailedToDeleteHeadPod",
               fmt::format("Failed deleting head Pod {}/{}; Pod status: {}; Pod restart policy: "
@@ -652,7 +643,7 @@ Failure RayClusterReconciler::reconcilePods(const Json& instance) {
       deletedWorkers.insert(podName);
       const std::string phase = stringMember(memberOrNull(pod, "status"), "phase");
       const std::string restartPolicy = stringMember(memberOrNull(pod, "spec"), "restartPolicy");
-      auto deleted = client().deleteObject(kPodsResource, ns, podName);
+      auto deleted = client().deleteObject(kPods, ns, podName);
       if (!deleted) {
         event(instance, "Warning", "FailedToDeleteWorkerPod",
               fmt::format("Failed deleting worker Pod {}/{}; Pod status: {}; Pod restart policy: "
@@ -673,7 +664,7 @@ Failure RayClusterReconciler::reconcilePods(const Json& instance) {
 
     // Always remove the pods named in workersToDelete, whatever the replicas say.
     for (const std::string& podName : group.workersToDelete) {
-      auto deleted = client().deleteObject(kPodsResource, ns, podName);
+      auto deleted = client().deleteObject(kPods, ns, podName);
       if (!deleted) {
         if (!isNotFound(deleted.error())) {
           event(instance, "Warning", "FailedToDeleteWorkerPod",
@@ -718,7 +709,7 @@ Failure RayClusterReconciler::reconcilePods(const Json& instance) {
         for (int i = 0; i < -diff; ++i) {
           const Json& pod = *running[i];
           const std::string podName = meta::name(pod);
-          auto deleted = client().deleteObject(kPodsResource, ns, podName);
+          auto deleted = client().deleteObject(kPods, ns, podName);
           if (!deleted && !isNotFound(deleted.error())) {
             event(
                 instance, "Warning", "FailedToDeleteWorkerPod",
@@ -750,7 +741,7 @@ tl::expected<bool, Status> RayClusterReconciler::updateRayClusterStatus(const Js
 Result<Controller*> addRayClusterController(Manager& manager, const OperatorOptions& options) {
   auto reconciler = std::make_shared<RayClusterReconciler>(manager, options);
   // The Redis cleanup Jobs are read from the cache: its informer syncs with the others.
-  if (options.enableGcsFtRedisCleanup) manager.cache().informerFor(kJobsResource);
+  if (options.enableGcsFtRedisCleanup) manager.cache().informerFor(kJobs);
   ControllerOptions controllerOptions;
   controllerOptions.maxConcurrentReconciles = std::max(1, options.reconcileConcurrency);
   return ControllerBuilder(manager)
@@ -759,8 +750,8 @@ Result<Controller*> addRayClusterController(Manager& manager, const OperatorOpti
                    predicate::or_({predicate::generationChanged(), predicate::labelChanged(),
                                    predicate::annotationChanged()}))
       .forKind(std::string(kRayClusterKind))
-      .owns(kPodsResource)
-      .owns(kServicesResource)
+      .owns(kPods)
+      .owns(kServices)
       .withOptions(std::move(controllerOptions))
       .complete(
           [reconciler](const ReconcileRequest& request) { return reconciler->reconcile(request); });

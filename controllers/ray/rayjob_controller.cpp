@@ -18,15 +18,12 @@
 #include "controllers/ray/service_builder.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/runtime/builder.h"
 
 namespace fakekube::ray {
 
 namespace {
-
-const GroupVersionResource kPodsResource{"", "v1", "pods"};
-const GroupVersionResource kServicesResource{"", "v1", "services"};
-const GroupVersionResource kJobsResource{"batch", "v1", "jobs"};
 
 // k8s.io/apimachinery/pkg/util/rand's alphabet: no vowels, no 0, 1 or 3.
 constexpr std::string_view kRandAlphabet = "bcdfghjklmnpqrstvwxz2456789";
@@ -581,10 +578,8 @@ RayJobReconciler::checkSubmitterAndUpdateStatusIfNeeded(Json& rayJob) {
   if (submissionMode(rayJob) == kSidecarMode) {
     auto cluster = getOrCreateRayClusterInstance(rayJob);
     if (!cluster) return tl::unexpected(cluster.error());
-    std::vector<ObjectPtr> heads =
-        manager_.cache()
-            .informerFor(kPodsResource)
-            .byIndex(kLabelIndex, std::string(kRayClusterLabelKey) + "=" + meta::name(*cluster));
+    std::vector<ObjectPtr> heads = manager_.cache().informerFor(kPods).byIndex(
+        kLabelIndex, std::string(kRayClusterLabelKey) + "=" + meta::name(*cluster));
     std::erase_if(heads, [&](const ObjectPtr& p) {
       return meta::namespace_(*p) != meta::namespace_(rayJob) ||
              meta::label(*p, kRayNodeTypeLabelKey) != kHeadNode;
@@ -628,7 +623,7 @@ RayJobReconciler::checkSubmitterAndUpdateStatusIfNeeded(Json& rayJob) {
   }
 
   // K8sJobMode.
-  auto job = client().get(kJobsResource, meta::namespace_(rayJob), meta::name(rayJob));
+  auto job = client().get(kJobs, meta::namespace_(rayJob), meta::name(rayJob));
   if (!job) return tl::unexpected(job.error());
   bool shouldUpdate = false;
   if (const Json* failed = trueJobCondition(*job, {"Failed"})) {
@@ -712,7 +707,7 @@ Result<std::string> RayJobReconciler::fetchHeadServiceUrl(const Json& rayCluster
   const std::string ns = meta::namespace_(rayCluster);
   const std::string serviceName =
       headServiceName(CrdType::RayCluster, rayCluster, meta::name(rayCluster));
-  auto service = client().get(kServicesResource, ns, serviceName);
+  auto service = client().get(kServices, ns, serviceName);
   if (!service) return tl::unexpected(service.error());
   const Json& ports = jsonAt(*service, {"spec", "ports"});
   if (ports.is_array()) {
@@ -727,7 +722,7 @@ Result<std::string> RayJobReconciler::fetchHeadServiceUrl(const Json& rayCluster
 
 Result<void> RayJobReconciler::createK8sJobIfNeed(const Json& rayJob, const Json& rayCluster) {
   const std::string ns = meta::namespace_(rayJob);
-  auto existing = client().get(kJobsResource, ns, meta::name(rayJob));
+  auto existing = client().get(kJobs, ns, meta::name(rayJob));
   if (existing) return {};  // found by name: a restarted operator reuses it
   if (!isNotFound(existing.error())) return tl::unexpected(existing.error());
   auto job = submitterJob(rayJob, jsonAt(rayCluster, {"spec"}));
@@ -740,7 +735,7 @@ Result<void> RayJobReconciler::createK8sJobIfNeed(const Json& rayJob, const Json
     return tl::unexpected(job.error());
   }
   meta::addOwnerReference(*job, meta::controllerRefTo(rayJob));
-  auto created = client().create(kJobsResource, std::move(*job));
+  auto created = client().create(kJobs, std::move(*job));
   if (!created) {
     event(rayJob, "Warning", "FailedToCreateRayJobSubmitter",
           fmt::format("Failed to create new Kubernetes Job {}/{}: {}", ns, meta::name(rayJob),
@@ -768,7 +763,7 @@ Result<void> RayJobReconciler::reconcileServices(const Json& rayJob, const Json&
                            {std::string(kRayNodeTypeLabelKey), std::string(kHeadNode)},
                            {std::string(kRayIdLabelKey),
                             checkLabel(generateIdentifier(meta::name(rayJob), kHeadNode))}}}};
-  auto existing = client().get(kServicesResource, ns, name);
+  auto existing = client().get(kServices, ns, name);
   if (existing) {
     // Only when the RayJob switched clusters.
     const std::string selected = stringAt(service, {"spec", "selector", kRayClusterLabelKey});
@@ -777,7 +772,7 @@ Result<void> RayJobReconciler::reconcileServices(const Json& rayJob, const Json&
     const Json clusterIp = jsonAt(updated, {"spec", "clusterIP"});
     updated["spec"] = service["spec"];
     if (!clusterIp.is_null()) updated["spec"]["clusterIP"] = clusterIp;
-    if (auto written = client().update(kServicesResource, std::move(updated)); !written) {
+    if (auto written = client().update(kServices, std::move(updated)); !written) {
       event(
           rayJob, "Warning", "FailedToUpdateService",
           fmt::format("Failed to update the service {}/{}, {}", ns, name, written.error().message));
@@ -788,7 +783,7 @@ Result<void> RayJobReconciler::reconcileServices(const Json& rayJob, const Json&
   }
   if (!isNotFound(existing.error())) return tl::unexpected(existing.error());
   meta::addOwnerReference(service, meta::controllerRefTo(rayJob));
-  if (auto created = client().create(kServicesResource, std::move(service)); !created) {
+  if (auto created = client().create(kServices, std::move(service)); !created) {
     event(rayJob, "Warning", "FailedToCreateService",
           fmt::format("Failed to create the service {}/{}, {}", ns, name, created.error().message));
     return tl::unexpected(created.error());
@@ -821,7 +816,7 @@ Result<bool> RayJobReconciler::deleteSubmitterJob(const Json& rayJob) {
   if (mode == kHttpMode || mode == kSidecarMode) return true;
   const std::string ns = meta::namespace_(rayJob);
   const std::string name = meta::name(rayJob);
-  auto job = client().get(kJobsResource, ns, name);
+  auto job = client().get(kJobs, ns, name);
   if (!job) {
     if (isNotFound(job.error())) return true;
     return tl::unexpected(job.error());
@@ -829,7 +824,7 @@ Result<bool> RayJobReconciler::deleteSubmitterJob(const Json& rayJob) {
   if (meta::isDeleting(*job)) return false;
   DeleteOptions options;
   options.propagationPolicy = "Background";
-  if (auto deleted = client().deleteObject(kJobsResource, ns, name, options); !deleted) {
+  if (auto deleted = client().deleteObject(kJobs, ns, name, options); !deleted) {
     event(rayJob, "Warning", "FailedToDeleteRayJobSubmitter",
           fmt::format("Failed to delete submitter K8s Job {}/{}: {}", ns, name,
                       deleted.error().message));
@@ -1027,8 +1022,8 @@ Result<Controller*> addRayJobController(Manager& manager, const OperatorOptions&
       .forResource(kRayJobs)
       .forKind(std::string(kRayJobKind))
       .owns(kRayClusters)
-      .owns(kServicesResource)
-      .owns(kJobsResource)
+      .owns(kServices)
+      .owns(kJobs)
       .withOptions(std::move(controllerOptions))
       .complete(
           [reconciler](const ReconcileRequest& request) { return reconciler->reconcile(request); });

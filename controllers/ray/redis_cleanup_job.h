@@ -22,8 +22,6 @@
 
 namespace fakekube::ray {
 
-inline const GroupVersionResource kJobsResource{"batch", "v1", "jobs"};
-
 Json buildRedisCleanupJob(const Json& rayCluster, const OperatorOptions& options);
 
 }  // namespace fakekube::ray

@@ -2,11 +2,11 @@
 
 #include <vector>
 
+#include "fakekube/api/resources.h"
+
 namespace fakekube::ray {
 
-namespace {
-const GroupVersionResource kPodsResource{"", "v1", "pods"};
-}
+namespace {}
 
 ScaleExpectations::ScaleExpectations(Reader& reader, Clock& clock, Duration timeout)
     : reader_(reader), clock_(clock), timeout_(timeout) {}
@@ -22,7 +22,7 @@ void ScaleExpectations::expectScalePod(std::string_view ns, std::string_view ray
 }
 
 bool ScaleExpectations::isPodScaled(const RayPod& pod) {
-  auto got = reader_.get(kPodsResource, pod.ns, pod.name);
+  auto got = reader_.get(kPods, pod.ns, pod.name);
   switch (pod.action) {
     case ScaleAction::Create:
       if (got) return true;

@@ -7,6 +7,7 @@
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/label_selector.h"
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/pod_status.h"
 #include "fakekube/apiserver/api_server.h"
 
 namespace fakekube {
@@ -15,18 +16,6 @@ namespace {
 
 constexpr std::string_view kOrphan = "orphan";
 constexpr std::string_view kForeground = "foregroundDeletion";
-
-std::string podPhase(const Json& pod) {
-  auto status = pod.find("status");
-  if (status == pod.end() || !status->is_object()) return "";
-  return status->value("phase", "");
-}
-
-std::string podNodeName(const Json& pod) {
-  auto spec = pod.find("spec");
-  if (spec == pod.end() || !spec->is_object()) return "";
-  return spec->value("nodeName", "");
-}
 
 // The grace period a pod deletion waits for the kubelet; 0 = remove now. Pods that never ran on a
 // node, and pods that finished, go at once (pod strategy CheckGracefulDelete).

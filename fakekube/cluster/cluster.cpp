@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "fakekube/api/resources.h"
 #include "fakekube/apiserver/api_server.h"
 #include "fakekube/client/in_process_client.h"
 #include "fakekube/cluster/disruption_controller.h"
@@ -93,7 +94,7 @@ Result<void> Cluster::start() {
   for (int i = 1; i <= options_.nodes; ++i) {
     NodeConfig config = options_.node;
     config.name = fmt::format("node-{}", i);
-    auto existing = client.get(kNodesResource, "", config.name);
+    auto existing = client.get(kNodes, "", config.name);
     if (existing) continue;
     if (!isNotFound(existing.error())) return tl::unexpected(existing.error());
     auto added = addNode(client, executor_.clock(), config);

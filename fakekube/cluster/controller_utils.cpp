@@ -6,7 +6,9 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "fakekube/api/conditions.h"
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/pod_status.h"
 #include "fakekube/cache/informer.h"
 
 namespace fakekube::workload {
@@ -53,10 +55,6 @@ bool afterOrZero(const std::optional<TimePoint>& a, const std::optional<TimePoin
 
 }  // namespace
 
-std::string podPhase(const Json& pod) { return stringField(field(pod, "status"), "phase"); }
-
-std::string podNodeName(const Json& pod) { return stringField(field(pod, "spec"), "nodeName"); }
-
 bool isPodActive(const Json& pod) {
   std::string phase = podPhase(pod);
   return phase != "Succeeded" && phase != "Failed" && !meta::isDeleting(pod);
@@ -65,24 +63,6 @@ bool isPodActive(const Json& pod) {
 bool isPodTerminating(const Json& pod) {
   std::string phase = podPhase(pod);
   return phase != "Succeeded" && phase != "Failed" && meta::isDeleting(pod);
-}
-
-const Json* findCondition(const Json& object, std::string_view type) {
-  const Json& conditions = field(field(object, "status"), "conditions");
-  if (!conditions.is_array()) return nullptr;
-  for (const auto& c : conditions) {
-    if (c.is_object() && stringField(c, "type") == type) return &c;
-  }
-  return nullptr;
-}
-
-Json* findCondition(Json& object, std::string_view type) {
-  return const_cast<Json*>(findCondition(static_cast<const Json&>(object), type));
-}
-
-bool isPodReady(const Json& pod) {
-  const Json* ready = findCondition(pod, "Ready");
-  return ready != nullptr && stringField(*ready, "status") == "True";
 }
 
 std::optional<TimePoint> parseTime(const Json& value) {
@@ -149,15 +129,6 @@ std::vector<ObjectPtr> listInNamespace(Cache& cache, const GroupVersionResource&
   return cache.informerFor(gvr).byIndex(kNamespaceIndex, ns);
 }
 
-Json controllerRefJson(const Json& owner) {
-  return {{"apiVersion", meta::apiVersion(owner)},
-          {"kind", meta::kind(owner)},
-          {"name", meta::name(owner)},
-          {"uid", meta::uid(owner)},
-          {"controller", true},
-          {"blockOwnerDeletion", true}};
-}
-
 bool isControlledBy(const Json& object, std::string_view ownerUid) {
   auto ref = meta::controllerOf(object);
   return ref && ref->uid == ownerUid;
@@ -188,7 +159,7 @@ Result<ObjectPtr> adopt(const ClaimContext& context, const GroupVersionResource&
   for (const auto& ref : field(field(object, "metadata"), "ownerReferences")) {
     refs.push_back(ref);
   }
-  refs.push_back(controllerRefJson(context.owner));
+  refs.push_back(meta::toJson(meta::controllerRefTo(context.owner)));
   auto patched =
       context.client.patch(resource, meta::namespace_(object), meta::name(object), PatchType::Merge,
                            ownerPatch(object, std::move(refs), context.trackingFinalizer, true));
@@ -301,7 +272,7 @@ Json podFromTemplate(const Json& owner, const Json& podTemplate, std::string_vie
     finalizers.push_back(extraFinalizer);
   }
   if (!finalizers.empty()) metadata["finalizers"] = std::move(finalizers);
-  metadata["ownerReferences"] = Json::array({controllerRefJson(owner)});
+  metadata["ownerReferences"] = Json::array({meta::toJson(meta::controllerRefTo(owner))});
   Json spec = field(podTemplate, "spec");
   if (!spec.is_object()) spec = Json::object();
   return {{"apiVersion", "v1"},

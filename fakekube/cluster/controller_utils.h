@@ -27,6 +27,7 @@
 #include "fakekube/api/group_version.h"
 #include "fakekube/api/json.h"
 #include "fakekube/api/label_selector.h"
+#include "fakekube/api/pod_status.h"
 #include "fakekube/api/status.h"
 #include "fakekube/cache/cache.h"
 #include "fakekube/client/client.h"
@@ -35,11 +36,6 @@
 
 namespace fakekube::workload {
 
-inline const GroupVersionResource kPods{"", "v1", "pods"};
-inline const GroupVersionResource kReplicaSets{"apps", "v1", "replicasets"};
-inline const GroupVersionResource kDeployments{"apps", "v1", "deployments"};
-inline const GroupVersionResource kJobs{"batch", "v1", "jobs"};
-
 // SlowStartInitialBatchSize.
 inline constexpr int kSlowStartInitialBatchSize = 1;
 // The annotation that lets users say which pods to delete first (controller.kubernetes.io).
@@ -47,14 +43,11 @@ inline constexpr std::string_view kPodDeletionCostAnnotation =
     "controller.kubernetes.io/pod-deletion-cost";
 
 // --- pod readings ---
-std::string podPhase(const Json& pod);
-std::string podNodeName(const Json& pod);
+// podPhase, podNodeName and isPodReady are in pod_status.h.
 // Not Succeeded, not Failed, not being deleted (controller.IsPodActive).
 bool isPodActive(const Json& pod);
 // Being deleted but not finished yet (controller.IsPodTerminating).
 bool isPodTerminating(const Json& pod);
-// The Ready condition is True (podutil.IsPodReady).
-bool isPodReady(const Json& pod);
 // When the Ready condition last changed, if it is True.
 std::optional<TimePoint> podReadySince(const Json& pod);
 // Ready for longer than minReadySeconds at `now` (podutil.IsPodAvailable: strictly longer).
@@ -99,8 +92,7 @@ Result<std::vector<ObjectPtr>> claimObjects(const ClaimContext& context,
                                             const GroupVersionResource& resource,
                                             const std::vector<ObjectPtr>& candidates);
 
-// The controller reference to `owner` of `owner`'s kind (metav1.NewControllerRef).
-Json controllerRefJson(const Json& owner);
+// The controller reference to an owner is meta::controllerRefTo (object_meta.h).
 // Whether the object's controller reference names this uid.
 bool isControlledBy(const Json& object, std::string_view ownerUid);
 
@@ -129,10 +121,5 @@ struct SlowStartResult {
 };
 SlowStartResult slowStartBatch(int count, int initialBatchSize,
                                const std::function<Result<void>()>& fn);
-
-// --- conditions ---
-// status.conditions[type == `type`] of `object`, or nullptr.
-const Json* findCondition(const Json& object, std::string_view type);
-Json* findCondition(Json& object, std::string_view type);
 
 }  // namespace fakekube::workload

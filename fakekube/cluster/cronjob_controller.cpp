@@ -6,7 +6,9 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "fakekube/api/conditions.h"
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/cluster/controller_utils.h"
 #include "fakekube/cluster/cron_schedule.h"
 #include "fakekube/runtime/builder.h"
@@ -17,7 +19,6 @@ namespace {
 
 using namespace workload;  // NOLINT: the shared controller helpers
 
-const GroupVersionResource kCronJobs{"batch", "v1", "cronjobs"};
 constexpr const char* kScheduledTimestampAnnotation =
     "batch.kubernetes.io/cronjob-scheduled-timestamp";
 constexpr int kTooManyMissed = 100;
@@ -202,13 +203,14 @@ ReconcileOutcome CronJobController::reconcile(const ReconcileRequest& request) {
         std::chrono::duration_cast<std::chrono::minutes>(due->time_since_epoch()).count();
     const std::string name = fmt::format("{}-{}", meta::name(cronJob), minutes);
     const Json& jobTemplate = field(spec, "jobTemplate");
-    Json job = {{"apiVersion", "batch/v1"},
-                {"kind", "Job"},
-                {"metadata",
-                 {{"name", name},
-                  {"namespace", request.namespace_},
-                  {"ownerReferences", Json::array({controllerRefJson(cronJob)})}}},
-                {"spec", field(jobTemplate, "spec")}};
+    Json job = {
+        {"apiVersion", "batch/v1"},
+        {"kind", "Job"},
+        {"metadata",
+         {{"name", name},
+          {"namespace", request.namespace_},
+          {"ownerReferences", Json::array({meta::toJson(meta::controllerRefTo(cronJob))})}}},
+        {"spec", field(jobTemplate, "spec")}};
     const Json& templateMeta = field(jobTemplate, "metadata");
     if (templateMeta.contains("labels")) job["metadata"]["labels"] = templateMeta["labels"];
     Json annotations = templateMeta.value("annotations", Json::object());

@@ -9,6 +9,8 @@
 #include <set>
 
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/pod_status.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/cluster/controller_utils.h"
 #include "fakekube/cluster/pod_template_hash.h"
 #include "fakekube/runtime/builder.h"
@@ -19,8 +21,6 @@ namespace {
 
 using namespace workload;  // NOLINT: the shared controller helpers
 
-const GroupVersionResource kDaemonSets{"apps", "v1", "daemonsets"};
-const GroupVersionResource kNodes{"", "v1", "nodes"};
 constexpr std::string_view kRevisionLabel = "controller-revision-hash";
 
 const Json& field(const Json& object, const char* key) {

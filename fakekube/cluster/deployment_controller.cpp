@@ -9,8 +9,11 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "fakekube/api/conditions.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/pod_status.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/cluster/controller_utils.h"
 #include "fakekube/cluster/deployment_util.h"
 #include "fakekube/cluster/pod_template_hash.h"
@@ -352,7 +355,7 @@ Result<Json*> DeploymentController::newReplicaSet(Sync& s, const std::vector<Jso
               {{"name", name},
                {"namespace", meta::namespace_(s.d)},
                {"labels", newTemplate["metadata"]["labels"]},
-               {"ownerReferences", Json::array({controllerRefJson(s.d)})}}},
+               {"ownerReferences", Json::array({meta::toJson(meta::controllerRefTo(s.d))})}}},
              {"spec",
               {{"replicas", 0},
                {"minReadySeconds", minReadySeconds(s.d)},

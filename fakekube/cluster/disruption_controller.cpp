@@ -7,7 +7,10 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "fakekube/api/conditions.h"
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/pod_status.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/cluster/controller_utils.h"
 #include "fakekube/runtime/builder.h"
 
@@ -16,10 +19,6 @@ namespace fakekube {
 namespace {
 
 using namespace workload;  // NOLINT: the shared controller helpers
-
-const GroupVersionResource kPodDisruptionBudgets{"policy", "v1", "poddisruptionbudgets"};
-const GroupVersionResource kStatefulSets{"apps", "v1", "statefulsets"};
-const GroupVersionResource kReplicationControllers{"", "v1", "replicationcontrollers"};
 
 // An IntOrString: a number, or a percentage ("50%").
 struct IntOrPercent {

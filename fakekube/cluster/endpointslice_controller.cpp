@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/pod_status.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/cluster/controller_utils.h"
 #include "fakekube/cluster/service_endpoints.h"
 #include "fakekube/runtime/builder.h"
@@ -139,7 +141,7 @@ ReconcileOutcome EndpointSliceController::reconcile(const ReconcileRequest& requ
   if (desired.empty()) desired.push_back({Json::array(), Json::array()});  // the placeholder
 
   const Json labels = sliceLabels(service);
-  const Json ownerRef = controllerRefJson(service);
+  const Json ownerRef = meta::toJson(meta::controllerRefTo(service));
   std::vector<bool> used(existing.size(), false);
   // Prefer a slice that already carries the same ports, then any unused one.
   auto pick = [&](const Json& ports) -> int {

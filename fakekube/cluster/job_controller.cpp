@@ -9,8 +9,11 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "fakekube/api/conditions.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/pod_status.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/cluster/controller_expectations.h"
 #include "fakekube/cluster/controller_utils.h"
 #include "fakekube/runtime/builder.h"

@@ -13,9 +13,11 @@
 #include <unordered_map>
 #include <vector>
 
+#include "fakekube/api/conditions.h"
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/pod_status.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/cluster/nodes.h"
-#include "fakekube/cluster/pod_status.h"
 #include "fakekube/runtime/builder.h"
 
 namespace fakekube {
@@ -24,7 +26,6 @@ namespace {
 
 using std::chrono::seconds;
 
-const GroupVersionResource kPods{"", "v1", "pods"};
 constexpr std::string_view kNodeNameIndex = "spec.nodeName";
 
 // FNV-1a, for stable made-up container and image ids.
@@ -93,7 +94,7 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
   Result<void> start() {
     Informer& pods = manager_.cache().informerFor(kPods);
     pods.addIndexer(std::string(kNodeNameIndex), [](const Json& pod) {
-      std::string node = podstatus::nodeName(pod);
+      std::string node = podNodeName(pod);
       return node.empty() ? std::vector<std::string>{} : std::vector<std::string>{node};
     });
     Manager* manager = &manager_;
@@ -108,19 +109,18 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
     EventHandler nodeEvents;
     nodeEvents.create = podsOfNode;
     nodeEvents.update = [podsOfNode](const ObjectPtr& oldNode, const ObjectPtr& newNode) {
-      if (podstatus::isNodeReady(*oldNode) == podstatus::isNodeReady(*newNode)) {
+      if (isNodeReady(*oldNode) == isNodeReady(*newNode)) {
         return std::vector<ReconcileRequest>{};
       }
       return podsOfNode(newNode);
     };
-    auto bound =
-        predicate::fromFilter([](const Json& pod) { return !podstatus::nodeName(pod).empty(); });
+    auto bound = predicate::fromFilter([](const Json& pod) { return !podNodeName(pod).empty(); });
     auto self = shared_from_this();
     auto controller =
         ControllerBuilder(manager_)
             .named("kubelet")
             .forResource(kPods, bound)
-            .watches(kNodesResource, nodeEvents)
+            .watches(kNodes, nodeEvents)
             .complete([self](const ReconcileRequest& request) { return self->reconcile(request); });
     if (!controller) return tl::unexpected(controller.error());
     std::lock_guard lock(mu_);
@@ -572,20 +572,19 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
     }
     std::sort(unready.begin(), unready.end());
 
-    podstatus::setCondition(status,
-                            {{"type", "PodReadyToStartContainers"},
-                             {"status", run.sandboxReady && !terminal ? "True" : "False"}},
-                            now);
+    setCondition(status,
+                 {{"type", "PodReadyToStartContainers"},
+                  {"status", run.sandboxReady && !terminal ? "True" : "False"}},
+                 now);
     if (incomplete.empty()) {
-      podstatus::setCondition(status, {{"type", "Initialized"}, {"status", "True"}}, now);
+      setCondition(status, {{"type", "Initialized"}, {"status", "True"}}, now);
     } else {
-      podstatus::setCondition(
-          status,
-          {{"type", "Initialized"},
-           {"status", "False"},
-           {"reason", "ContainersNotInitialized"},
-           {"message", "containers with incomplete status: " + goList(incomplete)}},
-          now);
+      setCondition(status,
+                   {{"type", "Initialized"},
+                    {"status", "False"},
+                    {"reason", "ContainersNotInitialized"},
+                    {"message", "containers with incomplete status: " + goList(incomplete)}},
+                   now);
     }
     for (const char* type : {"Ready", "ContainersReady"}) {
       Json condition = {{"type", type}};
@@ -600,7 +599,7 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
           condition["message"] = "containers with unready status: " + goList(unready);
         }
       }
-      podstatus::setCondition(status, condition, now);
+      setCondition(status, condition, now);
     }
     // The kubelet's conditions first, in its order, then the others (PodScheduled, ...).
     Json ordered = Json::array();
@@ -664,7 +663,7 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
     }
     auto& ipam = ipams_[run.node];
     if (ipam.prefix.empty()) {
-      auto node = manager_.cache().getShared(kNodesResource, "", run.node);
+      auto node = manager_.cache().getShared(kNodes, "", run.node);
       std::string cidr = node ? (**node)["spec"].value("podCIDR", "") : "";
       int n = -1;
       if (std::sscanf(cidr.c_str(), "10.244.%d.0/24", &n) != 1) n = 200 + int(ipams_.size());
@@ -706,7 +705,7 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
     run->uid = uid;
     run->ns = meta::namespace_(pod);
     run->name = meta::name(pod);
-    run->node = podstatus::nodeName(pod);
+    run->node = podNodeName(pod);
     run->seenAt = now;
     const Json& nodeStatus = node.contains("status") ? node["status"] : Json::object();
     for (const auto& a : nodeStatus.value("addresses", Json::array())) {
@@ -751,14 +750,14 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
     }
     const ObjectPtr podPtr = *got;
     const Json& pod = *podPtr;
-    if (podstatus::nodeName(pod).empty()) return ReconcileResult{};
-    auto node = manager_.cache().getShared(kNodesResource, "", podstatus::nodeName(pod));
+    if (podNodeName(pod).empty()) return ReconcileResult{};
+    auto node = manager_.cache().getShared(kNodes, "", podNodeName(pod));
     if (!node) return ReconcileResult{};  // not a node of this cluster (yet): its add wakes us
-    if (!podstatus::isNodeReady(**node)) return ReconcileResult{};  // the node is lost
+    if (!isNodeReady(**node)) return ReconcileResult{};  // the node is lost
 
     const TimePoint now = manager_.executor().now();
     const bool alreadyKnown = runs_.count(meta::uid(pod)) > 0;
-    if (!alreadyKnown && podstatus::isTerminal(pod) && !meta::isDeleting(pod)) {
+    if (!alreadyKnown && isPodTerminal(pod) && !meta::isDeleting(pod)) {
       return ReconcileResult{};  // finished before this kubelet saw it: nothing runs
     }
     PodRun& run = runFor(pod, **node, now);
@@ -785,7 +784,7 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
       return ReconcileResult{};
     }
 
-    if (podstatus::isTerminal(pod) && !run.finished) {
+    if (isPodTerminal(pod) && !run.finished) {
       // Someone else ended the pod (an eviction): its containers are killed.
       killAll(run);
       run.finished = true;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/apiserver/api_server.h"
 #include "fakekube/client/discovery.h"
 #include "fakekube/runtime/builder.h"
@@ -18,7 +19,6 @@ namespace fakekube {
 namespace {
 
 constexpr std::string_view kKubernetesFinalizer = "kubernetes";
-const GroupVersionResource kNamespaces{"", "v1", "namespaces"};
 
 bool hasSpecFinalizer(const Json& ns, std::string_view finalizer) {
   auto spec = ns.find("spec");

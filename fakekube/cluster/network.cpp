@@ -7,14 +7,12 @@
 #include <vector>
 
 #include "fakekube/api/object_meta.h"
-#include "fakekube/cluster/pod_status.h"
+#include "fakekube/api/pod_status.h"
+#include "fakekube/api/resources.h"
 
 namespace fakekube {
 
 namespace {
-
-const GroupVersionResource kServices{"", "v1", "services"};
-const GroupVersionResource kPods{"", "v1", "pods"};
 
 std::string addressKey(const std::string& ip, int port) { return fmt::format("{}:{}", ip, port); }
 
@@ -166,8 +164,8 @@ NetworkResult<Network::Target> Network::pickEndpoint(const Json& service, int po
   bool notReadyToo = spec.value("publishNotReadyAddresses", false);
   std::vector<std::pair<std::string, Target>> endpoints;  // by pod name
   for (const auto& pod : (*pods)["items"]) {
-    if (meta::isDeleting(pod) || podstatus::isTerminal(pod)) continue;
-    if (!notReadyToo && !podstatus::isReady(pod)) continue;
+    if (meta::isDeleting(pod) || isPodTerminal(pod)) continue;
+    if (!notReadyToo && !isPodReady(pod)) continue;
     std::string ip = pod["status"].value("podIP", "");
     auto target = targetPortIn(targetPort, pod);
     if (ip.empty() || !target || !listening(ip, *target)) continue;

@@ -5,16 +5,17 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "fakekube/api/conditions.h"
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/pod_status.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/cluster/nodes.h"
-#include "fakekube/cluster/pod_status.h"
 #include "fakekube/runtime/builder.h"
 
 namespace fakekube {
 
 namespace {
 
-const GroupVersionResource kPods{"", "v1", "pods"};
 constexpr std::string_view kNodeNameIndex = "spec.nodeName";
 
 // The pod's own tolerationSeconds for the taint a node with this Ready status carries.
@@ -39,12 +40,12 @@ class NodeLifecycleController::Impl : public std::enable_shared_from_this<Impl> 
   Result<void> start() {
     Informer& pods = manager_.cache().informerFor(kPods);
     pods.addIndexer(std::string(kNodeNameIndex), [](const Json& pod) {
-      std::string node = podstatus::nodeName(pod);
+      std::string node = podNodeName(pod);
       return node.empty() ? std::vector<std::string>{} : std::vector<std::string>{node};
     });
     // A pod that lands on (or changes on) a node that is not Ready is the node's business.
     auto nodeOfPod = enqueueRequestsFromMapFunc([](const Json& pod) {
-      std::string node = podstatus::nodeName(pod);
+      std::string node = podNodeName(pod);
       return node.empty() ? std::vector<ReconcileRequest>{}
                           : std::vector<ReconcileRequest>{{"", node}};
     });
@@ -52,7 +53,7 @@ class NodeLifecycleController::Impl : public std::enable_shared_from_this<Impl> 
     auto controller =
         ControllerBuilder(manager_)
             .named("node-lifecycle")
-            .forResource(kNodesResource)
+            .forResource(kNodes)
             .watches(kPods, nodeOfPod)
             .complete([self](const ReconcileRequest& request) { return self->reconcile(request); });
     if (!controller) return tl::unexpected(controller.error());
@@ -61,9 +62,9 @@ class NodeLifecycleController::Impl : public std::enable_shared_from_this<Impl> 
 
  private:
   ReconcileOutcome reconcile(const ReconcileRequest& request) {
-    auto node = manager_.cache().getShared(kNodesResource, "", request.name);
-    if (!node || podstatus::isNodeReady(**node)) return ReconcileResult{};
-    const Json* ready = podstatus::findCondition(**node, "Ready");
+    auto node = manager_.cache().getShared(kNodes, "", request.name);
+    if (!node || isNodeReady(**node)) return ReconcileResult{};
+    const Json* ready = findCondition(**node, "Ready");
     const std::string readyStatus = ready ? ready->value("status", "Unknown") : "Unknown";
     const TimePoint now = manager_.executor().now();
     TimePoint since = now;
@@ -74,7 +75,7 @@ class NodeLifecycleController::Impl : public std::enable_shared_from_this<Impl> 
     auto pods = manager_.cache().informerFor(kPods).byIndex(kNodeNameIndex, request.name);
     for (const auto& podPtr : pods) {
       const Json& pod = *podPtr;
-      if (podstatus::isTerminal(pod)) continue;
+      if (isPodTerminal(pod)) continue;
       TimePoint evictAt = since + podToleration(pod, readyStatus).value_or(options_.evictionDelay);
       Json updated = pod;
       Json& status = updated["status"];
@@ -89,12 +90,11 @@ class NodeLifecycleController::Impl : public std::enable_shared_from_this<Impl> 
         Duration left = evictAt - now;
         if (!wake || left < *wake) wake = left;
       }
-      if (podstatus::conditionStatus(pod, "Ready") != "False") {
-        Json condition = podstatus::findCondition(pod, "Ready") != nullptr
-                             ? *podstatus::findCondition(pod, "Ready")
-                             : Json{{"type", "Ready"}};
+      if (conditionStatus(pod, "Ready") != "False") {
+        Json condition = findCondition(pod, "Ready") != nullptr ? *findCondition(pod, "Ready")
+                                                                : Json{{"type", "Ready"}};
         condition["status"] = "False";
-        podstatus::setCondition(status, condition, now);
+        setCondition(status, condition, now);
         changed = true;
       }
       if (!changed) continue;

@@ -7,6 +7,7 @@
 
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/resources.h"
 
 namespace fakekube {
 
@@ -46,10 +47,10 @@ int podRangeIndex(const Json& node) {
 Result<Json> updateNodeStatus(Client& client, std::string_view name,
                               const std::function<void(Json& node)>& change) {
   for (int attempt = 1;; ++attempt) {
-    auto node = client.get(kNodesResource, "", name);
+    auto node = client.get(kNodes, "", name);
     if (!node) return node;
     change(*node);
-    auto updated = client.updateStatus(kNodesResource, *node);
+    auto updated = client.updateStatus(kNodes, *node);
     if (updated || !isConflict(updated) || attempt == kMaxUpdateAttempts) return updated;
   }
 }
@@ -99,13 +100,13 @@ Json nodeObject(const NodeConfig& config, int index, TimePoint now) {
 }
 
 Result<Json> addNode(Client& client, Clock& clock, const NodeConfig& config) {
-  auto nodes = client.list(kNodesResource, "");
+  auto nodes = client.list(kNodes, "");
   if (!nodes) return nodes;
   std::set<int> used;
   for (const auto& node : (*nodes)["items"]) used.insert(podRangeIndex(node));
   int index = 0;
   while (used.count(index)) ++index;
-  return client.create(kNodesResource, nodeObject(config, index, clock.now()));
+  return client.create(kNodes, nodeObject(config, index, clock.now()));
 }
 
 Result<Json> setNodeNotReady(Client& client, Clock& clock, std::string_view name,
@@ -149,7 +150,7 @@ Result<Json> setNodeReady(Client& client, Clock& clock, std::string_view name) {
 
 Result<Json> setNodeUnschedulable(Client& client, std::string_view name, bool unschedulable) {
   Json patch = {{"spec", {{"unschedulable", unschedulable ? Json(true) : Json(nullptr)}}}};
-  return client.patch(kNodesResource, "", name, PatchType::Merge, patch.dump());
+  return client.patch(kNodes, "", name, PatchType::Merge, patch.dump());
 }
 
 }  // namespace fakekube

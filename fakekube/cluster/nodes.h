@@ -39,8 +39,6 @@
 
 namespace fakekube {
 
-inline const GroupVersionResource kNodesResource{"", "v1", "nodes"};
-
 // What a node offers. Quantities are Kubernetes quantity strings.
 struct NodeConfig {
   std::string name;

@@ -8,6 +8,8 @@
 #include <set>
 
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/pod_status.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/cluster/controller_expectations.h"
 #include "fakekube/cluster/controller_utils.h"
 #include "fakekube/runtime/builder.h"

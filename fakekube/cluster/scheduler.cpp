@@ -10,10 +10,12 @@
 #include <unordered_set>
 #include <vector>
 
+#include "fakekube/api/conditions.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/pod_status.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/cluster/nodes.h"
-#include "fakekube/cluster/pod_status.h"
 #include "fakekube/cluster/quantity.h"
 #include "fakekube/runtime/builder.h"
 
@@ -21,7 +23,6 @@ namespace fakekube {
 
 namespace {
 
-const GroupVersionResource kPods{"", "v1", "pods"};
 constexpr std::string_view kNodeNameIndex = "spec.nodeName";
 
 // schedutil.DefaultMilliCPURequest / DefaultMemoryRequest: what the scorer counts for a pod that
@@ -78,7 +79,7 @@ std::vector<Json> schedulingTaints(const Json& node) {
       if (effect == "NoSchedule" || effect == "NoExecute") taints.push_back(t);
     }
   }
-  std::string ready = podstatus::conditionStatus(node, "Ready");
+  std::string ready = conditionStatus(node, "Ready");
   if (ready != "True") {
     std::string key =
         ready == "Unknown" ? "node.kubernetes.io/unreachable" : "node.kubernetes.io/not-ready";
@@ -174,7 +175,7 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
   Result<void> start() {
     Informer& pods = manager_.cache().informerFor(kPods);
     pods.addIndexer(std::string(kNodeNameIndex), [](const Json& pod) {
-      std::string node = podstatus::nodeName(pod);
+      std::string node = podNodeName(pod);
       return node.empty() ? std::vector<std::string>{} : std::vector<std::string>{node};
     });
     std::weak_ptr<Impl> weak = weak_from_this();
@@ -190,26 +191,26 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
     EventHandler podEvents;
     // A bound pod that goes away or finishes frees its node's capacity.
     podEvents.update = [wakeAll](const ObjectPtr& oldObject, const ObjectPtr& newObject) {
-      bool freed = !podstatus::nodeName(*newObject).empty() && podstatus::isTerminal(*newObject) &&
-                   !podstatus::isTerminal(*oldObject);
+      bool freed = !podNodeName(*newObject).empty() && isPodTerminal(*newObject) &&
+                   !isPodTerminal(*oldObject);
       return freed ? wakeAll(newObject) : std::vector<ReconcileRequest>{};
     };
     podEvents.delete_ = [wakeAll](const ObjectPtr& object) {
-      bool freed = !podstatus::nodeName(*object).empty() && !podstatus::isTerminal(*object);
+      bool freed = !podNodeName(*object).empty() && !isPodTerminal(*object);
       return freed ? wakeAll(object) : std::vector<ReconcileRequest>{};
     };
     std::string schedulerName = options_.schedulerName;
     auto ours = predicate::fromFilter([schedulerName](const Json& pod) {
       const Json& spec = jsonAt(pod, {"spec"});
       return spec.is_object() && spec.value("schedulerName", "") == schedulerName &&
-             podstatus::nodeName(pod).empty();
+             podNodeName(pod).empty();
     });
     auto self = shared_from_this();
     auto controller =
         ControllerBuilder(manager_)
             .named("scheduler")
             .forResource(kPods, ours)
-            .watches(kNodesResource, nodeEvents)
+            .watches(kNodes, nodeEvents)
             .watches(kPods, podEvents)
             .complete([self](const ReconcileRequest& request) { return self->reconcile(request); });
     if (!controller) return tl::unexpected(controller.error());
@@ -247,7 +248,7 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
     }
     const Json& pod = **got;
     const Json& spec = pod["spec"];
-    if (!podstatus::nodeName(pod).empty() || meta::isDeleting(pod) || podstatus::isTerminal(pod) ||
+    if (!podNodeName(pod).empty() || meta::isDeleting(pod) || isPodTerminal(pod) ||
         !spec.is_object() || spec.value("schedulerName", "") != options_.schedulerName) {
       forget(key);
       return ReconcileResult{};
@@ -260,9 +261,9 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
     if (!requests) return terminalError(requests.error());
 
     // The nodes as the cache holds them (shared, not copied into a list), in name order.
-    Informer& nodeInformer = manager_.cache().informerFor(kNodesResource);
+    Informer& nodeInformer = manager_.cache().informerFor(kNodes);
     if (!nodeInformer.hasSynced()) {
-      if (auto synced = manager_.cache().list(kNodesResource, ""); !synced) {
+      if (auto synced = manager_.cache().list(kNodes, ""); !synced) {
         return reconcileError(synced.error());
       }
     }
@@ -318,7 +319,7 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
         std::string_view uid =
             uidField.is_string() ? std::string_view(uidField.get_ref<const std::string&>()) : "";
         seenBound.insert(uid);
-        if (!podstatus::isTerminal(*pod)) used.add(boundRequests(uid, *pod));
+        if (!isPodTerminal(*pod)) used.add(boundRequests(uid, *pod));
         bound.push_back(std::move(pod));
       }
     }
@@ -470,18 +471,18 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
       std::lock_guard lock(mu_);
       unschedulable_.insert(key);
     }
-    const Json* current = podstatus::findCondition(pod, "PodScheduled");
+    const Json* current = findCondition(pod, "PodScheduled");
     bool same = current != nullptr && current->value("status", "") == "False" &&
                 current->value("reason", "") == "Unschedulable" &&
                 current->value("message", "") == message;
     if (!same) {
       Json updated = pod;
-      podstatus::setCondition(updated["status"],
-                              {{"type", "PodScheduled"},
-                               {"status", "False"},
-                               {"reason", "Unschedulable"},
-                               {"message", message}},
-                              manager_.executor().now());
+      setCondition(updated["status"],
+                   {{"type", "PodScheduled"},
+                    {"status", "False"},
+                    {"reason", "Unschedulable"},
+                    {"message", message}},
+                   manager_.executor().now());
       auto written = manager_.client().updateStatus(kPods, std::move(updated));
       if (!written) {
         if (isNotFound(written.error())) return ReconcileResult{};

@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/pod_status.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/cluster/controller_utils.h"
 
 namespace fakekube::workload {

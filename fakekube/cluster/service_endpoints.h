@@ -26,10 +26,6 @@
 
 namespace fakekube::workload {
 
-inline const GroupVersionResource kServices{"", "v1", "services"};
-inline const GroupVersionResource kEndpoints{"", "v1", "endpoints"};
-inline const GroupVersionResource kEndpointSlices{"discovery.k8s.io", "v1", "endpointslices"};
-
 // Whether the controllers manage this Service's endpoints (it has a selector and is not
 // ExternalName).
 bool serviceHasSelector(const Json& service);

@@ -4,14 +4,12 @@
 #include <nlohmann/json.hpp>
 
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/runtime/builder.h"
 
 namespace fakekube {
 
 namespace {
-
-const GroupVersionResource kNamespaces{"", "v1", "namespaces"};
-const GroupVersionResource kServiceAccounts{"", "v1", "serviceaccounts"};
 
 bool isActive(const Json& ns) {
   if (meta::isDeleting(ns)) return false;

@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/pod_status.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/cluster/controller_utils.h"
 #include "fakekube/cluster/pod_template_hash.h"
 #include "fakekube/runtime/builder.h"
@@ -17,10 +19,6 @@ namespace fakekube {
 namespace {
 
 using namespace workload;  // NOLINT: the shared controller helpers
-
-const GroupVersionResource kStatefulSets{"apps", "v1", "statefulsets"};
-const GroupVersionResource kControllerRevisions{"apps", "v1", "controllerrevisions"};
-const GroupVersionResource kClaims{"", "v1", "persistentvolumeclaims"};
 
 constexpr std::string_view kPodNameLabel = "statefulset.kubernetes.io/pod-name";
 constexpr std::string_view kPodIndexLabel = "apps.kubernetes.io/pod-index";
@@ -118,7 +116,7 @@ Result<std::string> StatefulSetController::ensureRevision(const Json& set,
                     {{"name", name},
                      {"namespace", meta::namespace_(set)},
                      {"labels", labels},
-                     {"ownerReferences", Json::array({controllerRefJson(set)})}}},
+                     {"ownerReferences", Json::array({meta::toJson(meta::controllerRefTo(set))})}}},
                    {"data", {{"spec", {{"template", field(field(set, "spec"), "template")}}}}},
                    {"revision", highest + 1}};
   auto created = manager_.client().create(kControllerRevisions, std::move(revision));
@@ -148,7 +146,8 @@ Result<void> StatefulSetController::createPod(const Json& set, int ordinal,
     const std::string templateName = field(claimTemplate, "metadata").value("name", "");
     if (templateName.empty()) continue;
     const std::string claimName = fmt::format("{}-{}", templateName, podName);
-    auto existing = manager_.cache().getShared(kClaims, meta::namespace_(set), claimName);
+    auto existing =
+        manager_.cache().getShared(kPersistentVolumeClaims, meta::namespace_(set), claimName);
     if (!existing) {
       if (!isNotFound(existing.error())) return tl::unexpected(existing.error());
       Json claim = {
@@ -161,7 +160,7 @@ Result<void> StatefulSetController::createPod(const Json& set, int ordinal,
           {"spec", field(claimTemplate, "spec")}};
       for (const auto& [k, v] : selectorLabels.items()) claim["metadata"]["labels"][k] = v;
       if (claim["metadata"]["labels"].empty()) claim["metadata"].erase("labels");
-      auto created = manager_.client().create(kClaims, std::move(claim));
+      auto created = manager_.client().create(kPersistentVolumeClaims, std::move(claim));
       if (!created && !isAlreadyExists(created.error())) {
         event(set, "Warning", "FailedCreate",
               fmt::format("create Claim {} for Pod {} in StatefulSet {} failed error: {}",

@@ -3,15 +3,15 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "fakekube/api/conditions.h"
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/cluster/controller_utils.h"
 #include "fakekube/runtime/builder.h"
 
 namespace fakekube {
 
 namespace {
-
-using workload::kJobs;
 
 // When the Job's TTL expires, if it has one and has finished (getFinishAndExpireTime).
 std::optional<TimePoint> expiresAt(const Json& job) {
@@ -21,7 +21,7 @@ std::optional<TimePoint> expiresAt(const Json& job) {
   auto ttl = spec->find("ttlSecondsAfterFinished");
   if (ttl == spec->end() || !ttl->is_number_integer()) return std::nullopt;
   for (const char* type : {"Complete", "Failed"}) {
-    const Json* condition = workload::findCondition(job, type);
+    const Json* condition = findCondition(job, type);
     if (condition == nullptr || condition->value("status", "") != "True") continue;
     auto finishedAt = workload::parseTime(condition->value("lastTransitionTime", Json()));
     if (!finishedAt) return std::nullopt;

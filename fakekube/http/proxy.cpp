@@ -8,16 +8,14 @@
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/label_selector.h"
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/pod_status.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/cluster/network.h"
-#include "fakekube/cluster/pod_status.h"
 #include "fakekube/http/rest_handler.h"
 
 namespace fakekube {
 
 namespace {
-
-const GroupVersionResource kServices{"", "v1", "services"};
-const GroupVersionResource kPods{"", "v1", "pods"};
 
 // [scheme:]name[:port]
 struct ProxyTarget {
@@ -159,8 +157,8 @@ RestResponse proxyService(ApiServer& server, Network& network, const std::string
       const bool notReadyToo = spec.value("publishNotReadyAddresses", false);
       for (const auto& pod : pods->items) {
         if (!parsed->matches(jsonAt(*pod, {"metadata", "labels"}))) continue;
-        if (meta::isDeleting(*pod) || podstatus::isTerminal(*pod)) continue;
-        if (!notReadyToo && !podstatus::isReady(*pod)) continue;
+        if (meta::isDeleting(*pod) || isPodTerminal(*pod)) continue;
+        if (!notReadyToo && !isPodReady(*pod)) continue;
         if (jsonAt(*pod, {"status", "podIP"}).is_string()) anyEndpoint = true;
       }
     }

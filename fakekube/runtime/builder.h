@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "fakekube/api/group_version.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/api/status.h"
 #include "fakekube/runtime/controller.h"
 #include "fakekube/runtime/handler.h"

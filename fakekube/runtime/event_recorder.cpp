@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/client/client.h"
 
 namespace fakekube {
@@ -75,8 +76,7 @@ Result<Json> EventRecorder::event(const Json& involvedObject, std::string_view t
     Seen& seen = lru_.front();
     const std::int64_t count = seen.count + 1;
     const Json patch = {{"count", count}, {"lastTimestamp", stamp}};
-    auto patched =
-        client_.patch(kEventsResource, seen.ns, seen.name, PatchType::Merge, patch.dump());
+    auto patched = client_.patch(kEvents, seen.ns, seen.name, PatchType::Merge, patch.dump());
     if (patched) {
       seen.count = count;
       return patched;
@@ -96,7 +96,7 @@ Result<Json> EventRecorder::event(const Json& involvedObject, std::string_view t
                   {"firstTimestamp", seen.firstTimestamp},
                   {"lastTimestamp", stamp},
                   {"count", count}};
-    auto created = client_.create(kEventsResource, std::move(event));
+    auto created = client_.create(kEvents, std::move(event));
     if (created) seen.count = count;
     return created;
   }
@@ -119,7 +119,7 @@ Result<Json> EventRecorder::event(const Json& involvedObject, std::string_view t
   for (int attempt = 0; attempt < 3; ++attempt) {
     const std::string name = nextName(objectName, now);
     event["metadata"]["name"] = name;
-    created = client_.create(kEventsResource, event);
+    created = client_.create(kEvents, event);
     if (created || !isAlreadyExists(created.error())) break;
   }
   if (!created) return created;

@@ -41,8 +41,6 @@ namespace fakekube {
 
 class Client;
 
-inline const GroupVersionResource kEventsResource{"", "v1", "events"};
-
 class EventRecorder {
  public:
   // client-go's maxLruCacheEntries.

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/client/client.h"
 
 namespace fakekube {
@@ -122,7 +123,7 @@ struct LeaderElector::Impl : std::enable_shared_from_this<Impl> {
 
   Outcome tryAcquireOrRenew(TimePoint now, Pending& out) {
     const std::string stamp = formatRfc3339Micro(now);
-    auto got = client.get(kLeasesResource, config.leaseNamespace, config.leaseName);
+    auto got = client.get(kLeases, config.leaseNamespace, config.leaseName);
     if (!got) {
       if (!isNotFound(got.error())) return Outcome::Failed;
       Json lease = {
@@ -131,7 +132,7 @@ struct LeaderElector::Impl : std::enable_shared_from_this<Impl> {
           {"metadata", {{"name", config.leaseName}, {"namespace", config.leaseNamespace}}}};
       writeRecord(lease, {config.identity, leaseSeconds(), stamp, stamp, 0});
       // AlreadyExists: another candidate created it first; we read its lease at the next retry.
-      auto created = client.create(kLeasesResource, std::move(lease));
+      auto created = client.create(kLeases, std::move(lease));
       if (!created) return Outcome::Failed;
       observe(*created, now, out);
       return Outcome::Held;
@@ -150,7 +151,7 @@ struct LeaderElector::Impl : std::enable_shared_from_this<Impl> {
     Json lease = std::move(*got);
     writeRecord(lease, next);
     // The update carries the resourceVersion we read: if anyone wrote since, it is a 409.
-    auto updated = client.update(kLeasesResource, std::move(lease));
+    auto updated = client.update(kLeases, std::move(lease));
     if (!updated) return Outcome::Failed;
     observe(*updated, now, out);
     return Outcome::Held;
@@ -228,7 +229,7 @@ struct LeaderElector::Impl : std::enable_shared_from_this<Impl> {
     Json lease = observed;
     writeRecord(lease, {"", 1, stamp, stamp, readRecord(observed).transitions});
     // A failure (409: someone wrote since) means the lease is no longer ours to release.
-    if (auto updated = client.update(kLeasesResource, std::move(lease))) observed = *updated;
+    if (auto updated = client.update(kLeases, std::move(lease))) observed = *updated;
   }
 };
 

@@ -51,8 +51,6 @@ namespace fakekube {
 
 class Client;
 
-inline const GroupVersionResource kLeasesResource{"coordination.k8s.io", "v1", "leases"};
-
 struct LeaderElectionConfig {
   // The Lease: controller-runtime's LeaderElectionNamespace / LeaderElectionID.
   std::string leaseNamespace = "default";

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/http/process.h"
+#include "fixtures/child_process.h"
 
 namespace fakekube::e2e {
 namespace {
@@ -36,9 +36,9 @@ std::string summaryLine(std::size_t points) {
          " converged, 0 violations";
 }
 
-RunResult crashtest(std::vector<std::string> args) {
+ProcessResult crashtest(std::vector<std::string> args) {
   args.insert(args.begin(), {FAKEKUBE_CLI, "crashtest"});
-  return run(args);
+  return runProcess(args);
 }
 
 std::string writeFile(const std::string& name, const std::string& text) {
@@ -48,7 +48,7 @@ std::string writeFile(const std::string& name, const std::string& text) {
 }
 
 TEST(CrashtestTest, TheRayClusterSampleConvergesAtEveryCrashPoint) {
-  RunResult ran = crashtest({"-f", sampleManifest()});
+  ProcessResult ran = crashtest({"-f", sampleManifest()});
   ASSERT_EQ(ran.exitCode, 0) << ran.out << ran.err;
   const auto out = lines(ran.out);
   ASSERT_GE(out.size(), 3u) << ran.out;
@@ -76,7 +76,7 @@ TEST(CrashtestTest, TheRayClusterSampleConvergesAtEveryCrashPoint) {
               HasSubstr(" create pods default/raycluster-kuberay-workergroup-worker-* lost: "));
   EXPECT_EQ(out.back(), summaryLine(3 * writes));
   // The same seed gives the same enumeration, row by row.
-  RunResult again = crashtest({"-f", sampleManifest(), "--seed", "1"});
+  ProcessResult again = crashtest({"-f", sampleManifest(), "--seed", "1"});
   EXPECT_EQ(again.exitCode, 0);
   EXPECT_EQ(again.out, ran.out);
   // The wall time and the rate, on stderr.
@@ -91,7 +91,7 @@ TEST(CrashtestTest, TheRayClusterSampleConvergesAtEveryCrashPoint) {
 TEST(CrashtestTest, TheRayJobSampleConvergesAtEveryCrashPoint) {
   const std::string manifest =
       std::string(FAKEKUBE_SOURCE_DIR) + "/tests/http/manifests/ray-job.sample.yaml";
-  RunResult ran = crashtest({"-f", manifest});
+  ProcessResult ran = crashtest({"-f", manifest});
   ASSERT_EQ(ran.exitCode, 0) << ran.out << ran.err;
   const auto out = lines(ran.out);
   std::smatch clean;
@@ -105,15 +105,15 @@ TEST(CrashtestTest, TheRayJobSampleConvergesAtEveryCrashPoint) {
   EXPECT_THAT(ran.out, HasSubstr(" create rayclusters default/rayjob-sample-"));
   EXPECT_THAT(ran.out, HasSubstr(" create jobs default/rayjob-sample after: "));
   EXPECT_EQ(out.back(), summaryLine(3 * writes));
-  RunResult again = crashtest({"-f", manifest});
+  ProcessResult again = crashtest({"-f", manifest});
   EXPECT_EQ(again.out, ran.out);
 }
 
 TEST(CrashtestTest, UntilAndFaultsNarrowTheEnumeration) {
-  RunResult ran = crashtest({"-f", sampleManifest(), "--until",
-                             "raycluster/raycluster-kuberay:{.status.head.serviceName}="
-                             "raycluster-kuberay-head-svc",
-                             "--faults", "lost", "--timeout", "1m30s", "--seed", "7"});
+  ProcessResult ran = crashtest({"-f", sampleManifest(), "--until",
+                                 "raycluster/raycluster-kuberay:{.status.head.serviceName}="
+                                 "raycluster-kuberay-head-svc",
+                                 "--faults", "lost", "--timeout", "1m30s", "--seed", "7"});
   ASSERT_EQ(ran.exitCode, 0) << ran.out << ran.err;
   const auto out = lines(ran.out);
   EXPECT_THAT(out.front(), StartsWith("clean run (seed 7): "));
@@ -125,7 +125,7 @@ TEST(CrashtestTest, UntilAndFaultsNarrowTheEnumeration) {
 
 TEST(CrashtestTest, ReplaysOnePoint) {
   // The operator's third write creates the head pod (after the head Service and an Event).
-  RunResult ran =
+  ProcessResult ran =
       crashtest({"-f", sampleManifest(), "--seed", "1", "--point", "3", "--fault", "after"});
   ASSERT_EQ(ran.exitCode, 0) << ran.out << ran.err;
   const auto out = lines(ran.out);
@@ -162,7 +162,7 @@ TEST(CrashtestTest, BadInputIsExitTwoWithOneLine) {
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
-    RunResult ran = crashtest(c.args);
+    ProcessResult ran = crashtest(c.args);
     EXPECT_EQ(ran.exitCode, 2) << ran.out << ran.err;
     EXPECT_EQ(ran.out, "");
     EXPECT_THAT(ran.err, StartsWith("fakekube crashtest: "));

@@ -176,7 +176,7 @@ TEST_F(CustomResourceSchemaTest, KubeRaysOwnDefinitionsReplaceTheBuiltInOnesAndG
   // A wrong type is refused with kube-apiserver's message.
   std::string bad = rayCluster("bad");
   bad.replace(bad.find("replicas: 1"), 11, "replicas: one");
-  RunResult refused = kubectl({"apply", "-f", "-"}, bad);
+  ProcessResult refused = kubectl({"apply", "-f", "-"}, bad);
   EXPECT_NE(refused.exitCode, 0);
   EXPECT_THAT(refused.err,
               HasSubstr("spec.workerGroupSpecs[0].replicas: Invalid value: \"string\": "

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "fakekube/api/json.h"
-#include "tests/http/raw_http.h"
+#include "fixtures/raw_http.h"
 #include "tests/http/serve_fixture.h"
 
 namespace fakekube::e2e {
@@ -29,7 +29,7 @@ namespace {
 constexpr int kWriters = 4;
 constexpr int kRounds = 10;
 constexpr int kAcknowledgedPerRound = 600;  // before the kill
-const std::string kConfigMaps = "/api/v1/namespaces/default/configmaps";
+const std::string kConfigMapsPath = "/api/v1/namespaces/default/configmaps";
 
 std::string configMap(const std::string& name, const std::string& value,
                       const std::string& resourceVersion = "") {
@@ -73,7 +73,7 @@ void write(const std::string& url, int writer, int round, Acknowledged& acknowle
     std::string counterRv;
     long counterValue = 0;
     {
-      connection.send(rawRequest("GET", kConfigMaps + "/" + counter));
+      connection.send(rawRequest("GET", kConfigMapsPath + "/" + counter));
       auto r = connection.read();
       if (!r) return;
       if (r->status == 200) {
@@ -81,7 +81,7 @@ void write(const std::string& url, int writer, int round, Acknowledged& acknowle
         counterRv = object["metadata"]["resourceVersion"];
         counterValue = std::stol(object["data"]["value"].get<std::string>());
       } else {
-        connection.send(rawRequest("POST", kConfigMaps, {"Content-Type: application/json"},
+        connection.send(rawRequest("POST", kConfigMapsPath, {"Content-Type: application/json"},
                                    configMap(counter, "0")));
         r = connection.read();
         if (!r || r->status != 201) return;
@@ -94,12 +94,13 @@ void write(const std::string& url, int writer, int round, Acknowledged& acknowle
       const bool update = i % 2 == 1;
       std::string request;
       if (update) {
-        request = rawRequest("PUT", kConfigMaps + "/" + counter, {"Content-Type: application/json"},
-                             configMap(counter, std::to_string(counterValue + 1), counterRv));
+        request =
+            rawRequest("PUT", kConfigMapsPath + "/" + counter, {"Content-Type: application/json"},
+                       configMap(counter, std::to_string(counterValue + 1), counterRv));
       } else {
         const std::string name = "w" + std::to_string(writer) + "-r" + std::to_string(round) + "-" +
                                  std::to_string(sequence.fetch_add(1));
-        request = rawRequest("POST", kConfigMaps, {"Content-Type: application/json"},
+        request = rawRequest("POST", kConfigMapsPath, {"Content-Type: application/json"},
                              configMap(name, std::to_string(i)));
       }
       if (!connection.send(request)) return;
@@ -122,7 +123,7 @@ void write(const std::string& url, int writer, int round, Acknowledged& acknowle
 }
 
 TEST(DurabilityTest, EveryAcknowledgedWriteSurvivesRepeatedKillNine) {
-  TempDirectory dir;
+  TemporaryDirectory dir;
   const std::string db = dir.path() + "/fakekube.db";
   const std::vector<std::string> args = {"--db", db, "--controllers", "gc", "--nodes", "0"};
   Acknowledged acknowledged;
@@ -134,7 +135,7 @@ TEST(DurabilityTest, EveryAcknowledgedWriteSurvivesRepeatedKillNine) {
     // After a restart: every acknowledged write is there, and the revision did not go back.
     {
       RawConnection connection(serve.url());
-      ASSERT_TRUE(connection.send(rawRequest("GET", kConfigMaps)));
+      ASSERT_TRUE(connection.send(rawRequest("GET", kConfigMapsPath)));
       auto list = connection.read(std::chrono::seconds(30));
       ASSERT_TRUE(list.has_value());
       ASSERT_EQ(list->status, 200);

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "fakekube/api/json.h"
-#include "tests/http/raw_http.h"
+#include "fixtures/raw_http.h"
 #include "tests/http/serve_fixture.h"
 
 namespace fakekube::e2e {
@@ -24,7 +24,7 @@ struct Case {
   bool closes = false;  // the server must close the connection after answering
 };
 
-const std::string kConfigMaps = "/api/v1/namespaces/default/configmaps";
+const std::string kConfigMapsPath = "/api/v1/namespaces/default/configmaps";
 const std::string kJson = "Content-Type: application/json";
 
 std::string post(const std::string& path, const std::string& body,
@@ -60,15 +60,15 @@ bool isWrite(const std::string& request) {
 class HostileInputTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new TempDirectory();
+    dir_ = new TemporaryDirectory();
     serve_ = new Serve(dir_->path(), {"--controllers", "gc", "--nodes", "0"});
     // What the cases refer to.
-    seed(post(kConfigMaps, configMap("cm1", R"(,"labels":{"dc":"y"})")));
-    seed(post(kConfigMaps, configMap("frozen", "", R"(,"immutable":true,"data":{"k":"v"})")));
+    seed(post(kConfigMapsPath, configMap("cm1", R"(,"labels":{"dc":"y"})")));
+    seed(post(kConfigMapsPath, configMap("frozen", "", R"(,"immutable":true,"data":{"k":"v"})")));
     seed(post("/api/v1/namespaces/default/services",
               R"({"apiVersion":"v1","kind":"Service","metadata":{"name":"svc1"},)"
               R"("spec":{"ports":[{"port":80}]}})"));
-    auto cm = send(get(kConfigMaps + "/cm1"));
+    auto cm = send(get(kConfigMapsPath + "/cm1"));
     cm1Uid_ = Json::parse(cm.body)["metadata"]["uid"];
     cm1Rv_ = Json::parse(cm.body)["metadata"]["resourceVersion"];
   }
@@ -126,13 +126,13 @@ class HostileInputTest : public ::testing::Test {
     }
   }
 
-  static TempDirectory* dir_;
+  static TemporaryDirectory* dir_;
   static Serve* serve_;
   static std::string cm1Uid_;
   static std::string cm1Rv_;
 };
 
-TempDirectory* HostileInputTest::dir_ = nullptr;
+TemporaryDirectory* HostileInputTest::dir_ = nullptr;
 Serve* HostileInputTest::serve_ = nullptr;
 std::string HostileInputTest::cm1Uid_;
 std::string HostileInputTest::cm1Rv_;
@@ -148,49 +148,50 @@ std::vector<Case> framingCases() {
       {"request target too long", get("/api/v1/" + std::string(9000, 'a')), 400, "BadRequest",
        true},
       {"Transfer-Encoding chunked, identity",
-       rawRequest("POST", kConfigMaps, {kJson, "Transfer-Encoding: chunked, identity"},
+       rawRequest("POST", kConfigMapsPath, {kJson, "Transfer-Encoding: chunked, identity"},
                   "5\r\nhello\r\n0\r\n\r\n", false),
        501, "InternalError", true},
       {"Transfer-Encoding gzip",
-       rawRequest("POST", kConfigMaps, {kJson, "Transfer-Encoding: gzip"}, "", false), 501,
+       rawRequest("POST", kConfigMapsPath, {kJson, "Transfer-Encoding: gzip"}, "", false), 501,
        "InternalError", true},
       {"two Transfer-Encoding headers",
-       rawRequest("POST", kConfigMaps,
+       rawRequest("POST", kConfigMapsPath,
                   {kJson, "Transfer-Encoding: chunked", "Transfer-Encoding: chunked"}, "0\r\n\r\n",
                   false),
        501, "InternalError", true},
       {"Content-Length -1",
-       rawRequest("POST", kConfigMaps, {kJson, "Content-Length: -1"}, "", false), 400, "BadRequest",
-       true},
+       rawRequest("POST", kConfigMapsPath, {kJson, "Content-Length: -1"}, "", false), 400,
+       "BadRequest", true},
       {"Content-Length not a number",
-       rawRequest("POST", kConfigMaps, {kJson, "Content-Length: abc"}, "", false), 400,
+       rawRequest("POST", kConfigMapsPath, {kJson, "Content-Length: abc"}, "", false), 400,
        "BadRequest", true},
       {"Content-Length with a sign",
-       rawRequest("POST", kConfigMaps, {kJson, "Content-Length: +5"}, "", false), 400, "BadRequest",
-       true},
+       rawRequest("POST", kConfigMapsPath, {kJson, "Content-Length: +5"}, "", false), 400,
+       "BadRequest", true},
       // cpp-httplib drops a header with an empty value: the POST has no length, so no body,
       // which is refused as an empty document on a connection that stays open.
       {"Content-Length empty",
-       rawRequest("POST", kConfigMaps, {kJson, "Content-Length: "}, "", false), 400, "BadRequest",
-       false},
+       rawRequest("POST", kConfigMapsPath, {kJson, "Content-Length: "}, "", false), 400,
+       "BadRequest", false},
       {"Content-Length beyond 63 bits",
-       rawRequest("POST", kConfigMaps, {kJson, "Content-Length: 99999999999999999999"}, "", false),
+       rawRequest("POST", kConfigMapsPath, {kJson, "Content-Length: 99999999999999999999"}, "",
+                  false),
        400, "BadRequest", true},
       {"two conflicting Content-Length headers",
-       rawRequest("POST", kConfigMaps,
+       rawRequest("POST", kConfigMapsPath,
                   {kJson, "Content-Length: " + std::to_string(body.size()),
                    "Content-Length: " + std::to_string(body.size() + 1)},
                   body, false),
        400, "BadRequest", true},
       {"Content-Length far beyond the body limit",
-       rawRequest("POST", kConfigMaps, {kJson, "Content-Length: 100000000000"}, "", false), 413,
+       rawRequest("POST", kConfigMapsPath, {kJson, "Content-Length: 100000000000"}, "", false), 413,
        "RequestEntityTooLarge", true},
       {"a malformed chunk size",
-       rawRequest("POST", kConfigMaps, {kJson, "Transfer-Encoding: chunked"},
+       rawRequest("POST", kConfigMapsPath, {kJson, "Transfer-Encoding: chunked"},
                   "zz\r\nhello\r\n0\r\n\r\n", false),
        400, "BadRequest", true},
       {"a POST without a length has an empty body",
-       rawRequest("POST", kConfigMaps, {kJson}, "", false), 400, "BadRequest", false},
+       rawRequest("POST", kConfigMapsPath, {kJson}, "", false), 400, "BadRequest", false},
   };
 }
 
@@ -200,26 +201,28 @@ std::vector<Case> pathCases() {
       {"unknown group", get("/apis/nonexistent.example.com/v1/foos"), 404, "NotFound"},
       {"unknown version of a known group", get("/apis/apps/v9/deployments"), 404, "NotFound"},
       {"unknown resource", get("/api/v1/foos"), 404, "NotFound"},
-      {"unknown subresource", get(kConfigMaps + "/cm1/unknown"), 404, "NotFound"},
+      {"unknown subresource", get(kConfigMapsPath + "/cm1/unknown"), 404, "NotFound"},
       {"a cluster-scoped kind under a namespace", get("/api/v1/namespaces/default/nodes"), 404,
        "NotFound"},
-      {"a path too deep", get(kConfigMaps + "/a/b/c/d"), 404, "NotFound"},
+      {"a path too deep", get(kConfigMapsPath + "/a/b/c/d"), 404, "NotFound"},
       {"no API at all", get("/nonexistent"), 404, "NotFound"},
       {"a named namespaced object without its namespace", get("/api/v1/configmaps/cm1"), 404,
        "NotFound"},
-      {"an object that does not exist", get(kConfigMaps + "/missing"), 404, "NotFound"},
+      {"an object that does not exist", get(kConfigMapsPath + "/missing"), 404, "NotFound"},
       {"an object in a namespace that does not exist",
        get("/api/v1/namespaces/nowhere/configmaps/cm1"), 404, "NotFound"},
-      {"DELETE of an object that does not exist", del(kConfigMaps + "/missing"), 404, "NotFound"},
-      {"PUT of an object that does not exist", put(kConfigMaps + "/missing", configMap("missing")),
-       404, "NotFound"},
+      {"DELETE of an object that does not exist", del(kConfigMapsPath + "/missing"), 404,
+       "NotFound"},
+      {"PUT of an object that does not exist",
+       put(kConfigMapsPath + "/missing", configMap("missing")), 404, "NotFound"},
       {"PATCH of an object that does not exist",
-       patch(kConfigMaps + "/missing", "application/merge-patch+json", "{}"), 404, "NotFound"},
+       patch(kConfigMapsPath + "/missing", "application/merge-patch+json", "{}"), 404, "NotFound"},
       {"POST into a namespace that does not exist",
        post("/api/v1/namespaces/nowhere/configmaps", configMap("x")), 404, "NotFound"},
-      {"POST to an object", post(kConfigMaps + "/cm1", configMap("cm1")), 405, "MethodNotAllowed"},
-      {"PUT to a collection", put(kConfigMaps, configMap("x")), 405, "MethodNotAllowed"},
-      {"PATCH of a collection", patch(kConfigMaps, "application/merge-patch+json", "{}"), 405,
+      {"POST to an object", post(kConfigMapsPath + "/cm1", configMap("cm1")), 405,
+       "MethodNotAllowed"},
+      {"PUT to a collection", put(kConfigMapsPath, configMap("x")), 405, "MethodNotAllowed"},
+      {"PATCH of a collection", patch(kConfigMapsPath, "application/merge-patch+json", "{}"), 405,
        "MethodNotAllowed"},
       {"POST to the all-namespaces path", post("/api/v1/configmaps", configMap("x")), 405,
        "MethodNotAllowed"},
@@ -229,42 +232,45 @@ std::vector<Case> pathCases() {
 }
 
 std::vector<Case> bodyCases() {
-  const std::string cm1 = kConfigMaps + "/cm1";
+  const std::string cm1 = kConfigMapsPath + "/cm1";
   return {
-      {"truncated JSON", post(kConfigMaps, "{"), 400, "BadRequest"},
-      {"an empty body", post(kConfigMaps, ""), 400, "BadRequest"},
-      {"JSON that is an array", post(kConfigMaps, "[]"), 400, "BadRequest"},
-      {"JSON null", post(kConfigMaps, "null"), 400, "BadRequest"},
-      {"JSON that is a string", post(kConfigMaps, "\"configmap\""), 400, "BadRequest"},
-      {"trailing garbage after the object", post(kConfigMaps, configMap("trailing") + "x"), 400,
+      {"truncated JSON", post(kConfigMapsPath, "{"), 400, "BadRequest"},
+      {"an empty body", post(kConfigMapsPath, ""), 400, "BadRequest"},
+      {"JSON that is an array", post(kConfigMapsPath, "[]"), 400, "BadRequest"},
+      {"JSON null", post(kConfigMapsPath, "null"), 400, "BadRequest"},
+      {"JSON that is a string", post(kConfigMapsPath, "\"configmap\""), 400, "BadRequest"},
+      {"trailing garbage after the object", post(kConfigMapsPath, configMap("trailing") + "x"), 400,
        "BadRequest"},
       {"invalid UTF-8 in a string",
-       post(kConfigMaps, configMap("utf8", "", ",\"data\":{\"k\":\"\xff\xfe\"}")), 400,
+       post(kConfigMapsPath, configMap("utf8", "", ",\"data\":{\"k\":\"\xff\xfe\"}")), 400,
        "BadRequest"},
-      {"a NUL byte in the body", post(kConfigMaps, std::string("{\"a\":\0}", 7)), 400,
+      {"a NUL byte in the body", post(kConfigMapsPath, std::string("{\"a\":\0}", 7)), 400,
        "BadRequest"},
       {"the kind of another resource",
-       post(kConfigMaps, R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"s"}})"), 400,
+       post(kConfigMapsPath, R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"s"}})"), 400,
        "BadRequest"},
       {"the apiVersion of another group",
-       post(kConfigMaps, R"({"apiVersion":"apps/v1","kind":"ConfigMap","metadata":{"name":"s"}})"),
+       post(kConfigMapsPath,
+            R"({"apiVersion":"apps/v1","kind":"ConfigMap","metadata":{"name":"s"}})"),
        400, "BadRequest"},
-      {"an invalid name", post(kConfigMaps, configMap("Bad_Name")), 422, "Invalid"},
+      {"an invalid name", post(kConfigMapsPath, configMap("Bad_Name")), 422, "Invalid"},
       {"no name and no generateName",
-       post(kConfigMaps, R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{}})"), 422,
+       post(kConfigMapsPath, R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{}})"), 422,
        "Invalid"},
-      {"a name longer than 253 characters", post(kConfigMaps, configMap(std::string(254, 'a'))),
+      {"a name longer than 253 characters", post(kConfigMapsPath, configMap(std::string(254, 'a'))),
        422, "Invalid"},
       {"a body namespace other than the URL's",
-       post(kConfigMaps, configMap("other-ns", R"(,"namespace":"kube-system")")), 400,
+       post(kConfigMapsPath, configMap("other-ns", R"(,"namespace":"kube-system")")), 400,
        "BadRequest"},
-      {"an object that exists already", post(kConfigMaps, configMap("cm1")), 409, "AlreadyExists"},
-      {"an invalid label key", post(kConfigMaps, configMap("lk", R"(,"labels":{"bad key!":"v"})")),
-       422, "Invalid"},
+      {"an object that exists already", post(kConfigMapsPath, configMap("cm1")), 409,
+       "AlreadyExists"},
+      {"an invalid label key",
+       post(kConfigMapsPath, configMap("lk", R"(,"labels":{"bad key!":"v"})")), 422, "Invalid"},
       {"an invalid label value",
-       post(kConfigMaps, configMap("lv", R"(,"labels":{"k":"bad value!"})")), 422, "Invalid"},
+       post(kConfigMapsPath, configMap("lv", R"(,"labels":{"k":"bad value!"})")), 422, "Invalid"},
       {"an invalid annotation key",
-       post(kConfigMaps, configMap("ak", R"(,"annotations":{"bad key!":"v"})")), 422, "Invalid"},
+       post(kConfigMapsPath, configMap("ak", R"(,"annotations":{"bad key!":"v"})")), 422,
+       "Invalid"},
       {"PUT with the name of another object", put(cm1, configMap("cm2")), 400, "BadRequest"},
       {"PUT with another namespace", put(cm1, configMap("cm1", R"(,"namespace":"kube-system")")),
        400, "BadRequest"},
@@ -272,7 +278,7 @@ std::vector<Case> bodyCases() {
        409, "Conflict"},
       {"PUT without a body", put(cm1, ""), 400, "BadRequest"},
       {"PUT changing the data of an immutable ConfigMap",
-       put(kConfigMaps + "/frozen",
+       put(kConfigMapsPath + "/frozen",
            configMap("frozen", "", R"(,"immutable":true,"data":{"k":"changed"})")),
        422, "Invalid"},
       {"PUT changing a Service's clusterIP",
@@ -285,22 +291,22 @@ std::vector<Case> bodyCases() {
        del(cm1, R"({"preconditions":{"uid":"not-the-uid"}})"), 409, "Conflict"},
       {"DELETE with a resourceVersion precondition that does not hold",
        del(cm1, R"({"preconditions":{"resourceVersion":"1"}})"), 409, "Conflict"},
-      {"a body over the request limit", post(kConfigMaps, std::string(4 << 20, ' ')), 413,
+      {"a body over the request limit", post(kConfigMapsPath, std::string(4 << 20, ' ')), 413,
        "RequestEntityTooLarge", true},
       {"an object over the storage limit",
-       post(kConfigMaps,
+       post(kConfigMapsPath,
             configMap("huge", "", ",\"data\":{\"k\":\"" + std::string(2 << 20, 'x') + "\"}")),
        413, "RequestEntityTooLarge"},
   };
 }
 
 std::vector<Case> contentTypeAndPatchCases() {
-  const std::string cm1 = kConfigMaps + "/cm1";
+  const std::string cm1 = kConfigMapsPath + "/cm1";
   return {
-      {"POST as text/plain", post(kConfigMaps, configMap("t"), "Content-Type: text/plain"), 415,
+      {"POST as text/plain", post(kConfigMapsPath, configMap("t"), "Content-Type: text/plain"), 415,
        "UnsupportedMediaType"},
       {"POST as application/xml",
-       post(kConfigMaps, "<configmap/>", "Content-Type: application/xml"), 415,
+       post(kConfigMapsPath, "<configmap/>", "Content-Type: application/xml"), 415,
        "UnsupportedMediaType"},
       {"PATCH as application/json", patch(cm1, "application/json", "{}"), 415,
        "UnsupportedMediaType"},
@@ -337,47 +343,47 @@ std::vector<Case> contentTypeAndPatchCases() {
 }
 
 std::vector<Case> queryCases() {
-  const std::string cm1 = kConfigMaps + "/cm1";
+  const std::string cm1 = kConfigMapsPath + "/cm1";
   return {
-      {"limit not a number", get(kConfigMaps + "?limit=abc"), 400, "BadRequest"},
-      {"list resourceVersion not a number", get(kConfigMaps + "?resourceVersion=abc"), 400,
+      {"limit not a number", get(kConfigMapsPath + "?limit=abc"), 400, "BadRequest"},
+      {"list resourceVersion not a number", get(kConfigMapsPath + "?resourceVersion=abc"), 400,
        "BadRequest"},
-      {"list resourceVersion in the future", get(kConfigMaps + "?resourceVersion=999999999"), 504,
-       "Timeout"},
+      {"list resourceVersion in the future", get(kConfigMapsPath + "?resourceVersion=999999999"),
+       504, "Timeout"},
       {"an unknown resourceVersionMatch",
-       get(kConfigMaps + "?resourceVersion=1&resourceVersionMatch=Bogus"), 422, "Invalid"},
+       get(kConfigMapsPath + "?resourceVersion=1&resourceVersionMatch=Bogus"), 422, "Invalid"},
       {"resourceVersionMatch without resourceVersion",
-       get(kConfigMaps + "?resourceVersionMatch=Exact"), 422, "Invalid"},
+       get(kConfigMapsPath + "?resourceVersionMatch=Exact"), 422, "Invalid"},
       {"resourceVersion with continue",
-       get(kConfigMaps + "?resourceVersion=5&continue=eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ%3D%3D"), 422,
-       "Invalid"},
-      {"a continue token that is not base64", get(kConfigMaps + "?continue=!!!"), 400,
+       get(kConfigMapsPath + "?resourceVersion=5&continue=eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ%3D%3D"),
+       422, "Invalid"},
+      {"a continue token that is not base64", get(kConfigMapsPath + "?continue=!!!"), 400,
        "BadRequest"},
-      {"a continue token that is not a token", get(kConfigMaps + "?continue=e30%3D"), 400,
+      {"a continue token that is not a token", get(kConfigMapsPath + "?continue=e30%3D"), 400,
        "BadRequest"},
-      {"watch not a boolean", get(kConfigMaps + "?watch=maybe"), 400, "BadRequest"},
-      {"timeoutSeconds not a number", get(kConfigMaps + "?watch=1&timeoutSeconds=soon"), 400,
+      {"watch not a boolean", get(kConfigMapsPath + "?watch=maybe"), 400, "BadRequest"},
+      {"timeoutSeconds not a number", get(kConfigMapsPath + "?watch=1&timeoutSeconds=soon"), 400,
        "BadRequest"},
       {"allowWatchBookmarks not a boolean",
-       get(kConfigMaps + "?watch=1&allowWatchBookmarks=perhaps"), 400, "BadRequest"},
-      {"a label selector with an open parenthesis", get(kConfigMaps + "?labelSelector=a+in+(b"),
+       get(kConfigMapsPath + "?watch=1&allowWatchBookmarks=perhaps"), 400, "BadRequest"},
+      {"a label selector with an open parenthesis", get(kConfigMapsPath + "?labelSelector=a+in+(b"),
        400, "BadRequest"},
-      {"a label selector of punctuation", get(kConfigMaps + "?labelSelector=!!!"), 400,
+      {"a label selector of punctuation", get(kConfigMapsPath + "?labelSelector=!!!"), 400,
        "BadRequest"},
-      {"a label selector with an invalid value", get(kConfigMaps + "?labelSelector=a%3Db%20c"), 400,
-       "BadRequest"},
+      {"a label selector with an invalid value", get(kConfigMapsPath + "?labelSelector=a%3Db%20c"),
+       400, "BadRequest"},
       {"a field selector on an unsupported field",
-       get(kConfigMaps + "?fieldSelector=metadata.foo%3Dbar"), 400, "BadRequest"},
-      {"a field selector without an operator", get(kConfigMaps + "?fieldSelector=metadata.name"),
-       400, "BadRequest"},
+       get(kConfigMapsPath + "?fieldSelector=metadata.foo%3Dbar"), 400, "BadRequest"},
+      {"a field selector without an operator",
+       get(kConfigMapsPath + "?fieldSelector=metadata.name"), 400, "BadRequest"},
       {"GET resourceVersion not a number", get(cm1 + "?resourceVersion=abc"), 400, "BadRequest"},
       {"GET resourceVersion negative", get(cm1 + "?resourceVersion=-1"), 400, "BadRequest"},
       {"GET resourceVersion in the future", get(cm1 + "?resourceVersion=999999999"), 504,
        "Timeout"},
       {"an unknown propagationPolicy", del(cm1 + "?propagationPolicy=Sideways"), 422, "Invalid"},
       {"dryRun on DELETE other than All", del(cm1 + "?dryRun=Some"), 422, "Invalid"},
-      {"dryRun on POST other than All", post(kConfigMaps + "?dryRun=bogus", configMap("d")), 422,
-       "Invalid"},
+      {"dryRun on POST other than All", post(kConfigMapsPath + "?dryRun=bogus", configMap("d")),
+       422, "Invalid"},
       {"dryRun on PUT other than All", put(cm1 + "?dryRun=bogus", configMap("cm1")), 422,
        "Invalid"},
       {"gracePeriodSeconds not a number", del(cm1 + "?gracePeriodSeconds=abc"), 400, "BadRequest"},
@@ -390,10 +396,10 @@ std::vector<Case> queryCases() {
        422, "Invalid"},
       {"a fieldManager with a control character",
        patch(cm1 + "?fieldManager=a%01b", "application/merge-patch+json", "{}"), 422, "Invalid"},
-      {"an unknown fieldValidation", post(kConfigMaps + "?fieldValidation=Bogus", configMap("f")),
-       422, "Invalid"},
+      {"an unknown fieldValidation",
+       post(kConfigMapsPath + "?fieldValidation=Bogus", configMap("f")), 422, "Invalid"},
       {"DELETE of a collection with a bad label selector",
-       del(kConfigMaps + "?labelSelector=a+in+(b"), 400, "BadRequest"},
+       del(kConfigMapsPath + "?labelSelector=a+in+(b"), 400, "BadRequest"},
   };
 }
 
@@ -430,10 +436,11 @@ std::string nestedObjects(std::size_t depth) {
 }
 
 std::vector<Case> deepJsonCases() {
-  const std::string cm1 = kConfigMaps + "/cm1";
+  const std::string cm1 = kConfigMapsPath + "/cm1";
   return {
       {"a POST 100,000 levels deep",
-       post(kConfigMaps, configMap("deep", "", ",\"extra\":" + nested(100000))), 400, "BadRequest"},
+       post(kConfigMapsPath, configMap("deep", "", ",\"extra\":" + nested(100000))), 400,
+       "BadRequest"},
       {"a strategic merge patch 10,000 levels deep",
        patch(cm1, "application/strategic-merge-patch+json",
              "{\"metadata\":{\"annotations\":" + nestedObjects(10000) + "}}"),
@@ -454,9 +461,9 @@ TEST_F(HostileInputTest, DeepJsonIsRefusedWithoutACrash) {
 
 // Depths every decode path already survives: the document is taken or refused as any other.
 TEST_F(HostileInputTest, ModeratelyDeepJsonIsServed) {
-  const std::string cm1 = kConfigMaps + "/cm1";
+  const std::string cm1 = kConfigMapsPath + "/cm1";
   check({"a POST 500 levels deep with a bad name",
-         post(kConfigMaps, configMap("Deep_Name", "", ",\"extra\":" + nested(500))), 422,
+         post(kConfigMapsPath, configMap("Deep_Name", "", ",\"extra\":" + nested(500))), 422,
          "Invalid"});
   check({"a merge patch 500 levels deep that breaks a label",
          patch(cm1, "application/merge-patch+json",

@@ -8,13 +8,13 @@
 #include <string>
 
 #include "fakekube/api/json.h"
-#include "tests/http/raw_http.h"
+#include "fixtures/raw_http.h"
 #include "tests/http/serve_fixture.h"
 
 namespace fakekube::e2e {
 namespace {
 
-const std::string kConfigMaps = "/api/v1/namespaces/default/configmaps";
+const std::string kConfigMapsPath = "/api/v1/namespaces/default/configmaps";
 
 std::string configMap(const std::string& name, const std::string& labels) {
   return R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":")" + name + R"(","labels":)" +
@@ -31,7 +31,7 @@ class HttpDetailsTest : public ::testing::Test {
     return *response;
   }
   void create(const std::string& name, const std::string& labels) {
-    auto r = send(rawRequest("POST", kConfigMaps, {"Content-Type: application/json"},
+    auto r = send(rawRequest("POST", kConfigMapsPath, {"Content-Type: application/json"},
                              configMap(name, labels)));
     ASSERT_EQ(r.status, 201) << r.body;
   }
@@ -44,7 +44,7 @@ class HttpDetailsTest : public ::testing::Test {
     return out;
   }
 
-  TempDirectory dir;
+  TemporaryDirectory dir;
   Serve serve{dir.path(), {"--controllers", "gc", "--nodes", "0"}};
 };
 
@@ -52,12 +52,12 @@ TEST_F(HttpDetailsTest, ARawEqualsSignInAQueryValueIsKept) {
   create("in-y", R"({"dc":"y"})");
   create("in-z", R"({"dc":"z"})");
   // Sent as a client that does not escape it: the value is "dc=y", not "y".
-  auto raw = send(rawRequest("GET", kConfigMaps + "?labelSelector=dc=y"));
+  auto raw = send(rawRequest("GET", kConfigMapsPath + "?labelSelector=dc=y"));
   ASSERT_EQ(raw.status, 200) << raw.body;
   EXPECT_EQ(names(raw), std::vector<std::string>{"in-y"});
-  auto escaped = send(rawRequest("GET", kConfigMaps + "?labelSelector=dc%3Dz"));
+  auto escaped = send(rawRequest("GET", kConfigMapsPath + "?labelSelector=dc%3Dz"));
   EXPECT_EQ(names(escaped), std::vector<std::string>{"in-z"});
-  auto notIn = send(rawRequest("GET", kConfigMaps + "?labelSelector=dc!=y"));
+  auto notIn = send(rawRequest("GET", kConfigMapsPath + "?labelSelector=dc!=y"));
   EXPECT_EQ(names(notIn), std::vector<std::string>{"in-z"});
 }
 
@@ -66,7 +66,7 @@ TEST_F(HttpDetailsTest, ContinueTokensNeedNoEscaping) {
   std::vector<std::string> seen;
   std::string token;
   do {
-    std::string target = kConfigMaps + "?labelSelector=p=yes&limit=2";
+    std::string target = kConfigMapsPath + "?labelSelector=p=yes&limit=2";
     if (!token.empty()) target += "&continue=" + token;  // as it came, not escaped
     auto page = send(rawRequest("GET", target));
     ASSERT_EQ(page.status, 200) << page.body;
@@ -79,14 +79,14 @@ TEST_F(HttpDetailsTest, ContinueTokensNeedNoEscaping) {
 
 TEST_F(HttpDetailsTest, GetHonoursResourceVersionAsListDoes) {
   create("versioned", "{}");
-  auto current = send(rawRequest("GET", kConfigMaps + "/versioned"));
+  auto current = send(rawRequest("GET", kConfigMapsPath + "/versioned"));
   ASSERT_EQ(current.status, 200);
   const std::string rv = Json::parse(current.body)["metadata"]["resourceVersion"];
   for (const std::string& ok : {std::string("0"), rv, std::string("1")}) {
-    auto r = send(rawRequest("GET", kConfigMaps + "/versioned?resourceVersion=" + ok));
+    auto r = send(rawRequest("GET", kConfigMapsPath + "/versioned?resourceVersion=" + ok));
     EXPECT_EQ(r.status, 200) << "resourceVersion=" << ok << ": " << r.body;
   }
-  for (const auto& path : {kConfigMaps + "/versioned", kConfigMaps}) {
+  for (const auto& path : {kConfigMapsPath + "/versioned", kConfigMapsPath}) {
     auto bad = send(rawRequest("GET", path + "?resourceVersion=x1"));
     EXPECT_EQ(bad.status, 400) << path;
     EXPECT_EQ(Json::parse(bad.body)["message"], "invalid resource version: x1");
@@ -101,10 +101,11 @@ TEST_F(HttpDetailsTest, GetHonoursResourceVersionAsListDoes) {
 TEST_F(HttpDetailsTest, PipelinedRequestsAreAllAnswered) {
   RawConnection connection(serve.url());
   // Three requests in one write, before any answer: the second and third arrive with the first.
-  ASSERT_TRUE(connection.send(rawRequest("GET", "/healthz") +
-                              rawRequest("POST", kConfigMaps, {"Content-Type: application/json"},
-                                         configMap("piped", "{}")) +
-                              rawRequest("GET", kConfigMaps + "/piped")));
+  ASSERT_TRUE(
+      connection.send(rawRequest("GET", "/healthz") +
+                      rawRequest("POST", kConfigMapsPath, {"Content-Type: application/json"},
+                                 configMap("piped", "{}")) +
+                      rawRequest("GET", kConfigMapsPath + "/piped")));
   auto first = connection.read(std::chrono::seconds(3));
   ASSERT_TRUE(first.has_value());
   EXPECT_EQ(first->status, 200);
@@ -143,8 +144,8 @@ TEST_F(HttpDetailsTest, FramingErrorsAreAnsweredAtOnceAndCloseTheConnection) {
        {std::string("Transfer-Encoding: chunked, identity"), std::string("Content-Length: -1")}) {
     RawConnection connection(serve.url());
     const auto start = std::chrono::steady_clock::now();
-    ASSERT_TRUE(connection.send(
-        rawRequest("POST", kConfigMaps, {"Content-Type: application/json", header}, "", false)));
+    ASSERT_TRUE(connection.send(rawRequest("POST", kConfigMapsPath,
+                                           {"Content-Type: application/json", header}, "", false)));
     auto r = connection.read(std::chrono::seconds(3));
     ASSERT_TRUE(r.has_value()) << header << ": no answer within 3 s";
     EXPECT_EQ(r->status, header.rfind("Transfer", 0) == 0 ? 501 : 400) << header;

@@ -29,7 +29,7 @@ class KubectlBuiltinApiTest : public KubectlTest {
 };
 
 TEST_F(KubectlBuiltinApiTest, ApiResourcesListsEveryKindOfADefaultCluster) {
-  RunResult r = kubectl({"api-resources", "--no-headers"});
+  ProcessResult r = kubectl({"api-resources", "--no-headers"});
   ASSERT_EQ(r.exitCode, 0) << r.err;
   // No discovery fallback warnings: the aggregated documents were read.
   EXPECT_THAT(r.err, Not(HasSubstr("couldn't get")));

@@ -122,7 +122,7 @@ TEST_F(KubectlServeTest, ReplaceWithAStaleResourceVersionPrintsTheConflict) {
 
   Json edited = parse(stale);
   edited["data"]["mode"] = "c";
-  RunResult replaced = kubectl({"replace", "-f", "-"}, edited.dump());
+  ProcessResult replaced = kubectl({"replace", "-f", "-"}, edited.dump());
   EXPECT_NE(replaced.exitCode, 0);
   EXPECT_THAT(replaced.err,
               HasSubstr("Operation cannot be fulfilled on configmaps \"settings\": the object has "
@@ -153,7 +153,7 @@ TEST_F(KubectlServeTest, PatchOfEachType) {
   EXPECT_EQ(containers[0]["image"], "nginx:1.26");
   EXPECT_EQ(containers[1]["name"], "sidecar");
 
-  RunResult bad = kubectl({"patch", "deployment", "web", "--type=json", "-p", R"({"op":1})"});
+  ProcessResult bad = kubectl({"patch", "deployment", "web", "--type=json", "-p", R"({"op":1})"});
   EXPECT_NE(bad.exitCode, 0);
 }
 
@@ -170,7 +170,7 @@ TEST_F(KubectlServeTest, LabelAndAnnotate) {
 }
 
 TEST_F(KubectlServeTest, WatchPrintsAddedModifiedDeleted) {
-  Process watch(
+  ChildProcess watch(
       kubectlArgv({"get", "configmaps", "-l", "watched=yes", "-w", "--output-watch-events"}));
   ok({"apply", "-f", "-"}, R"(
 apiVersion: v1
@@ -216,7 +216,7 @@ TEST_F(KubectlServeTest, DeleteCascadeForegroundOrphanBackground) {
   family("fg");
   EXPECT_EQ(ok({"delete", "configmap", "fg", "--cascade=foreground"}),
             "configmap \"fg\" deleted\n");
-  RunResult child = kubectl({"get", "configmap", "fg-child"});
+  ProcessResult child = kubectl({"get", "configmap", "fg-child"});
   EXPECT_NE(child.exitCode, 0);
   EXPECT_THAT(child.err, HasSubstr("configmaps \"fg-child\" not found"));
 
@@ -252,7 +252,7 @@ spec: {size: 3}
   EXPECT_EQ(ok({"get", "wd", "w1", "-o", "jsonpath={.spec.size}"}), "3");
 
   // kubectl wait on a condition that a controller (here: the test) writes to status.
-  Process wait(kubectlArgv({"wait", "--for=condition=Ready", "widget/w1", "--timeout=60s"}));
+  ChildProcess wait(kubectlArgv({"wait", "--for=condition=Ready", "widget/w1", "--timeout=60s"}));
   ok({"patch", "widget", "w1", "--subresource=status", "--type=merge", "-p",
       R"({"status":{"conditions":[{"type":"Ready","status":"True"}]}})"});
   EXPECT_EQ(wait.readLine().value_or(""), "widget.example.com/w1 condition met");
@@ -304,21 +304,21 @@ class KubectlTokenTest : public KubectlTest {
 TEST_F(KubectlTokenTest, TheTokenIsRequired) {
   EXPECT_EQ(ok({"get", "configmaps", "-n", "kube-system", "-o", "name"}), "");
   EXPECT_EQ(serve->url().rfind("https://", 0), 0u) << "a token needs TLS: " << serve->url();
-  RunResult denied =
-      run({kKubectl, "--server", serve->url(), "--token", "wrong", "--insecure-skip-tls-verify",
-           "--cache-dir", dir.path() + "/cache2", "get", "configmaps"});
+  ProcessResult denied = runProcess({kKubectl, "--server", serve->url(), "--token", "wrong",
+                                     "--insecure-skip-tls-verify", "--cache-dir",
+                                     dir.path() + "/cache2", "get", "configmaps"});
   EXPECT_NE(denied.exitCode, 0);
   EXPECT_THAT(denied.err, HasSubstr("error: You must be logged in to the server"));
 }
 
 TEST(ServeRestartTest, AFileBackedServerComesBackWithItsObjectsAndRevision) {
-  TempDirectory dir;
+  TemporaryDirectory dir;
   const std::string db = dir.path() + "/state.db";
   auto kubectl = [&](const Serve& serve, std::vector<std::string> args, std::string input = "") {
     std::vector<std::string> argv = {kKubectl, "--kubeconfig", serve.kubeconfig(), "--cache-dir",
                                      dir.path() + "/cache"};
     argv.insert(argv.end(), args.begin(), args.end());
-    RunResult r = run(argv, input);
+    ProcessResult r = runProcess(argv, input);
     EXPECT_EQ(r.exitCode, 0) << r.err;
     return r.out;
   };
@@ -344,11 +344,11 @@ TEST(ServeRestartTest, AFileBackedServerComesBackWithItsObjectsAndRevision) {
 }
 
 TEST(ServeCommandLineTest, BadFlagsGiveOneLineErrors) {
-  RunResult badListen = run({FAKEKUBE_CLI, "serve", "--listen", "nowhere"});
+  ProcessResult badListen = runProcess({FAKEKUBE_CLI, "serve", "--listen", "nowhere"});
   EXPECT_EQ(badListen.exitCode, 1);
   EXPECT_EQ(badListen.err,
             "fakekube serve: --listen \"nowhere\": expected HOST:PORT (port 0 picks a free one)\n");
-  RunResult badController = run({FAKEKUBE_CLI, "serve", "--controllers", "gc,sheduler"});
+  ProcessResult badController = runProcess({FAKEKUBE_CLI, "serve", "--controllers", "gc,sheduler"});
   EXPECT_EQ(badController.exitCode, 1);
   EXPECT_THAT(badController.err, HasSubstr("unknown controller \"sheduler\""));
 }

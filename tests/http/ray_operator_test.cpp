@@ -9,6 +9,7 @@
 #include <sstream>
 #include <string>
 
+#include "fakekube/api/conditions.h"
 #include "fakekube/api/json.h"
 #include "tests/http/serve_fixture.h"
 
@@ -23,12 +24,6 @@ std::string readManifest(const std::string& name) {
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
-}
-
-Json findCondition(const Json& status, const std::string& type) {
-  for (const auto& condition : status.value("conditions", Json::array()))
-    if (condition.value("type", "") == type) return condition;
-  return Json();
 }
 
 class RayOperatorTest : public KubectlTest {
@@ -61,12 +56,14 @@ void RayOperatorTest::expectSampleClusterReady() {
   EXPECT_EQ(status["head"]["serviceName"], "raycluster-kuberay-head-svc");
   EXPECT_THAT(status["head"]["podName"].get<std::string>(),
               MatchesRegex("raycluster-kuberay-head-[a-z0-9]{5}"));
-  Json headReady = findCondition(status, "HeadPodReady");
-  EXPECT_EQ(headReady["status"], "True");
-  EXPECT_EQ(headReady["reason"], "HeadPodRunningAndReady");
-  Json provisioned = findCondition(status, "RayClusterProvisioned");
-  EXPECT_EQ(provisioned["status"], "True");
-  EXPECT_EQ(provisioned["reason"], "AllPodRunningAndReadyFirstTime");
+  const Json* headReady = findCondition(cluster, "HeadPodReady");
+  ASSERT_NE(headReady, nullptr);
+  EXPECT_EQ((*headReady)["status"], "True");
+  EXPECT_EQ((*headReady)["reason"], "HeadPodRunningAndReady");
+  const Json* provisioned = findCondition(cluster, "RayClusterProvisioned");
+  ASSERT_NE(provisioned, nullptr);
+  EXPECT_EQ((*provisioned)["status"], "True");
+  EXPECT_EQ((*provisioned)["reason"], "AllPodRunningAndReadyFirstTime");
   EXPECT_TRUE(status["stateTransitionTimes"].contains("ready"));
 
   // The pods and the head service, named and labelled as KubeRay names them.
@@ -111,7 +108,7 @@ class RayOperatorOutOfProcessTest : public RayOperatorTest {
 TEST_F(RayOperatorOutOfProcessTest, FakekubeOperatorReconcilesTheSampleOverHttp) {
   // Without the operator, the server does not even know RayClusters.
   EXPECT_NE(kubectl({"get", "rayclusters"}).exitCode, 0);
-  Process rayOperator({FAKEKUBE_CLI, "operator", "--kubeconfig", serve->kubeconfig()});
+  ChildProcess rayOperator({FAKEKUBE_CLI, "operator", "--kubeconfig", serve->kubeconfig()});
   auto line = rayOperator.readLine();
   ASSERT_TRUE(line.has_value());
   ASSERT_THAT(*line, HasSubstr("fakekube operator: running against " + serve->url()));
@@ -123,16 +120,17 @@ TEST_F(RayOperatorOutOfProcessTest, FakekubeOperatorReconcilesTheSampleOverHttp)
 }
 
 TEST(OperatorCommandLineTest, BadFlagsGiveOneLineErrors) {
-  RunResult noKubeconfig = run({FAKEKUBE_CLI, "operator", "--kubeconfig", "/nonexistent/config"});
+  ProcessResult noKubeconfig =
+      runProcess({FAKEKUBE_CLI, "operator", "--kubeconfig", "/nonexistent/config"});
   EXPECT_EQ(noKubeconfig.exitCode, 1);
   EXPECT_THAT(noKubeconfig.err,
               MatchesRegex("fakekube operator: [^\n]*/nonexistent/config[^\n]*\n"));
-  RunResult badController =
-      run({FAKEKUBE_CLI, "operator", "--kubeconfig", "/dev/null", "--controllers", "raycluser"});
+  ProcessResult badController = runProcess(
+      {FAKEKUBE_CLI, "operator", "--kubeconfig", "/dev/null", "--controllers", "raycluser"});
   EXPECT_EQ(badController.exitCode, 1);
   EXPECT_EQ(badController.err,
             "fakekube operator: unknown controller \"raycluser\" (known: raycluster, rayjob)\n");
-  RunResult badServe = run({FAKEKUBE_CLI, "serve", "--controllers", "gc,raycluser"});
+  ProcessResult badServe = runProcess({FAKEKUBE_CLI, "serve", "--controllers", "gc,raycluser"});
   EXPECT_EQ(badServe.exitCode, 1);
   EXPECT_THAT(badServe.err, HasSubstr("unknown controller \"raycluser\""));
   EXPECT_THAT(badServe.err, HasSubstr("raycluster"));

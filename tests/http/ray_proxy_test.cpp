@@ -112,8 +112,8 @@ TEST_F(RayProxyTest, KubectlGetRawListsTheJobsThroughTheServiceProxy) {
             "success");
 
   // POST through kubectl: the same submission id again is Ray's 500.
-  RunResult again = kubectl({"create", "--raw", kJobsPath, "-f", "-"},
-                            R"({"entrypoint": "true", "submission_id": "e2e-job"})");
+  ProcessResult again = kubectl({"create", "--raw", kJobsPath, "-f", "-"},
+                                R"({"entrypoint": "true", "submission_id": "e2e-job"})");
   EXPECT_NE(again.exitCode, 0);
   EXPECT_THAT(again.err, HasSubstr("Please use a different submission_id"));
   auto duplicate = client.submitJobRequest(request);
@@ -173,7 +173,8 @@ TEST_F(RayProxyTest, ASubmitterJobWithKubeRaysScriptCompletesOnRealThreads) {
 
 TEST_F(RayProxyTest, AServiceWithoutReadyPodsIsServiceUnavailable) {
   ok({"create", "service", "clusterip", "lonely", "--tcp=80:8080"});
-  RunResult r = kubectl({"get", "--raw", "/api/v1/namespaces/default/services/lonely:80/proxy/"});
+  ProcessResult r =
+      kubectl({"get", "--raw", "/api/v1/namespaces/default/services/lonely:80/proxy/"});
   EXPECT_NE(r.exitCode, 0);
   EXPECT_THAT(r.err, HasSubstr("ServiceUnavailable"));
   EXPECT_THAT(r.err, HasSubstr("no endpoints available for service"));

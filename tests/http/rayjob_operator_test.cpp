@@ -142,7 +142,7 @@ class RayJobOutOfProcessTest : public RayJobServeTest {
 // The same sample with `fakekube operator` in a second process: it asks the dashboard through the
 // API server's service proxy (useKubernetesProxy).
 TEST_F(RayJobOutOfProcessTest, FakekubeOperatorCompletesTheSampleThroughTheServiceProxy) {
-  Process rayOperator({FAKEKUBE_CLI, "operator", "--kubeconfig", serve->kubeconfig()});
+  ChildProcess rayOperator({FAKEKUBE_CLI, "operator", "--kubeconfig", serve->kubeconfig()});
   auto line = rayOperator.readLine();
   ASSERT_TRUE(line.has_value());
   ASSERT_THAT(*line, HasSubstr("fakekube operator: running against " + serve->url()));

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/client/kubeconfig.h"
 #include "fakekube/client/rest_client.h"
 #include "fakekube/runtime/builder.h"
@@ -15,8 +16,6 @@
 
 namespace fakekube::e2e {
 namespace {
-
-const GroupVersionResource kConfigMaps{"", "v1", "configmaps"};
 
 // Mirrors every ConfigMap labelled mirror=yes into "<name>-mirror", owned by the source.
 ReconcileOutcome reconcileMirror(Client& client, Reader& cache, const ReconcileRequest& request) {
@@ -55,7 +54,7 @@ ReconcileOutcome reconcileMirror(Client& client, Reader& cache, const ReconcileR
 
 class RemoteControllerTest : public ::testing::Test {
  protected:
-  TempDirectory dir;
+  TemporaryDirectory dir;
   Serve serve{dir.path()};
 };
 
@@ -170,7 +169,7 @@ TEST_F(RemoteControllerTest, TheRestClientPassesServerStatusesThrough) {
 }
 
 TEST(RemoteTlsTest, TheRestClientVerifiesTheServerAndSendsTheToken) {
-  TempDirectory dir;
+  TemporaryDirectory dir;
   Serve serve(dir.path(), {"--token", "s3cret"});
   ASSERT_EQ(serve.url().rfind("https://", 0), 0u) << serve.url();
   auto config = loadKubeconfig(serve.kubeconfig());

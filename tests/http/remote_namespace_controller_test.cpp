@@ -7,6 +7,7 @@
 #include <string>
 
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/client/discovery.h"
 #include "fakekube/client/kubeconfig.h"
 #include "fakekube/client/rest_client.h"
@@ -18,11 +19,8 @@
 namespace fakekube::e2e {
 namespace {
 
-const GroupVersionResource kNamespaces{"", "v1", "namespaces"};
-const GroupVersionResource kConfigMaps{"", "v1", "configmaps"};
-
 TEST(RemoteNamespaceControllerTest, DiscoveryOverHttpListsTheServedKinds) {
-  TempDirectory dir;
+  TemporaryDirectory dir;
   Serve serve(dir.path());
   auto config = loadKubeconfig(serve.kubeconfig());
   ASSERT_TRUE(config.has_value()) << config.error().message;
@@ -43,7 +41,7 @@ TEST(RemoteNamespaceControllerTest, DiscoveryOverHttpListsTheServedKinds) {
 }
 
 TEST(RemoteNamespaceControllerTest, DeletesTheContentsAndFinalizesTheNamespaceOverRest) {
-  TempDirectory dir;
+  TemporaryDirectory dir;
   Serve serve(dir.path(), {"--controllers",
                            "gc,node-lifecycle,scheduler,kubelet,job,ttl-after-finished,"
                            "replicaset,deployment"});

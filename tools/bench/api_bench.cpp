@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/apiserver/api_server.h"
 #include "fakekube/sim/sim_executor.h"
 #include "tools/bench/bench_util.h"
@@ -29,8 +30,6 @@ namespace fakekube::bench {
 namespace {
 
 enum class Mode { Memory, Wal };
-
-const GroupVersionResource kPods{"", "v1", "pods"};
 
 // Creates are measured over a fixed count so that memory stays bounded and both modes and the
 // baseline write the same number of rows.

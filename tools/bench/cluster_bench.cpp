@@ -23,9 +23,10 @@
 #include <unordered_set>
 
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/pod_status.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/apiserver/api_server.h"
 #include "fakekube/cluster/cluster.h"
-#include "fakekube/cluster/pod_status.h"
 #include "fakekube/sim/sim_executor.h"
 
 namespace fakekube::bench {
@@ -34,9 +35,6 @@ namespace {
 constexpr int kPodCount = 1000;
 constexpr int kNodeCount = 50;
 constexpr double kKwokPodsPerSecond = 20;
-
-const GroupVersionResource kPods{"", "v1", "pods"};
-const GroupVersionResource kDeployments{"apps", "v1", "deployments"};
 
 enum class Workload { Deployment, Pods };
 
@@ -102,7 +100,7 @@ struct World {
   bool allReady() {
     while (auto event = pods->tryNext()) {
       const std::string name = meta::name(*event->object);
-      if (event->type != WatchEventType::Deleted && podstatus::isReady(*event->object)) {
+      if (event->type != WatchEventType::Deleted && isPodReady(*event->object)) {
         ready.insert(name);
       } else {
         ready.erase(name);

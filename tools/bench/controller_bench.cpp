@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "fakekube/api/resources.h"
 #include "fakekube/apiserver/api_server.h"
 #include "fakekube/runtime/builder.h"
 #include "fakekube/runtime/controller.h"
@@ -59,8 +60,6 @@ BENCHMARK(BM_NoopReconcile)
     ->Args({10000, 2})
     ->Args({10000, 8})
     ->Unit(benchmark::kMillisecond);
-
-const GroupVersionResource kConfigMaps{"", "v1", "configmaps"};
 
 struct PopulatedServer {
   SimExecutor executor;

@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "fakekube/api/resources.h"
 #include "fixtures/crash_point_runner.h"
 #include "fixtures/matchers.h"
 #include "widget_controllers.h"
@@ -23,7 +24,6 @@ namespace fakekube::bench {
 namespace {
 
 using fixturestest::addWidgetController;
-using fixturestest::kConfigMaps;
 using fixturestest::kWidgets;
 
 std::string widgets(std::int64_t n) {

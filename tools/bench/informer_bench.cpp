@@ -14,6 +14,7 @@
 #include <string>
 
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/apiserver/api_server.h"
 #include "fakekube/cache/informer.h"
 #include "fakekube/client/in_process_client.h"
@@ -22,8 +23,6 @@
 
 namespace fakekube::bench {
 namespace {
-
-const GroupVersionResource kPods{"", "v1", "pods"};
 
 // A server holding `count` Pods; built once per count and kept for the process, since the
 // benchmark function runs several times while the library picks an iteration count.

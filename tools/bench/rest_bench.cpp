@@ -49,6 +49,7 @@
 
 #include "fakekube/api/base64.h"
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/apiserver/api_server.h"
 #include "fakekube/client/kubeconfig.h"
 #include "fakekube/client/rest_client.h"
@@ -61,7 +62,6 @@ namespace {
 
 enum class Mode { Memory, Wal, WalFsync };
 
-const GroupVersionResource kPods{"", "v1", "pods"};
 constexpr const char* kPodsPath = "/api/v1/namespaces/default/pods";
 
 // Requests each client sends per benchmark iteration: enough that the two barriers around a

@@ -28,6 +28,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "fakekube/api/resources.h"
 #include "fakekube/apiserver/api_server.h"
 #include "fakekube/http/http_server.h"
 #include "fakekube/sim/thread_pool_executor.h"
@@ -35,7 +36,6 @@
 namespace fakekube::bench {
 namespace {
 
-const GroupVersionResource kConfigMaps{"", "v1", "configmaps"};
 constexpr const char* kConfigMapsPath = "/api/v1/namespaces/default/configmaps";
 constexpr const char* kTableAccept =
     "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s."

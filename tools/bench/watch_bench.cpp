@@ -8,13 +8,12 @@
 #include <vector>
 
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/apiserver/api_server.h"
 #include "fakekube/sim/sim_executor.h"
 
 namespace fakekube::bench {
 namespace {
-
-const GroupVersionResource kConfigMaps{"", "v1", "configmaps"};
 
 void BM_WatchFanout(benchmark::State& state) {
   const int watchers = static_cast<int>(state.range(0));

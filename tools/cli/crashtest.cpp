@@ -40,6 +40,7 @@
 #include "controllers/ray/sim/ray_simulation.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/resource_registry.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/apiserver/api_server.h"
 #include "fakekube/cluster/network.h"
 #include "fixtures/crash_point_runner.h"
@@ -51,10 +52,6 @@
 
 namespace fakekube::cli {
 namespace {
-
-const GroupVersionResource kPods{"", "v1", "pods"};
-const GroupVersionResource kServices{"", "v1", "services"};
-const GroupVersionResource kJobs{"batch", "v1", "jobs"};
 
 // One --until term, or one object of the default goal.
 struct Condition {

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/apiserver/api_server.h"
 #include "fakekube/cache/cache.h"
 #include "fakekube/cache/cached_client.h"
@@ -30,13 +31,7 @@ namespace fakekube::cli {
 
 namespace {
 
-const GroupVersionResource kNamespaces{"", "v1", "namespaces"};
-const GroupVersionResource kPods{"", "v1", "pods"};
-const GroupVersionResource kConfigMaps{"", "v1", "configmaps"};
-const GroupVersionResource kDeployments{"apps", "v1", "deployments"};
-const GroupVersionResource kCrds{"apiextensions.k8s.io", "v1", "customresourcedefinitions"};
 const GroupVersionResource kWidgets{"example.com", "v1", "widgets"};
-const GroupVersionResource kReplicaSets{"apps", "v1", "replicasets"};
 
 Json pod(const std::string& name, const std::string& node = "") {
   Json p = {{"apiVersion", "v1"},
@@ -183,7 +178,7 @@ int story(SimExecutor& executor, ApiServer& server, bool color) {
 
   t.chapter("7. Custom resources: a CRD makes a kind servable; status does not bump generation");
   t.tick();
-  server.create(kCrds, "", widgetCrd());
+  server.create(kCustomResourceDefinitions, "", widgetCrd());
   t.line("create CustomResourceDefinition widgets.example.com");
   auto widget = server.create(kWidgets, "team-a",
                               {{"apiVersion", "example.com/v1"},

@@ -21,10 +21,12 @@
 #include <string>
 #include <vector>
 
+#include "fakekube/api/conditions.h"
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/pod_status.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/apiserver/api_server.h"
 #include "fakekube/cluster/cluster.h"
-#include "fakekube/cluster/pod_status.h"
 #include "fakekube/sim/sim_executor.h"
 #include "tools/cli/narrator.h"
 #include "tools/cli/timeline.h"
@@ -34,11 +36,6 @@ namespace fakekube::cli {
 namespace {
 
 using std::chrono::seconds;
-
-const GroupVersionResource kNodes{"", "v1", "nodes"};
-const GroupVersionResource kPods{"", "v1", "pods"};
-const GroupVersionResource kDeployments{"apps", "v1", "deployments"};
-const GroupVersionResource kReplicaSets{"apps", "v1", "replicasets"};
 
 // The seed's Deployment: app: intro, two replicas of a web container whose readiness probe starts
 // checking 5 s after the container started.
@@ -69,7 +66,7 @@ Json barePod() {
 }
 
 std::string conditionText(const Json& object, const std::string& type) {
-  const Json* c = podstatus::findCondition(object, type);
+  const Json* c = findCondition(object, type);
   if (c == nullptr) return type + " absent";
   std::string text = fmt::format("{}={}", type, c->value("status", ""));
   if (!c->value("reason", "").empty()) text += fmt::format(" ({})", c->value("reason", ""));
@@ -111,7 +108,7 @@ class DeploymentNarrator : public Narrator {
       t_.line(rv, fmt::format("Deployment {} deleted", meta::name(d)));
       return;
     }
-    if (podstatus::findCondition(d, "Available") == nullptr) return;
+    if (findCondition(d, "Available") == nullptr) return;
     const Json& status = d["status"];
     std::string told =
         fmt::format("{}/{} ready, {} available; {}", status.value("readyReplicas", 0),
@@ -161,13 +158,13 @@ class DeploymentNarrator : public Narrator {
       pods_.erase(name);
       return;
     }
-    const std::string node = podstatus::nodeName(p);
+    const std::string node = podNodeName(p);
     if (!node.empty() && seen.node.empty()) {
       seen.node = node;
       t_.line(rv, fmt::format("Pod {} bound to {} by the scheduler: {}", name, node,
                               conditionText(p, "PodScheduled")));
     }
-    const std::string phase = podstatus::phase(p);
+    const std::string phase = podPhase(p);
     if (meta::isDeleting(p) && !seen.deleting) {
       seen.deleting = true;
       TimePoint deadline{};
@@ -193,16 +190,16 @@ class DeploymentNarrator : public Narrator {
         t_.line(rv, fmt::format("Pod {} on {}: Pending, container {} {}; {}", name, node,
                                 container.value("name", ""), waiting, conditionText(p, "Ready")));
       } else if (phase == "Running") {
-        seen.ready = podstatus::isReady(p);  // told here when Running and Ready come together
-        t_.line(rv, fmt::format("Pod {} Running on {}, IP {}; container {} started, {}", name, node,
-                                p["status"].value("podIP", ""), container.value("name", ""),
-                                podstatus::isReady(p) ? "Ready=True"
-                                                      : conditionText(p, "ContainersReady")));
+        seen.ready = isPodReady(p);  // told here when Running and Ready come together
+        t_.line(rv,
+                fmt::format("Pod {} Running on {}, IP {}; container {} started, {}", name, node,
+                            p["status"].value("podIP", ""), container.value("name", ""),
+                            isPodReady(p) ? "Ready=True" : conditionText(p, "ContainersReady")));
       } else {
         t_.line(rv, fmt::format("Pod {} {}", name, phase));
       }
     }
-    if (podstatus::isReady(p) && !seen.ready) {
+    if (isPodReady(p) && !seen.ready) {
       seen.ready = true;
       t_.line(rv, fmt::format("Pod {} Ready: {}, {}", name, conditionText(p, "ContainersReady"),
                               conditionText(p, "Ready")));
@@ -224,9 +221,9 @@ void tellPods(Timeline& t, ApiServer& server, const std::string& what) {
   for (const auto& object : pods->items) {
     const Json& p = *object;
     t.more(fmt::format("  {:<36} {:<5} {:<8} {:<7} {}", meta::name(p),
-                       podstatus::isReady(p) ? "1/1" : "0/1",
-                       meta::isDeleting(p) ? "Terminating" : podstatus::phase(p),
-                       podstatus::nodeName(p), p["status"].value("podIP", "")));
+                       isPodReady(p) ? "1/1" : "0/1",
+                       meta::isDeleting(p) ? "Terminating" : podPhase(p), podNodeName(p),
+                       p["status"].value("podIP", "")));
   }
 }
 
@@ -284,7 +281,7 @@ int tell(SimExecutor& executor, ApiServer& server, Cluster& cluster, bool color)
   std::string victim;
   auto pods = server.list(kPods, "default");
   for (const auto& p : pods->items) {
-    if (podstatus::nodeName(*p) == "node-1") victim = meta::name(*p);
+    if (podNodeName(*p) == "node-1") victim = meta::name(*p);
   }
   server.deleteObject(kPods, "default", victim);
   t.line(fmt::format("delete Pod {} (on node-1)", victim));
@@ -296,7 +293,7 @@ int tell(SimExecutor& executor, ApiServer& server, Cluster& cluster, bool color)
   narrator.runUntil(
       [&] {
         auto p = server.get(kPods, "default", "bare-pod");
-        return p && podstatus::isReady(**p);
+        return p && isPodReady(**p);
       },
       std::chrono::minutes(1));
   narrator.runTo(seconds(30));

@@ -23,9 +23,10 @@
 #include "controllers/ray/sim/ray_simulation.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/pod_status.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/apiserver/api_server.h"
 #include "fakekube/cluster/cluster.h"
-#include "fakekube/cluster/pod_status.h"
 #include "fakekube/sim/sim_executor.h"
 #include "tools/cli/narrator.h"
 #include "tools/cli/timeline.h"
@@ -34,10 +35,6 @@ namespace fakekube::cli {
 namespace {
 
 using std::chrono::seconds;
-
-const GroupVersionResource kPods{"", "v1", "pods"};
-const GroupVersionResource kServices{"", "v1", "services"};
-const GroupVersionResource kJobs{"batch", "v1", "jobs"};
 
 std::string text(const Json& object, std::initializer_list<std::string_view> path) {
   const Json& v = jsonAt(object, path);
@@ -201,11 +198,11 @@ class RayJobNarrator : public Narrator {
       t_.line(rv, fmt::format("Pod {} deleted", name));
       return;
     }
-    if (podstatus::isReady(p) && !ready_[name]) {
+    if (isPodReady(p) && !ready_[name]) {
       ready_[name] = true;
-      t_.line(rv, fmt::format("Pod {} Ready on {}", name, podstatus::nodeName(p)));
+      t_.line(rv, fmt::format("Pod {} Ready on {}", name, podNodeName(p)));
     }
-    const std::string phase = podstatus::phase(p);
+    const std::string phase = podPhase(p);
     if (phase == "Succeeded" && !succeeded_[name]) {
       succeeded_[name] = true;
       t_.line(rv, fmt::format("Pod {} Succeeded", name));

@@ -24,11 +24,13 @@
 #include "controllers/ray/custom_resource_definitions.h"
 #include "controllers/ray/ray_operator.h"
 #include "controllers/ray/sim/ray_simulation.h"
+#include "fakekube/api/conditions.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/pod_status.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/apiserver/api_server.h"
 #include "fakekube/cluster/cluster.h"
-#include "fakekube/cluster/pod_status.h"
 #include "fakekube/sim/sim_executor.h"
 #include "tools/cli/narrator.h"
 #include "tools/cli/timeline.h"
@@ -37,9 +39,6 @@ namespace fakekube::cli {
 namespace {
 
 using std::chrono::seconds;
-
-const GroupVersionResource kPods{"", "v1", "pods"};
-const GroupVersionResource kServices{"", "v1", "services"};
 
 Json rayContainer(const std::string& name, const std::string& cpu, const std::string& memory) {
   return {{"name", name},
@@ -75,7 +74,7 @@ Json demoCluster() {
 }
 
 std::string conditionText(const Json& object, const std::string& type) {
-  const Json* c = podstatus::findCondition(object, type);
+  const Json* c = findCondition(object, type);
   if (c == nullptr) return type + " absent";
   std::string text = fmt::format("{}={}", type, c->value("status", ""));
   if (!c->value("reason", "").empty()) text += fmt::format(" ({})", c->value("reason", ""));
@@ -160,7 +159,7 @@ class RayClusterNarrator : public Narrator {
       pods_.erase(name);
       return;
     }
-    const std::string node = podstatus::nodeName(p);
+    const std::string node = podNodeName(p);
     if (!node.empty() && seen.node.empty()) {
       seen.node = node;
       t_.line(rv, fmt::format("Pod {} bound to {} by the scheduler", name, node));
@@ -170,14 +169,14 @@ class RayClusterNarrator : public Narrator {
       t_.line(rv, fmt::format("Pod {} terminating", name));
     }
     if (seen.deleting) return;
-    if (!seen.initialized && podstatus::conditionStatus(p, "Initialized") == "True" &&
+    if (!seen.initialized && conditionStatus(p, "Initialized") == "True" &&
         jsonAt(p, {"spec", "initContainers"}).is_array()) {
       seen.initialized = true;
       t_.line(rv, fmt::format("Pod {}: init container wait-gcs-ready finished (GCS of the head "
                               "answered)",
                               name));
     }
-    const std::string phase = podstatus::phase(p);
+    const std::string phase = podPhase(p);
     if (phase != seen.phase && phase == "Running") {
       seen.phase = phase;
       t_.line(rv, fmt::format("Pod {} Running on {}, IP {}", name, node,
@@ -185,7 +184,7 @@ class RayClusterNarrator : public Narrator {
                                   ? jsonAt(p, {"status", "podIP"}).get<std::string>()
                                   : ""));
     }
-    if (podstatus::isReady(p) && !seen.ready) {
+    if (isPodReady(p) && !seen.ready) {
       seen.ready = true;
       t_.line(rv, fmt::format("Pod {} Ready: the RayCluster controller Owns Pods, so its owner "
                               "RayCluster {} is enqueued",
@@ -255,7 +254,7 @@ int tell(SimExecutor& executor, ApiServer& server, Cluster& cluster, Manager& ra
     int ready = 0;
     auto pods = server.list(kPods, "default");
     for (const auto& p : pods->items) {
-      if (labelOf(*p, "ray.io/node-type") == "worker" && podstatus::isReady(*p)) ++ready;
+      if (labelOf(*p, "ray.io/node-type") == "worker" && isPodReady(*p)) ++ready;
     }
     return ready == 2 && !server.get(kPods, "default", victim);
   };

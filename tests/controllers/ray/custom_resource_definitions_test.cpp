@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fakekube/api/resources.h"
 #include "fakekube/apiserver/api_server.h"
 #include "fakekube/client/in_process_client.h"
 #include "fakekube/sim/sim_executor.h"

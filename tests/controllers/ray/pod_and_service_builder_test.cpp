@@ -6,10 +6,10 @@
 
 #include "controllers/ray/naming.h"
 #include "controllers/ray/pod_builder.h"
-#include "controllers/ray/raycluster_fixture.h"
 #include "controllers/ray/raycluster_status.h"
 #include "controllers/ray/raycluster_validation.h"
 #include "controllers/ray/service_builder.h"
+#include "tests/controllers/ray/ray_fixture.h"
 
 namespace fakekube::ray::testing {
 namespace {

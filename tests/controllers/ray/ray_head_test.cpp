@@ -6,9 +6,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "ray_sim_fixture.h"
+#include "fakekube/api/pod_status.h"
+#include "fakekube/api/resources.h"
+#include "tests/controllers/ray/ray_fixture.h"
 
-namespace fakekube::ray::simtest {
+namespace fakekube::ray::testing {
 namespace {
 
 using ::testing::ElementsAre;
@@ -36,13 +38,13 @@ TEST_F(RayHeadTest, GcsHealthzAnswersSuccessOnceTheHeadStarted) {
   // Container created after 1 s, then the head takes startupDelay (2 s) to listen.
   ex.advance(seconds(2));
   EXPECT_FALSE(cluster->network().call("default", host, 8265, healthz).has_value());
-  EXPECT_FALSE(podstatus::isReady(get(kPods, "default", meta::name(pod))));
+  EXPECT_FALSE(isPodReady(get(kPods, "default", meta::name(pod))));
   ex.advance(seconds(2));
   auto answer = cluster->network().call("default", host, 8265, healthz);
   ASSERT_TRUE(answer.has_value()) << answer.error().message;
   EXPECT_EQ(answer->status, 200);
   EXPECT_EQ(answer->body, "success");
-  EXPECT_TRUE(podstatus::isReady(get(kPods, "default", meta::name(pod))));
+  EXPECT_TRUE(isPodReady(get(kPods, "default", meta::name(pod))));
   EXPECT_TRUE(cluster->network().call("default", host, 6379, HttpRequest{}).has_value());
   // Every port of the head Service has a listener, as on a real head.
   EXPECT_TRUE(cluster->network().call("default", host, 10001, HttpRequest{}).has_value());
@@ -217,8 +219,8 @@ TEST_F(RayHeadTest, WorkersWaitForGcsThenRun) {
                           "5 seconds elapsed: Waiting for GCS to be ready.",
                           "10 seconds elapsed: Waiting for GCS to be ready."));
   create(kPods, headPod("demo"));
-  ASSERT_TRUE(ex.runUntil(
-      [&] { return podstatus::isReady(get(kPods, "default", "demo-worker-a")); }, seconds(30)));
+  ASSERT_TRUE(
+      ex.runUntil([&] { return isPodReady(get(kPods, "default", "demo-worker-a")); }, seconds(30)));
   EXPECT_EQ(printed("demo-worker-a").back(), "GCS is ready.");
   ex.advance(seconds(60));
   worker = get(kPods, "default", "demo-worker-a");
@@ -278,7 +280,7 @@ TEST_F(RayHeadTest, AHeadContainerThatRestartsLosesItsJobTable) {
       [&] {
         Json pod = get(kPods, "default", meta::name(head));
         return pod["status"]["containerStatuses"][0].value("restartCount", 0) == 1 &&
-               podstatus::isReady(pod);
+               isPodReady(pod);
       },
       seconds(60)));
   ASSERT_TRUE(ex.runUntil(
@@ -293,4 +295,4 @@ TEST_F(RayHeadTest, AHeadContainerThatRestartsLosesItsJobTable) {
 }
 
 }  // namespace
-}  // namespace fakekube::ray::simtest
+}  // namespace fakekube::ray::testing

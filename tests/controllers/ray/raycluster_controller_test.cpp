@@ -4,8 +4,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "controllers/ray/raycluster_fixture.h"
+#include "fakekube/api/conditions.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/apiserver/interceptor.h"
+#include "tests/controllers/ray/ray_fixture.h"
 
 namespace fakekube::ray::testing {
 namespace {
@@ -464,7 +466,7 @@ TEST_F(RayClusterTest, ProvisionedConditionAndStateTransitionTimes) {
   run(seconds(1));
   Json rc = getCluster("rc");
   EXPECT_EQ(conditionStatus(rc, "RayClusterProvisioned"), "False");
-  EXPECT_EQ(condition(rc, "RayClusterProvisioned")->value("reason", ""),
+  EXPECT_EQ(findCondition(rc, "RayClusterProvisioned")->value("reason", ""),
             "RayClusterPodsProvisioning");
   EXPECT_EQ(conditionStatus(rc, "HeadPodReady"), "False");
 
@@ -473,10 +475,10 @@ TEST_F(RayClusterTest, ProvisionedConditionAndStateTransitionTimes) {
   run(seconds(1));
   rc = getCluster("rc");
   EXPECT_EQ(conditionStatus(rc, "RayClusterProvisioned"), "True");
-  EXPECT_EQ(condition(rc, "RayClusterProvisioned")->value("reason", ""),
+  EXPECT_EQ(findCondition(rc, "RayClusterProvisioned")->value("reason", ""),
             "AllPodRunningAndReadyFirstTime");
   EXPECT_EQ(conditionStatus(rc, "HeadPodReady"), "True");
-  EXPECT_EQ(condition(rc, "HeadPodReady")->value("reason", ""), "HeadPodRunningAndReady");
+  EXPECT_EQ(findCondition(rc, "HeadPodReady")->value("reason", ""), "HeadPodRunningAndReady");
   const Json readyAt = rc["status"]["stateTransitionTimes"]["ready"];
 
   run(seconds(10));
@@ -512,8 +514,8 @@ TEST_F(RayClusterTest, ReplicaFailureConditionComesAndGoes) {
   run(seconds(1));
   Json rc = getCluster("rc");
   ASSERT_EQ(conditionStatus(rc, "ReplicaFailure"), "True");
-  EXPECT_EQ(condition(rc, "ReplicaFailure")->value("reason", ""), "FailedCreateWorkerPod");
-  EXPECT_THAT(condition(rc, "ReplicaFailure")->value("message", ""),
+  EXPECT_EQ(findCondition(rc, "ReplicaFailure")->value("reason", ""), "FailedCreateWorkerPod");
+  EXPECT_THAT(findCondition(rc, "ReplicaFailure")->value("message", ""),
               ::testing::HasSubstr("exceeded quota"));
   auto warnings = events("FailedToCreateWorkerPod");
   ASSERT_FALSE(warnings.empty());
@@ -524,7 +526,7 @@ TEST_F(RayClusterTest, ReplicaFailureConditionComesAndGoes) {
   refuse->refuse = false;
   run(seconds(3));  // the 2 s requeue of the failed round
   rc = getCluster("rc");
-  EXPECT_EQ(condition(rc, "ReplicaFailure"), nullptr);
+  EXPECT_EQ(findCondition(rc, "ReplicaFailure"), nullptr);
   EXPECT_EQ(workerPods("rc").size(), 2u);
   server->removeInterceptor(refuse.get());
 }

@@ -8,9 +8,10 @@
 
 #include "controllers/ray/constants.h"
 #include "controllers/ray/rayjob_types.h"
-#include "rayjob_fixture.h"
+#include "fakekube/api/resources.h"
+#include "tests/controllers/ray/ray_fixture.h"
 
-namespace fakekube::ray::jobtest {
+namespace fakekube::ray::testing {
 namespace {
 
 using ::testing::Contains;
@@ -42,8 +43,8 @@ TEST_F(RayJobTest, SuccessfulRayJobInK8sJobMode) {
   EXPECT_FALSE(statusOf("rayjob-test", "startTime").empty());
   EXPECT_TRUE(meta::hasFinalizer(rayJob("rayjob-test"), kRayJobStopJobFinalizer));
 
-  ASSERT_TRUE(runUntil([&] { return exists(kRayClusters, clusterName); }));
-  Json rayCluster = get(kRayClusters, clusterName);
+  ASSERT_TRUE(runUntil([&] { return exists(kRayClusters, "default", clusterName); }));
+  Json rayCluster = get(kRayClusters, "default", clusterName);
   EXPECT_EQ(meta::annotation(rayCluster, "key"), "value");
   EXPECT_EQ(meta::label(rayCluster, "team"), "ml");
   EXPECT_EQ(meta::label(rayCluster, kRayOriginatedFromCRNameLabelKey), "rayjob-test");
@@ -59,12 +60,12 @@ TEST_F(RayJobTest, SuccessfulRayJobInK8sJobMode) {
     return c.is_array() && !c.empty();
   }));
   EXPECT_EQ(deploymentStatus("rayjob-test"), kJobDeploymentStatusInitializing);
-  EXPECT_FALSE(exists(kJobs, "rayjob-test"));
+  EXPECT_FALSE(exists(kJobs, "default", "rayjob-test"));
 
   ASSERT_TRUE(runUntilDeploymentStatus("rayjob-test", kJobDeploymentStatusRunning));
   EXPECT_EQ(statusOf("rayjob-test", "dashboardURL"),
             clusterName + "-head-svc.default.svc.cluster.local:8265");
-  ASSERT_TRUE(exists(kJobs, "rayjob-test"));
+  ASSERT_TRUE(exists(kJobs, "default", "rayjob-test"));
   // The Running rounds mirror the ready cluster's status with the Ray job's.
   ASSERT_TRUE(runUntil([&] {
     const Json job = rayJob("rayjob-test");
@@ -81,10 +82,10 @@ TEST_F(RayJobTest, SuccessfulRayJobInK8sJobMode) {
       stringOr(jsonAt(rayJob("rayjob-test"), {"status", "rayJobInfo", "endTime"})).empty());
 
   // ttlSecondsAfterFinished 0: the cluster goes at once, the submitter Job stays.
-  ASSERT_TRUE(runUntil([&] { return !exists(kRayClusters, clusterName); }, seconds(30)));
+  ASSERT_TRUE(runUntil([&] { return !exists(kRayClusters, "default", clusterName); }, seconds(30)));
   run(seconds(10));
-  EXPECT_TRUE(exists(kJobs, "rayjob-test"));
-  EXPECT_TRUE(exists(kRayJobs, "rayjob-test"));
+  EXPECT_TRUE(exists(kJobs, "default", "rayjob-test"));
+  EXPECT_TRUE(exists(kRayJobs, "default", "rayjob-test"));
   EXPECT_THAT(eventReasons("rayjob-test"), Contains("CreatedRayCluster"));
   EXPECT_THAT(eventReasons("rayjob-test"), Contains("CreatedRayJobSubmitter"));
   EXPECT_THAT(eventReasons("rayjob-test"), Contains("DeletedRayCluster"));
@@ -104,7 +105,8 @@ TEST_F(RayJobTest, NameLengthValidation) {
             "The RayJob metadata is invalid: RayJob name should be no more than 47 characters");
   EXPECT_THAT(eventReasons(tooLong), Contains("InvalidRayJobMetadata"));
   ASSERT_TRUE(runUntilDeploymentStatus(ok, kJobDeploymentStatusInitializing, seconds(10)));
-  ASSERT_TRUE(runUntil([&] { return exists(kRayClusters, statusOf(ok, "rayClusterName")); }));
+  ASSERT_TRUE(
+      runUntil([&] { return exists(kRayClusters, "default", statusOf(ok, "rayClusterName")); }));
   EXPECT_TRUE(list(kRayClusters, "ray.io/originated-from-cr-name=" + tooLong).empty());
 }
 
@@ -138,7 +140,7 @@ TEST_F(RayJobTest, InvalidSubmitterTemplateIsAnEvent) {
            reasons.end();
   }));
   EXPECT_EQ(deploymentStatus("bad-submitter"), kJobDeploymentStatusInitializing);
-  EXPECT_FALSE(exists(kJobs, "bad-submitter"));
+  EXPECT_FALSE(exists(kJobs, "default", "bad-submitter"));
 }
 
 // rayjob_controller_test.go "DELETE_RAYJOB_CR_AFTER_JOB_FINISHES": the TTL deletes the RayJob
@@ -151,10 +153,13 @@ TEST_F(RayJobTest, DeleteRayJobAfterJobFinishes) {
   create(kRayJobs, rayJobTemplate("self-delete", "sleep 999", 1));
   ASSERT_TRUE(runUntilDeploymentStatus("self-delete", kJobDeploymentStatusComplete));
   const std::string clusterName = statusOf("self-delete", "rayClusterName");
-  ASSERT_TRUE(runUntil([&] { return !exists(kRayJobs, "self-delete"); }, seconds(30)));
-  ASSERT_TRUE(
-      runUntil([&] { return !exists(kRayClusters, clusterName) && !exists(kJobs, "self-delete"); },
-               seconds(60)));
+  ASSERT_TRUE(runUntil([&] { return !exists(kRayJobs, "default", "self-delete"); }, seconds(30)));
+  ASSERT_TRUE(runUntil(
+      [&] {
+        return !exists(kRayClusters, "default", clusterName) &&
+               !exists(kJobs, "default", "self-delete");
+      },
+      seconds(60)));
 }
 
 // rayjob_controller_test.go "RayJob has passed the activeDeadlineSeconds": 3 s while the
@@ -204,7 +209,8 @@ TEST_F(RayJobTest, RetryAfterFailureWithBackoffLimit) {
   EXPECT_EQ(statusOf("retry", "jobStatus"), "FAILED");
   // The second attempt succeeds.
   entrypoints->onCommand("python /app/train.py", {.duration = seconds(5), .exitCode = 0});
-  ASSERT_TRUE(runUntil([&] { return !exists(kRayClusters, firstCluster); }, seconds(60)));
+  ASSERT_TRUE(
+      runUntil([&] { return !exists(kRayClusters, "default", firstCluster); }, seconds(60)));
   ASSERT_TRUE(runUntilDeploymentStatus("retry", kJobDeploymentStatusInitializing));
   EXPECT_NE(statusOf("retry", "rayClusterName"), firstCluster);
   EXPECT_NE(statusOf("retry", "jobId"), firstJobId);
@@ -225,7 +231,7 @@ TEST_F(RayJobTest, InteractiveModeWaitsForTheJobId) {
   EXPECT_EQ(statusOf("interactive", "jobId"), "");
   run(seconds(10));
   EXPECT_EQ(deploymentStatus("interactive"), kJobDeploymentStatusWaiting);
-  EXPECT_FALSE(exists(kJobs, "interactive"));
+  EXPECT_FALSE(exists(kJobs, "default", "interactive"));
   updateSpec("interactive", [](Json& spec) { spec["jobId"] = "my-interactive-job"; });
   ASSERT_TRUE(runUntilDeploymentStatus("interactive", kJobDeploymentStatusRunning, seconds(10)));
   EXPECT_EQ(statusOf("interactive", "jobId"), "my-interactive-job");
@@ -277,7 +283,7 @@ TEST_F(RayJobTest, HttpModeSubmitsAndClearsTheFailureTimer) {
                seconds(10)));
   ASSERT_TRUE(runUntilDeploymentStatus("http-mode", kJobDeploymentStatusComplete, seconds(60)));
   EXPECT_EQ(statusOf("http-mode", "jobStatus"), "SUCCEEDED");
-  EXPECT_FALSE(exists(kJobs, "http-mode"));
+  EXPECT_FALSE(exists(kJobs, "default", "http-mode"));
 }
 
 // rayjob_controller_test.go "RayJob created suspended": Suspended with no cluster; resumed ->
@@ -290,15 +296,16 @@ TEST_F(RayJobTest, CreatedSuspendedThenResumed) {
   ASSERT_TRUE(runUntilDeploymentStatus("suspended", kJobDeploymentStatusSuspended, seconds(30)));
   run(seconds(10));
   EXPECT_TRUE(list(kRayClusters).empty());
-  EXPECT_FALSE(exists(kJobs, "suspended"));
+  EXPECT_FALSE(exists(kJobs, "default", "suspended"));
   EXPECT_EQ(statusOf("suspended", "rayClusterName"), "");
 
   updateSpec("suspended", [](Json& spec) { spec["suspend"] = false; });
   ASSERT_TRUE(runUntil([&] { return list(kRayClusters).size() == 1; }, seconds(30)));
-  EXPECT_FALSE(exists(kJobs, "suspended"));
+  EXPECT_FALSE(exists(kJobs, "default", "suspended"));
   const std::string clusterName = statusOf("suspended", "rayClusterName");
-  ASSERT_TRUE(runUntil([&] { return exists(kJobs, "suspended"); }, seconds(60)));
-  EXPECT_EQ(stringOr(jsonAt(get(kRayClusters, clusterName), {"status", "state"})), "ready");
+  ASSERT_TRUE(runUntil([&] { return exists(kJobs, "default", "suspended"); }, seconds(60)));
+  EXPECT_EQ(stringOr(jsonAt(get(kRayClusters, "default", clusterName), {"status", "state"})),
+            "ready");
 }
 
 // rayjob_controller_test.go "Suspend is atomic": suspending a Running RayJob whose RayCluster
@@ -309,7 +316,7 @@ TEST_F(RayJobTest, SuspendIsAtomic) {
   create(kRayJobs, rayJobTemplate("atomic", "sleep 999", 1));
   ASSERT_TRUE(runUntilDeploymentStatus("atomic", kJobDeploymentStatusRunning));
   const std::string clusterName = statusOf("atomic", "rayClusterName");
-  Json rayCluster = get(kRayClusters, clusterName);
+  Json rayCluster = get(kRayClusters, "default", clusterName);
   meta::addFinalizer(rayCluster, "ray.io/test-hold");
   ASSERT_TRUE(client->update(kRayClusters, rayCluster).has_value());
 
@@ -318,9 +325,9 @@ TEST_F(RayJobTest, SuspendIsAtomic) {
   updateSpec("atomic", [](Json& spec) { spec["suspend"] = false; });
   run(seconds(30));
   EXPECT_EQ(deploymentStatus("atomic"), kJobDeploymentStatusSuspending);
-  EXPECT_TRUE(meta::isDeleting(get(kRayClusters, clusterName)));
+  EXPECT_TRUE(meta::isDeleting(get(kRayClusters, "default", clusterName)));
 
-  rayCluster = get(kRayClusters, clusterName);
+  rayCluster = get(kRayClusters, "default", clusterName);
   meta::removeFinalizer(rayCluster, "ray.io/test-hold");
   ASSERT_TRUE(client->update(kRayClusters, rayCluster).has_value());
   // Suspended, and since suspend is false again, straight on to a new attempt.
@@ -418,15 +425,18 @@ TEST_F(RayJobTest, DeletingARunningRayJobStopsTheRayJob) {
   const std::string jobId = statusOf("to-delete", "jobId");
   DashboardClient dashboard = dashboardOf("to-delete");
   ASSERT_TRUE(client->deleteObject(kRayJobs, "default", "to-delete").has_value());
-  ASSERT_TRUE(runUntil([&] { return !exists(kRayJobs, "to-delete"); }, seconds(10)));
+  ASSERT_TRUE(runUntil([&] { return !exists(kRayJobs, "default", "to-delete"); }, seconds(10)));
   // The finalizer's StopJob ran before the finalizer went (the head still answers).
   auto info = dashboard.getJobInfo(jobId);
   ASSERT_TRUE(info.has_value()) << info.error().message;
   EXPECT_EQ(info->jobStatus, "STOPPED");
   EXPECT_THAT(eventReasons("to-delete"), Not(Contains("DeletedRayCluster")));
-  ASSERT_TRUE(
-      runUntil([&] { return !exists(kRayClusters, clusterName) && !exists(kJobs, "to-delete"); },
-               seconds(60)));
+  ASSERT_TRUE(runUntil(
+      [&] {
+        return !exists(kRayClusters, "default", clusterName) &&
+               !exists(kJobs, "default", "to-delete");
+      },
+      seconds(60)));
 }
 
 // rayjob_controller_unit_test.go "TestDeletionRules": DeleteWorkers after 10 s suspends every
@@ -449,15 +459,15 @@ TEST_F(RayJobTest, DeletionRulesRunInOrder) {
   ASSERT_TRUE(parseRfc3339(statusOf("rules", "endTime"), &endTime));
   ASSERT_TRUE(runUntil(
       [&] {
-        return jsonAt(get(kRayClusters, clusterName), {"spec", "workerGroupSpecs"})[0].value(
-            "suspend", false);
+        return jsonAt(get(kRayClusters, "default", clusterName), {"spec", "workerGroupSpecs"})[0]
+            .value("suspend", false);
       },
       seconds(30)));
   EXPECT_GE(ex.clock().now(), endTime + seconds(10));
-  EXPECT_TRUE(exists(kRayClusters, clusterName));
-  ASSERT_TRUE(runUntil([&] { return !exists(kRayClusters, clusterName); }, seconds(30)));
+  EXPECT_TRUE(exists(kRayClusters, "default", clusterName));
+  ASSERT_TRUE(runUntil([&] { return !exists(kRayClusters, "default", clusterName); }, seconds(30)));
   EXPECT_GE(ex.clock().now(), endTime + seconds(20));
-  EXPECT_TRUE(exists(kJobs, "rules"));
+  EXPECT_TRUE(exists(kJobs, "default", "rules"));
 }
 
 // rayjob_controller_test.go "RayJob in SidecarMode" (its first half): the submitter is a
@@ -473,7 +483,7 @@ TEST_F(RayJobTest, SidecarModeInjectsTheSubmitterIntoTheHeadPod) {
   create(kRayJobs, job);
   ASSERT_TRUE(runUntilDeploymentStatus("sidecar", kJobDeploymentStatusRunning));
   const std::string clusterName = statusOf("sidecar", "rayClusterName");
-  const Json rayCluster = get(kRayClusters, clusterName);
+  const Json rayCluster = get(kRayClusters, "default", clusterName);
   EXPECT_EQ(meta::annotation(rayCluster, kDisableProvisionedHeadRestartAnnotationKey), "true");
   const Json& podSpec = jsonAt(rayCluster, {"spec", "headGroupSpec", "template", "spec"});
   EXPECT_EQ(podSpec["restartPolicy"], "Never");
@@ -482,7 +492,7 @@ TEST_F(RayJobTest, SidecarModeInjectsTheSubmitterIntoTheHeadPod) {
   EXPECT_THAT(podSpec["containers"][1]["args"][0].get<std::string>(),
               HasSubstr("http://127.0.0.1:8265"));
   run(seconds(10));
-  EXPECT_FALSE(exists(kJobs, "sidecar"));
+  EXPECT_FALSE(exists(kJobs, "default", "sidecar"));
   const auto heads = list(kPods, "ray.io/cluster=" + clusterName + ",ray.io/node-type=head");
   ASSERT_EQ(heads.size(), 1u);
   EXPECT_EQ(jsonAt(heads[0], {"spec", "containers"}).size(), 2u);
@@ -513,4 +523,4 @@ TEST_F(RayJobTest, FailingEntrypointExhaustsTheBackoffLimit) {
 }
 
 }  // namespace
-}  // namespace fakekube::ray::jobtest
+}  // namespace fakekube::ray::testing

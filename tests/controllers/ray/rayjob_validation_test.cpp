@@ -5,9 +5,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "rayjob_fixture.h"
+#include "tests/controllers/ray/ray_fixture.h"
 
-namespace fakekube::ray::jobtest {
+namespace fakekube::ray::testing {
 namespace {
 
 using ::testing::HasSubstr;
@@ -127,4 +127,4 @@ TEST(RayJobValidationTest, WaitingOnlyInInteractiveMode) {
 }
 
 }  // namespace
-}  // namespace fakekube::ray::jobtest
+}  // namespace fakekube::ray::testing

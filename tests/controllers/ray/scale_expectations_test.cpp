@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fakekube/api/resources.h"
 #include "fakekube/apiserver/api_server.h"
 #include "fakekube/cache/cache.h"
 #include "fakekube/client/in_process_client.h"
@@ -12,8 +13,6 @@
 
 namespace fakekube::ray {
 namespace {
-
-const GroupVersionResource kPods{"", "v1", "pods"};
 
 Json testPod(const std::string& name) {
   return {{"apiVersion", "v1"},

@@ -9,9 +9,11 @@
 
 #include "controllers/ray/constants.h"
 #include "controllers/ray/rayjob_types.h"
-#include "rayjob_fixture.h"
+#include "fakekube/api/conditions.h"
+#include "fakekube/api/resources.h"
+#include "tests/controllers/ray/ray_fixture.h"
 
-namespace fakekube::ray::jobtest {
+namespace fakekube::ray::testing {
 namespace {
 
 using ::testing::ElementsAre;
@@ -42,12 +44,12 @@ class SeedPart1Test : public RayJobTest {
     const std::string clusterName = stringOr(jsonAt(job, {"status", "rayClusterName"}));
     seen("Initializing", deployment == kJobDeploymentStatusInitializing);
     if (!clusterName.empty()) {
-      const Json rayCluster = get(kRayClusters, clusterName);
+      const Json rayCluster = get(kRayClusters, "default", clusterName);
       seen("RayCluster created", !rayCluster.is_null());
       seen("RayCluster ready", stringOr(jsonAt(rayCluster, {"status", "state"})) == "ready");
       seen("RayCluster deleted", at.contains("RayCluster created") && rayCluster.is_null());
     }
-    const Json submitter = get(kJobs, "demo-job");
+    const Json submitter = get(kJobs, "default", "demo-job");
     seen("submitter Job created", !submitter.is_null());
     seen("Running", deployment == kJobDeploymentStatusRunning);
     const std::string url = stringOr(jsonAt(job, {"status", "dashboardURL"}));
@@ -56,7 +58,7 @@ class SeedPart1Test : public RayJobTest {
       auto info = dashboard.getJobInfo(stringOr(jsonAt(job, {"status", "jobId"})));
       seen("Ray job SUCCEEDED", info && info->jobStatus == "SUCCEEDED");
     }
-    seen("submitter Job complete", hasTrueCondition(submitter, "Complete"));
+    seen("submitter Job complete", isConditionTrue(submitter, "Complete"));
     seen("Complete", deployment == kJobDeploymentStatusComplete &&
                          !stringOr(jsonAt(job, {"status", "endTime"})).empty());
   }
@@ -94,7 +96,7 @@ TEST_F(SeedPart1Test, DemoJobFromApplyToCleanup) {
   EXPECT_LE(at["RayCluster deleted"], endTime + seconds(63));
 
   // The submitter Job (owned by the RayJob) ran KubeRay's script with the job's submission id.
-  const Json submitter = get(kJobs, "demo-job");
+  const Json submitter = get(kJobs, "default", "demo-job");
   ASSERT_TRUE(meta::controllerOf(submitter).has_value());
   EXPECT_EQ(meta::controllerOf(submitter)->name, "demo-job");
   EXPECT_EQ(meta::controllerOf(submitter)->kind, "RayJob");
@@ -110,11 +112,11 @@ TEST_F(SeedPart1Test, DemoJobFromApplyToCleanup) {
   ASSERT_TRUE(runUntil(
       [&] {
         return list(kPods, "ray.io/cluster=" + clusterName).empty() &&
-               !exists(kServices, clusterName + "-head-svc");
+               !exists(kServices, "default", clusterName + "-head-svc");
       },
       seconds(60)));
-  EXPECT_TRUE(exists(kRayJobs, "demo-job"));
-  EXPECT_TRUE(exists(kJobs, "demo-job"));
+  EXPECT_TRUE(exists(kRayJobs, "default", "demo-job"));
+  EXPECT_TRUE(exists(kJobs, "default", "demo-job"));
   EXPECT_EQ(deploymentStatus("demo-job"), kJobDeploymentStatusComplete);
 }
 
@@ -125,11 +127,12 @@ TEST_F(SeedPart1Test, DemoJobsClusterIsOwnedAllTheWayDown) {
   create(kRayJobs, demoJob());
   ASSERT_TRUE(runUntilDeploymentStatus("demo-job", kJobDeploymentStatusRunning));
   // reconcileServices runs in the Running rounds.
-  ASSERT_TRUE(runUntil([&] { return exists(kServices, "demo-job-head-svc"); }, seconds(10)));
+  ASSERT_TRUE(
+      runUntil([&] { return exists(kServices, "default", "demo-job-head-svc"); }, seconds(10)));
   const std::string clusterName = statusOf("demo-job", "rayClusterName");
-  const Json rayCluster = get(kRayClusters, clusterName);
+  const Json rayCluster = get(kRayClusters, "default", clusterName);
   EXPECT_EQ(meta::controllerOf(rayCluster)->name, "demo-job");
-  const Json service = get(kServices, clusterName + "-head-svc");
+  const Json service = get(kServices, "default", clusterName + "-head-svc");
   ASSERT_FALSE(service.is_null());
   EXPECT_EQ(meta::controllerOf(service)->name, clusterName);
   auto heads = list(kPods, "ray.io/cluster=" + clusterName + ",ray.io/node-type=head");
@@ -139,7 +142,7 @@ TEST_F(SeedPart1Test, DemoJobsClusterIsOwnedAllTheWayDown) {
   for (const Json& pod : heads) EXPECT_EQ(meta::controllerOf(pod)->name, clusterName);
   for (const Json& pod : workers) EXPECT_EQ(meta::controllerOf(pod)->name, clusterName);
   // KubeRay's RayJob head Service beside it, owned by the RayJob.
-  const Json jobService = get(kServices, "demo-job-head-svc");
+  const Json jobService = get(kServices, "default", "demo-job-head-svc");
   ASSERT_FALSE(jobService.is_null());
   EXPECT_EQ(meta::controllerOf(jobService)->name, "demo-job");
   EXPECT_EQ(jsonAt(jobService, {"spec", "selector", "ray.io/cluster"}), clusterName);
@@ -169,8 +172,8 @@ TEST_F(SeedPart1Test, JobFinishedWhileTheOperatorWasDown) {
   ASSERT_TRUE(runUntil([&] { return statusOf("demo-job", "jobStatus") == "RUNNING"; }));
   manager->crash();
   manager.reset();
-  ASSERT_TRUE(
-      runUntil([&] { return hasTrueCondition(get(kJobs, "demo-job"), "Complete"); }, seconds(60)));
+  ASSERT_TRUE(runUntil(
+      [&] { return isConditionTrue(get(kJobs, "default", "demo-job"), "Complete"); }, seconds(60)));
   run(seconds(10));
   EXPECT_EQ(deploymentStatus("demo-job"), kJobDeploymentStatusRunning);
   startOperator(operatorOptions);
@@ -190,8 +193,8 @@ TEST_F(SeedPart1Test, OperatorDownPastTheSubmitterFinishedTimeout) {
   ASSERT_TRUE(runUntil([&] { return statusOf("demo-job", "jobStatus") == "RUNNING"; }));
   manager->crash();
   manager.reset();
-  ASSERT_TRUE(
-      runUntil([&] { return hasTrueCondition(get(kJobs, "demo-job"), "Complete"); }, seconds(60)));
+  ASSERT_TRUE(runUntil(
+      [&] { return isConditionTrue(get(kJobs, "default", "demo-job"), "Complete"); }, seconds(60)));
   run(seconds(31));
   startOperator(operatorOptions);
   ASSERT_TRUE(runUntilDeploymentStatus("demo-job", kJobDeploymentStatusFailed, seconds(10)));
@@ -212,10 +215,11 @@ TEST_F(SeedPart1Test, RestartDuringTheTtlKeepsTheDeadline) {
   ASSERT_TRUE(parseRfc3339(statusOf("demo-job", "endTime"), &endTime));
   run(endTime + seconds(20) - ex.clock().now());
   restartOperator();
-  ASSERT_TRUE(runUntil([&] { return !exists(kRayClusters, clusterName); }, seconds(120)));
+  ASSERT_TRUE(
+      runUntil([&] { return !exists(kRayClusters, "default", clusterName); }, seconds(120)));
   EXPECT_GE(ex.clock().now(), endTime + seconds(60));
   EXPECT_LE(ex.clock().now(), endTime + seconds(63));
 }
 
 }  // namespace
-}  // namespace fakekube::ray::jobtest
+}  // namespace fakekube::ray::testing

@@ -5,9 +5,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "controllers/ray/raycluster_fixture.h"
 #include "controllers/ray/redis_cleanup_job.h"
+#include "fakekube/api/conditions.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/apiserver/interceptor.h"
+#include "tests/controllers/ray/ray_fixture.h"
 
 namespace fakekube::ray::testing {
 namespace {
@@ -346,12 +348,12 @@ TEST_F(RayClusterTest, GcsFaultToleranceRedisCleanupFinalizerAndJob) {
   EXPECT_TRUE(meta::hasFinalizer(getCluster("rc-ft"), "ray.io/gcs-ft-redis-cleanup-finalizer"));
 
   ASSERT_TRUE(client->deleteObject(kRayClusters, "default", "rc-ft"));
-  ASSERT_TRUE(ex.runUntil(
-      [&] { return client->get(kJobsResource, "default", "rc-ft-redis-cleanup").has_value(); },
-      std::chrono::minutes(1)));
+  ASSERT_TRUE(
+      ex.runUntil([&] { return client->get(kJobs, "default", "rc-ft-redis-cleanup").has_value(); },
+                  std::chrono::minutes(1)));
   // The Job starts only once the head pod is gone.
   EXPECT_TRUE(headPods("rc-ft", false).empty());
-  Json job = client->get(kJobsResource, "default", "rc-ft-redis-cleanup").value();
+  Json job = client->get(kJobs, "default", "rc-ft-redis-cleanup").value();
   EXPECT_EQ(job["spec"]["backoffLimit"], 0);
   EXPECT_EQ(job["spec"]["activeDeadlineSeconds"], 300);
   EXPECT_EQ(job["metadata"]["labels"]["ray.io/node-type"], "redis-cleanup");

@@ -6,7 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "controllers/ray/raycluster_fixture.h"
+#include "fakekube/api/resources.h"
+#include "tests/controllers/ray/ray_fixture.h"
 
 namespace fakekube::ray::testing {
 namespace {

@@ -7,28 +7,21 @@
 
 #include <algorithm>
 
+#include "fakekube/api/conditions.h"
 #include "fakekube/api/json_lookup.h"
-#include "ray_sim_fixture.h"
+#include "fakekube/api/resources.h"
+#include "tests/controllers/ray/ray_fixture.h"
 
-namespace fakekube::ray::simtest {
+namespace fakekube::ray::testing {
 namespace {
 
 using ::testing::Contains;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-bool hasCondition(const Json& job, const std::string& type) {
-  const Json& conditions = jsonAt(job, {"status", "conditions"});
-  if (!conditions.is_array()) return false;
-  for (const auto& c : conditions) {
-    if (c.value("type", "") == type && c.value("status", "") == "True") return true;
-  }
-  return false;
-}
-
 class SubmitterJobTest : public RaySimulationTest {
  protected:
-  std::vector<Json> submitterPods() { return podsWithLabel("job-name=demo-job"); }
+  std::vector<Json> submitterPods() { return pods("job-name=demo-job"); }
 
   // Pod names in creation order.
   std::vector<std::string> submitterPodNames() {
@@ -47,8 +40,8 @@ class SubmitterJobTest : public RaySimulationTest {
   }
 
   bool runUntilJob(const std::string& condition, Duration limit = seconds(300)) {
-    return ex.runUntil([&] { return hasCondition(get(kJobs, "default", "demo-job"), condition); },
-                       limit);
+    return ex.runUntil(
+        [&] { return isConditionTrue(get(kJobs, "default", "demo-job"), condition); }, limit);
   }
 };
 
@@ -214,4 +207,4 @@ TEST_F(SubmitterJobTest, ASubmitTheDashboardRefusesFailsTheContainer) {
 }
 
 }  // namespace
-}  // namespace fakekube::ray::simtest
+}  // namespace fakekube::ray::testing

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "fakekube/api/resources.h"
 #include "fixture.h"
 
 namespace fakekube::apitest {
@@ -33,7 +34,7 @@ class ApplyTest : public ApiServerTest {
 
   // A kind whose schema declares a list-map (spec.ports by name) and a set (spec.tags).
   void installGadgetCrd() {
-    create(kCrds, Json::parse(R"({
+    create(kCustomResourceDefinitions, Json::parse(R"({
       "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
       "metadata": {"name": "gadgets.example.com"},
       "spec": {"group": "example.com", "scope": "Namespaced",

@@ -1,6 +1,7 @@
 // POST pods/<name>/binding, what a scheduler does, and the pod-spec update rule it relies on.
 #include <gtest/gtest.h>
 
+#include "fakekube/api/resources.h"
 #include "fixture.h"
 
 namespace fakekube::apitest {

@@ -2,6 +2,7 @@
 // listed; the defaults kube-apiserver fills and the validation users meet, with its messages.
 #include <gtest/gtest.h>
 
+#include "fakekube/api/resources.h"
 #include "tests/fakekube/apiserver/fixture.h"
 
 namespace fakekube::apitest {
@@ -13,16 +14,10 @@ const GroupVersionResource kRoleBindings{"rbac.authorization.k8s.io", "v1", "rol
 const GroupVersionResource kClusterRoleBindings{"rbac.authorization.k8s.io", "v1",
                                                 "clusterrolebindings"};
 const GroupVersionResource kIngresses{"networking.k8s.io", "v1", "ingresses"};
-const GroupVersionResource kPdbs{"policy", "v1", "poddisruptionbudgets"};
 const GroupVersionResource kHpasV2{"autoscaling", "v2", "horizontalpodautoscalers"};
 const GroupVersionResource kHpasV1{"autoscaling", "v1", "horizontalpodautoscalers"};
-const GroupVersionResource kStatefulSets{"apps", "v1", "statefulsets"};
-const GroupVersionResource kDaemonSets{"apps", "v1", "daemonsets"};
-const GroupVersionResource kCronJobs{"batch", "v1", "cronjobs"};
 const GroupVersionResource kPriorityClasses{"scheduling.k8s.io", "v1", "priorityclasses"};
 const GroupVersionResource kStorageClasses{"storage.k8s.io", "v1", "storageclasses"};
-const GroupVersionResource kEndpointSlices{"discovery.k8s.io", "v1", "endpointslices"};
-const GroupVersionResource kPvcs{"", "v1", "persistentvolumeclaims"};
 const GroupVersionResource kWebhooks{"admissionregistration.k8s.io", "v1",
                                      "validatingwebhookconfigurations"};
 
@@ -92,7 +87,7 @@ std::vector<KindCase> kindCases() {
   add({"networking.k8s.io", "v1", "networkpolicies"}, policy);
   Json pdb = object("policy/v1", "PodDisruptionBudget", "web", "default");
   pdb["spec"] = {{"minAvailable", 1}, {"selector", {{"matchLabels", labels}}}};
-  add(kPdbs, pdb);
+  add(kPodDisruptionBudgets, pdb);
   Json hpa = object("autoscaling/v2", "HorizontalPodAutoscaler", "web", "default");
   hpa["spec"] = {
       {"scaleTargetRef", {{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"name", "web"}}},
@@ -190,7 +185,7 @@ std::vector<KindCase> kindCases() {
   Json pvc = object("v1", "PersistentVolumeClaim", "data", "default");
   pvc["spec"] = {{"accessModes", Json::array({"ReadWriteOnce"})},
                  {"resources", {{"requests", {{"storage", "1Gi"}}}}}};
-  add(kPvcs, pvc);
+  add(kPersistentVolumeClaims, pvc);
   Json rc = object("v1", "ReplicationController", "old", "default");
   rc["spec"] = {{"template", podTemplate(labels)}};
   add({"", "v1", "replicationcontrollers"}, rc);
@@ -293,14 +288,14 @@ TEST_F(BuiltinKindsTest, IngressPathsNeedAPathType) {
 TEST_F(BuiltinKindsTest, PodDisruptionBudgetTakesMinAvailableOrMaxUnavailable) {
   Json pdb = kindCases()[7].body;
   pdb["spec"]["maxUnavailable"] = "50%";
-  auto created = server->create(kPdbs, "default", pdb);
+  auto created = server->create(kPodDisruptionBudgets, "default", pdb);
   ASSERT_FALSE(created);
   EXPECT_EQ(created.error().code, 422);
   EXPECT_NE(created.error().message.find("minAvailable and maxUnavailable cannot be both set"),
             std::string::npos)
       << created.error().message;
   pdb["spec"].erase("maxUnavailable");
-  Json made = create(kPdbs, pdb, "default");
+  Json made = create(kPodDisruptionBudgets, pdb, "default");
   EXPECT_EQ(made["status"]["disruptionsAllowed"], 0);
   EXPECT_EQ(made["metadata"]["generation"], 1);
 }
@@ -406,13 +401,13 @@ TEST_F(BuiltinKindsTest, EndpointSliceAddressType) {
 TEST_F(BuiltinKindsTest, PersistentVolumeClaimNeedsAccessModesAndStorage) {
   Json pvc = object("v1", "PersistentVolumeClaim", "bare", "default");
   pvc["spec"] = Json::object();
-  EXPECT_TRUE(failsWith(server->create(kPvcs, "default", pvc), 422, "Invalid",
+  EXPECT_TRUE(failsWith(server->create(kPersistentVolumeClaims, "default", pvc), 422, "Invalid",
                         "PersistentVolumeClaim \"bare\" is invalid: [spec.accessModes: Required "
                         "value: at least 1 access mode is required, spec.resources[storage]: "
                         "Required value]"));
   pvc["spec"] = {{"accessModes", Json::array({"ReadWriteOnce"})},
                  {"resources", {{"requests", {{"storage", "1Gi"}}}}}};
-  Json made = create(kPvcs, pvc, "default");
+  Json made = create(kPersistentVolumeClaims, pvc, "default");
   EXPECT_EQ(made["spec"]["volumeMode"], "Filesystem");
   EXPECT_EQ(made["status"]["phase"], "Pending");
 }

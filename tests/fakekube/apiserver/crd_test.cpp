@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "fakekube/api/resources.h"
 #include "fixture.h"
 
 namespace fakekube::apitest {
@@ -79,7 +80,7 @@ TEST_F(CrdTest, CustomResourcesFollowObjectMetadataRules) {
 TEST_F(CrdTest, DeletingTheDefinitionStopsServingTheKind) {
   Json crd = installWidgetCrd();
   create(kWidgets, widget("w1"));
-  Json answer = remove(kCrds, "", "widgets.example.com");
+  Json answer = remove(kCustomResourceDefinitions, "", "widgets.example.com");
   EXPECT_EQ(answer["status"], "Success");
   EXPECT_EQ(answer["details"]["name"], "widgets.example.com");
   EXPECT_EQ(answer["details"]["group"], "apiextensions.k8s.io");
@@ -100,7 +101,7 @@ TEST_F(CrdTest, InstancesGoWithTheirDefinitionAndDoNotComeBack) {
   create(kWidgets, widget("w1"));
   create(kWidgets, widget("w2"));
   create(kConfigMaps, configMap("unrelated"));
-  remove(kCrds, "", "widgets.example.com");
+  remove(kCustomResourceDefinitions, "", "widgets.example.com");
 
   // A new definition of the same kind starts empty, as on a real cluster (whose CRD cleanup
   // finalizer deletes the instances before the definition goes).
@@ -116,7 +117,7 @@ TEST_F(CrdTest, DefinitionNameMustBePluralDotGroup) {
   const std::int64_t before = server->revision();
   Json crd = widgetCrd();
   crd["metadata"]["name"] = "gadgets.example.com";
-  auto r = server->create(kCrds, "", crd);
+  auto r = server->create(kCustomResourceDefinitions, "", crd);
   EXPECT_TRUE(failsWith(r, 422, "Invalid",
                         "CustomResourceDefinition.apiextensions.k8s.io \"gadgets.example.com\" is "
                         "invalid: metadata.name: Invalid value: \"gadgets.example.com\": must be "
@@ -134,7 +135,7 @@ TEST_F(CrdTest, ADefinitionCannotShadowABuiltInKind) {
   crd["metadata"]["name"] = "deployments.apps";
   crd["spec"]["group"] = "apps";
   crd["spec"]["names"] = {{"plural", "deployments"}, {"kind", "Deployment"}};
-  auto r = server->create(kCrds, "", crd);
+  auto r = server->create(kCustomResourceDefinitions, "", crd);
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().code, 422);
   EXPECT_EQ(server->revision(), before);
@@ -168,7 +169,7 @@ TEST_F(CrdTest, AFileBackedServerServesItsCustomKindsAfterARestart) {
   std::string uid;
   {
     auto first = must(ApiServer::open(ex.clock(), options), "open");
-    must(first->create(kCrds, "", widgetCrd()), "crd");
+    must(first->create(kCustomResourceDefinitions, "", widgetCrd()), "crd");
     uid = meta::uid(must(first->create(kWidgets, "", widget("w1")), "widget"));
     revision = first->revision();
   }

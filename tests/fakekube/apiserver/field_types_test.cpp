@@ -7,15 +7,13 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "fakekube/api/resources.h"
 #include "fixture.h"
 
 namespace fakekube::apitest {
 namespace {
 
 using FieldTypesTest = ApiServerTest;
-
-const GroupVersionResource kJobs{"batch", "v1", "jobs"};
-const GroupVersionResource kLeases{"coordination.k8s.io", "v1", "leases"};
 
 const std::string kConfigKeyMsg =
     "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. "

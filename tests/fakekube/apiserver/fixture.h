@@ -15,18 +15,13 @@
 #include <utility>
 
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/api/status.h"
 #include "fakekube/apiserver/api_server.h"
 #include "fakekube/sim/sim_executor.h"
 
 namespace fakekube::apitest {
 
-inline const GroupVersionResource kConfigMaps{"", "v1", "configmaps"};
-inline const GroupVersionResource kPods{"", "v1", "pods"};
-inline const GroupVersionResource kNamespaces{"", "v1", "namespaces"};
-inline const GroupVersionResource kSecrets{"", "v1", "secrets"};
-inline const GroupVersionResource kDeployments{"apps", "v1", "deployments"};
-inline const GroupVersionResource kCrds{"apiextensions.k8s.io", "v1", "customresourcedefinitions"};
 inline const GroupVersionResource kWidgets{"example.com", "v1", "widgets"};
 
 inline Json configMap(const std::string& name, const std::string& ns = "default") {
@@ -184,7 +179,7 @@ class ApiServerTest : public ::testing::Test {
 
   // Registers the Widget kind.
   Json installWidgetCrd(bool statusSubresource = true) {
-    return create(kCrds, widgetCrd(statusSubresource));
+    return create(kCustomResourceDefinitions, widgetCrd(statusSubresource));
   }
 
   // A LIST as the wire shows it.

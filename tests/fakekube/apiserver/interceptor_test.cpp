@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "fakekube/api/resources.h"
 #include "fixture.h"
 
 namespace fakekube::apitest {

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "fakekube/api/resources.h"
 #include "fixture.h"
 
 namespace fakekube::apitest {

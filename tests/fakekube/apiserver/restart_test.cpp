@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <string>
 
+#include "fakekube/api/resources.h"
 #include "fixture.h"
 
 namespace fakekube::apitest {
@@ -46,7 +47,7 @@ TEST_F(RestartTest, ReopenedServerHasEveryObjectAndContinuesTheRevision) {
     must(server->create(kConfigMaps, "", held));
     must(server->deleteObject(kConfigMaps, "team", "held"));
     podUid = meta::uid(must(server->create(kPods, "", pod("p1", "team"))));
-    must(server->create(kCrds, "", widgetCrd()));
+    must(server->create(kCustomResourceDefinitions, "", widgetCrd()));
     must(server->create(GroupVersionResource{"", "v1", "services"}, "",
                         {{"metadata", {{"name", "svc"}, {"namespace", "team"}}},
                          {"spec", {{"clusterIP", "10.96.0.42"}}}}));

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "fakekube/api/resources.h"
 #include "fakekube/api/structural_schema.h"
 #include "fakekube/api/yaml.h"
 #include "fixture.h"
@@ -103,7 +104,7 @@ class SchemaTest : public ApiServerTest {
  protected:
   void SetUp() override {
     ApiServerTest::SetUp();
-    create(kCrds, gizmoCrd());
+    create(kCustomResourceDefinitions, gizmoCrd());
   }
 
   // The 422 a create with this spec gets; the store must not move.
@@ -171,11 +172,11 @@ TEST_F(SchemaTest, ReadsFromStorageAreDefaultedAndPrunedByTheCurrentSchema) {
   const std::int64_t written = server->revision();
 
   // The definition gains a defaulted field and loses `name`.
-  Json crd = get(kCrds, "", "gizmos.example.com");
+  Json crd = get(kCustomResourceDefinitions, "", "gizmos.example.com");
   Json& spec = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"];
   spec["properties"]["priority"] = {{"type", "integer"}, {"default", 7}};
   spec["properties"].erase("name");
-  update(kCrds, crd);
+  update(kCustomResourceDefinitions, crd);
   const std::int64_t afterCrd = server->revision();
 
   Json read = get(kGizmos, "default", "g");
@@ -426,14 +427,14 @@ TEST_F(SchemaTest, TheSchemaIsCompiledOncePerDefinitionChange) {
   EXPECT_EQ(schemaNow(), compiled);
 
   // A metadata-only change of the definition keeps the compiled schema.
-  Json crd = get(kCrds, "", "gizmos.example.com");
+  Json crd = get(kCustomResourceDefinitions, "", "gizmos.example.com");
   meta::setLabel(crd, "team", "a");
-  crd = update(kCrds, crd);
+  crd = update(kCustomResourceDefinitions, crd);
   EXPECT_EQ(schemaNow(), compiled);
 
   crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]
      ["extra"] = {{"type", "string"}};
-  update(kCrds, crd);
+  update(kCustomResourceDefinitions, crd);
   EXPECT_NE(schemaNow(), compiled);
 }
 
@@ -443,7 +444,7 @@ TEST_F(SchemaTest, AnInvalidSchemaRefusesTheDefinition) {
   Json crd = gizmoCrd(schema);
   crd["metadata"]["name"] = "gadgets.example.com";
   crd["spec"]["names"] = {{"plural", "gadgets"}, {"kind", "Gadget"}};
-  auto r = server->create(kCrds, "", crd);
+  auto r = server->create(kCustomResourceDefinitions, "", crd);
   EXPECT_TRUE(failsWith(
       r, 422, "Invalid",
       "CustomResourceDefinition.apiextensions.k8s.io \"gadgets.example.com\" is invalid: "

@@ -2,12 +2,11 @@
 // a requested address must be free and in range; deleting a Service frees its address.
 #include <gtest/gtest.h>
 
+#include "fakekube/api/resources.h"
 #include "fixture.h"
 
 namespace fakekube::apitest {
 namespace {
-
-const GroupVersionResource kServices{"", "v1", "services"};
 
 Json service(const std::string& name, const std::string& clusterIP = "") {
   Json s = {{"apiVersion", "v1"},

@@ -7,6 +7,7 @@
 #include <thread>
 #include <vector>
 
+#include "fakekube/api/resources.h"
 #include "fakekube/sim/clock.h"
 #include "fixture.h"
 

@@ -18,9 +18,6 @@
 namespace fakekube::cachetest {
 
 using apitest::configMap;
-using apitest::kConfigMaps;
-using apitest::kNamespaces;
-using apitest::kPods;
 using apitest::must;
 using apitest::pod;
 

@@ -7,6 +7,7 @@
 #include <chrono>
 
 #include "cache_fixture.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/cache/cached_client.h"
 
 namespace fakekube::cachetest {

@@ -7,6 +7,7 @@
 #include <chrono>
 
 #include "cache_fixture.h"
+#include "fakekube/api/resources.h"
 
 namespace fakekube::cachetest {
 namespace {
@@ -355,7 +356,7 @@ TEST_F(InformerTest, ListFailureIsRetriedWithBackoff) {
   ASSERT_FALSE(synced.has_value());
   EXPECT_EQ(synced.error().code, 404);
 
-  must(client->create(apitest::kCrds, apitest::widgetCrd()));
+  must(client->create(kCustomResourceDefinitions, apitest::widgetCrd()));
   create(widgets, apitest::widget("w"));
   // Two failures so far: the next attempt comes 2 s after the second.
   ex.advance(1999ms);

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/apiserver/fixture.h"
 
 namespace fakekube {
@@ -13,8 +14,6 @@ namespace {
 
 using apitest::configMap;
 using apitest::failsWith;
-using apitest::kConfigMaps;
-using apitest::kPods;
 using apitest::must;
 using apitest::pod;
 
@@ -53,7 +52,7 @@ TEST_F(InProcessClientTest, AnswersAreCopiesTheServerDoesNotShare) {
 }
 
 TEST_F(InProcessClientTest, CreateTakesTheNamespaceFromTheObject) {
-  must(server->create(apitest::kNamespaces, "", apitest::namespaceObject("team")));
+  must(server->create(kNamespaces, "", apitest::namespaceObject("team")));
   Json created = must(client->create(kConfigMaps, configMap("a", "team")));
   EXPECT_EQ(meta::namespace_(created), "team");
   EXPECT_TRUE(client->get(kConfigMaps, "team", "a").has_value());

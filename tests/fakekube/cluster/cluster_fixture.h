@@ -19,10 +19,6 @@ namespace fakekube::clustertest {
 
 using namespace apitest;  // NOLINT: the builders and must()/failsWith() of the API server tests
 
-inline const GroupVersionResource kReplicaSets{"apps", "v1", "replicasets"};
-inline const GroupVersionResource kNodes{"", "v1", "nodes"};
-inline const GroupVersionResource kEvents{"", "v1", "events"};
-
 // A reference to `owner` (taken from its stored form, so it carries the real uid).
 inline Json ownerRef(const Json& owner, bool blockOwnerDeletion = true, bool controller = true) {
   return {{"apiVersion", meta::apiVersion(owner)},

@@ -7,6 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "fakekube/api/resources.h"
 #include "fakekube/cluster/workload_fixture.h"
 
 namespace fakekube::workloadtest {
@@ -14,8 +15,6 @@ namespace {
 
 using std::chrono::minutes;
 using std::chrono::seconds;
-
-const GroupVersionResource kCronJobs{"batch", "v1", "cronjobs"};
 
 Json cronJob(const std::string& name, const std::string& schedule) {
   return {{"apiVersion", "batch/v1"},

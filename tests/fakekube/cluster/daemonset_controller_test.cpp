@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "fakekube/api/resources.h"
 #include "fakekube/client/in_process_client.h"
 #include "fakekube/cluster/nodes.h"
 #include "fakekube/cluster/workload_fixture.h"
@@ -13,8 +14,6 @@ namespace fakekube::workloadtest {
 namespace {
 
 using ::testing::ElementsAre;
-
-const GroupVersionResource kDaemonSets{"apps", "v1", "daemonsets"};
 
 Json daemonSet(const std::string& name) {
   return {{"apiVersion", "apps/v1"},

@@ -6,6 +6,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "fakekube/api/pod_status.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/cluster/controller_utils.h"
 #include "fakekube/cluster/deployment_util.h"
 #include "fakekube/cluster/pod_template_hash.h"
@@ -42,7 +44,7 @@ class DeploymentControllerTest : public WorkloadTest {
   int readyAllPending() {
     int n = 0;
     for (const auto& p : pods()) {
-      if (workload::podPhase(p) == "Pending" && !meta::isDeleting(p)) {
+      if (podPhase(p) == "Pending" && !meta::isDeleting(p)) {
         markRunning(p);
         ++n;
       }
@@ -135,7 +137,7 @@ TEST_F(DeploymentControllerTest, RollingUpdateStaysWithinSurgeAndUnavailableAtEv
     auto all = pods("app=web");
     int ready = 0, updated = 0;
     for (const auto& p : all) {
-      ready += workload::isPodReady(p) ? 1 : 0;
+      ready += isPodReady(p) ? 1 : 0;
       updated += p["spec"]["containers"][0]["image"] == "nginx:1.28" ? 1 : 0;
     }
     EXPECT_LE(all.size(), 5u) << "step " << steps << ": more than replicas + maxSurge pods";

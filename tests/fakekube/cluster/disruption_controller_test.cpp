@@ -4,12 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include "fakekube/api/resources.h"
 #include "fakekube/cluster/workload_fixture.h"
 
 namespace fakekube::workloadtest {
 namespace {
-
-const GroupVersionResource kPdbs{"policy", "v1", "poddisruptionbudgets"};
 
 Json pdb(const std::string& name, const char* key, Json value) {
   return {{"apiVersion", "policy/v1"},
@@ -38,11 +37,13 @@ class DisruptionControllerTest : public WorkloadTest {
     }
     return create(kPods, p);
   }
-  Json status(const std::string& name) { return get(kPdbs, "default", name)["status"]; }
+  Json status(const std::string& name) {
+    return get(kPodDisruptionBudgets, "default", name)["status"];
+  }
 };
 
 TEST_F(DisruptionControllerTest, MinAvailableNumber) {
-  create(kPdbs, pdb("web", "minAvailable", 2));
+  create(kPodDisruptionBudgets, pdb("web", "minAvailable", 2));
   Json a = webPod("a"), b = webPod("b"), c = webPod("c");
   run();
   Json s = status("web");
@@ -51,7 +52,7 @@ TEST_F(DisruptionControllerTest, MinAvailableNumber) {
   EXPECT_EQ(s["currentHealthy"], 0);
   EXPECT_EQ(s["disruptionsAllowed"], 0);
   EXPECT_EQ(s["observedGeneration"], 1);
-  Json allowed = condition(get(kPdbs, "default", "web"), "DisruptionAllowed");
+  Json allowed = condition(get(kPodDisruptionBudgets, "default", "web"), "DisruptionAllowed");
   EXPECT_EQ(allowed["status"], "False");
   EXPECT_EQ(allowed["reason"], "InsufficientPods");
 
@@ -62,7 +63,7 @@ TEST_F(DisruptionControllerTest, MinAvailableNumber) {
   s = status("web");
   EXPECT_EQ(s["currentHealthy"], 3);
   EXPECT_EQ(s["disruptionsAllowed"], 1);
-  allowed = condition(get(kPdbs, "default", "web"), "DisruptionAllowed");
+  allowed = condition(get(kPodDisruptionBudgets, "default", "web"), "DisruptionAllowed");
   EXPECT_EQ(allowed["status"], "True");
   EXPECT_EQ(allowed["reason"], "SufficientPods");
 }
@@ -71,7 +72,7 @@ TEST_F(DisruptionControllerTest, MaxUnavailableCountsTheControllersScale) {
   Json rs = replicaSet("web");
   rs["spec"]["replicas"] = 4;
   rs = create(kReplicaSets, rs);
-  create(kPdbs, pdb("web", "maxUnavailable", "50%"));
+  create(kPodDisruptionBudgets, pdb("web", "maxUnavailable", "50%"));
   markRunning(webPod("a", &rs));
   markRunning(webPod("b", &rs));
   markRunning(webPod("c", &rs));

@@ -6,16 +6,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "fakekube/api/resources.h"
 #include "fakekube/cluster/endpointslice_controller.h"
 #include "fakekube/cluster/service_endpoints.h"
 #include "fakekube/cluster/workload_fixture.h"
 
 namespace fakekube::workloadtest {
 namespace {
-
-using workload::kEndpoints;
-using workload::kEndpointSlices;
-using workload::kServices;
 
 Json service(const std::string& name, Json selector = {{"app", "web"}}) {
   return {{"apiVersion", "v1"},

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cluster_fixture.h"
+#include "fakekube/api/resources.h"
 
 namespace fakekube::clustertest {
 namespace {

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "fakekube/api/resources.h"
 #include "pod_lifecycle_fixture.h"
 
 namespace fakekube::clustertest {
@@ -31,14 +32,14 @@ class KubeletTest : public PodLifecycleTest {
     Json p = podWith(name, {container("main", image)});
     p["spec"]["restartPolicy"] = restartPolicy;
     Json created = createPod(p);
-    settle();
+    runUntilIdle();
     return created;
   }
 };
 
 TEST_F(KubeletTest, PodBecomesRunningThenReadyExactlyAfterItsReadinessDelay) {
   runPod("web", "nginx:1.27");
-  Json p = pod("web");
+  Json p = getPod("web");
   EXPECT_EQ(p["spec"]["nodeName"], "node-a");
   EXPECT_EQ(p["status"]["phase"], "Pending");
   EXPECT_EQ(p["status"]["startTime"], at(seconds(0)));
@@ -63,7 +64,7 @@ TEST_F(KubeletTest, PodBecomesRunningThenReadyExactlyAfterItsReadinessDelay) {
                                              "ContainersReady", "PodScheduled"}));
 
   run(seconds(1));
-  p = pod("web");
+  p = getPod("web");
   EXPECT_EQ(p["status"]["phase"], "Running");
   EXPECT_EQ(p["status"]["podIP"], "10.244.0.2");
   EXPECT_EQ(p["status"]["podIPs"], Json::array({{{"ip", "10.244.0.2"}}}));
@@ -78,9 +79,9 @@ TEST_F(KubeletTest, PodBecomesRunningThenReadyExactlyAfterItsReadinessDelay) {
   EXPECT_EQ(condition(p, "Ready")["status"], "False");
 
   run(seconds(5) - milliseconds(1));
-  EXPECT_EQ(condition(pod("web"), "Ready")["status"], "False");
+  EXPECT_EQ(condition(getPod("web"), "Ready")["status"], "False");
   run(milliseconds(1));
-  p = pod("web");
+  p = getPod("web");
   EXPECT_EQ(condition(p, "Ready")["status"], "True");
   EXPECT_EQ(condition(p, "Ready")["lastTransitionTime"], at(seconds(6)));
   EXPECT_EQ(condition(p, "ContainersReady")["status"], "True");
@@ -90,7 +91,7 @@ TEST_F(KubeletTest, PodBecomesRunningThenReadyExactlyAfterItsReadinessDelay) {
   // Nothing changes any more, so nothing is written.
   const std::string rvReady = rv(p);
   run(minutes(10));
-  EXPECT_EQ(rv(pod("web")), rvReady);
+  EXPECT_EQ(rv(getPod("web")), rvReady);
 }
 
 TEST_F(KubeletTest, ReadinessProbeInitialDelayOverridesTheDefault) {
@@ -99,16 +100,16 @@ TEST_F(KubeletTest, ReadinessProbeInitialDelayOverridesTheDefault) {
                                                   {"initialDelaySeconds", 20}};
   createPod(p);
   run(seconds(21) - milliseconds(1));
-  EXPECT_EQ(condition(pod("probed"), "Ready")["status"], "False");
+  EXPECT_EQ(condition(getPod("probed"), "Ready")["status"], "False");
   run(milliseconds(1));
-  EXPECT_EQ(condition(pod("probed"), "Ready")["status"], "True");
-  EXPECT_EQ(condition(pod("probed"), "Ready")["lastTransitionTime"], at(seconds(21)));
+  EXPECT_EQ(condition(getPod("probed"), "Ready")["status"], "True");
+  EXPECT_EQ(condition(getPod("probed"), "Ready")["lastTransitionTime"], at(seconds(21)));
 }
 
 TEST_F(KubeletTest, ExitOneWithRestartPolicyNeverFailsThePod) {
   runPod("job", "job:fail", "Never");
   run(seconds(4));
-  Json p = pod("job");
+  Json p = getPod("job");
   EXPECT_EQ(p["status"]["phase"], "Failed");
   Json main = containerStatus(p, "main");
   EXPECT_EQ(main["state"]["terminated"]["exitCode"], 1);
@@ -125,7 +126,7 @@ TEST_F(KubeletTest, ExitOneWithRestartPolicyNeverFailsThePod) {
 TEST_F(KubeletTest, ExitZeroWithRestartPolicyNeverSucceeds) {
   runPod("job", "job:ok", "Never");
   run(seconds(4));
-  Json p = pod("job");
+  Json p = getPod("job");
   EXPECT_EQ(p["status"]["phase"], "Succeeded");
   EXPECT_EQ(containerStatus(p, "main")["state"]["terminated"]["reason"], "Completed");
   EXPECT_EQ(containerStatus(p, "main")["state"]["terminated"]["exitCode"], 0);
@@ -138,8 +139,8 @@ TEST_F(KubeletTest, OnFailureRestartsAFailureAndKeepsASuccess) {
   runPod("ok", "job:ok", "OnFailure");
   runPod("bad", "job:fail", "OnFailure");
   run(seconds(4));
-  EXPECT_EQ(pod("ok")["status"]["phase"], "Succeeded");
-  Json bad = pod("bad");
+  EXPECT_EQ(getPod("ok")["status"]["phase"], "Succeeded");
+  Json bad = getPod("bad");
   EXPECT_EQ(bad["status"]["phase"], "Running");
   EXPECT_EQ(containerStatus(bad, "main")["restartCount"], 1);
   EXPECT_EQ(containerStatus(bad, "main")["lastState"]["terminated"]["exitCode"], 1);
@@ -154,14 +155,14 @@ TEST_F(KubeletTest, AlwaysRestartsWithCrashLoopBackOffThatDoublesUpToFiveMinutes
   };
   // Started at 1 s, exits at 3 s: the first restart is immediate.
   run(seconds(3));
-  Json main = containerStatus(pod("crash"), "main");
+  Json main = containerStatus(getPod("crash"), "main");
   EXPECT_EQ(main["restartCount"], 1);
   EXPECT_EQ(main["state"]["running"]["startedAt"], at(seconds(3)));
   EXPECT_EQ(main["lastState"]["terminated"]["finishedAt"], at(seconds(3)));
   EXPECT_EQ(main["lastState"]["terminated"]["reason"], "Error");
   // Exits again at 5 s: back-off 10 s.
   run(seconds(2));
-  Json p = pod("crash");
+  Json p = getPod("crash");
   EXPECT_EQ(p["status"]["phase"], "Running");
   main = containerStatus(p, "main");
   EXPECT_EQ(main["state"]["waiting"]["reason"], "CrashLoopBackOff");
@@ -176,22 +177,23 @@ TEST_F(KubeletTest, AlwaysRestartsWithCrashLoopBackOffThatDoublesUpToFiveMinutes
   for (std::size_t i = 0; i < waits.size(); ++i) {
     TimePoint restartAt = exitedAt + seconds(waits[i]);
     run(restartAt - milliseconds(1) - ex.now());
-    main = containerStatus(pod("crash"), "main");
+    main = containerStatus(getPod("crash"), "main");
     EXPECT_EQ(main["state"]["waiting"]["message"], message(backOffs[i])) << i;
     run(milliseconds(1));
-    main = containerStatus(pod("crash"), "main");
+    main = containerStatus(getPod("crash"), "main");
     EXPECT_EQ(main["state"]["running"]["startedAt"], formatRfc3339(restartAt)) << i;
     EXPECT_EQ(main["restartCount"], static_cast<int>(i) + 2);
     run(seconds(2));
     exitedAt = restartAt + seconds(2);
   }
-  EXPECT_EQ(containerStatus(pod("crash"), "main")["state"]["waiting"]["message"], message("5m0s"));
+  EXPECT_EQ(containerStatus(getPod("crash"), "main")["state"]["waiting"]["message"],
+            message("5m0s"));
 }
 
 TEST_F(KubeletTest, NeverReadyContainerRunsButIsNeverReady) {
   runPod("stuck", "stuck:1");
   run(minutes(30));
-  Json p = pod("stuck");
+  Json p = getPod("stuck");
   EXPECT_EQ(p["status"]["phase"], "Running");
   EXPECT_EQ(containerStatus(p, "main")["started"], true);
   EXPECT_EQ(containerStatus(p, "main")["ready"], false);
@@ -201,21 +203,21 @@ TEST_F(KubeletTest, NeverReadyContainerRunsButIsNeverReady) {
 TEST_F(KubeletTest, InitContainersRunFirstInOrder) {
   createPod(podWith("app", {container("main", "nginx:1.27")},
                     {container("first", "init:slow"), container("second", "init:slow")}));
-  settle();
-  Json p = pod("app");
+  runUntilIdle();
+  Json p = getPod("app");
   EXPECT_EQ(containerStatus(p, "main")["state"]["waiting"]["reason"], "PodInitializing");
   EXPECT_EQ(containerStatus(p, "first", "initContainerStatuses")["state"]["waiting"]["reason"],
             "PodInitializing");
   EXPECT_EQ(condition(p, "Initialized")["message"],
             "containers with incomplete status: [first second]");
   run(seconds(1));
-  p = pod("app");
+  p = getPod("app");
   EXPECT_EQ(p["status"]["phase"], "Pending");
   EXPECT_EQ(containerStatus(p, "first", "initContainerStatuses")["state"]["running"]["startedAt"],
             at(seconds(1)));
   EXPECT_TRUE(containerStatus(p, "second", "initContainerStatuses")["state"].contains("waiting"));
   run(seconds(2));
-  p = pod("app");
+  p = getPod("app");
   Json first = containerStatus(p, "first", "initContainerStatuses");
   EXPECT_EQ(first["state"]["terminated"]["reason"], "Completed");
   EXPECT_EQ(first["ready"], true);
@@ -223,7 +225,7 @@ TEST_F(KubeletTest, InitContainersRunFirstInOrder) {
             at(seconds(3)));
   EXPECT_EQ(condition(p, "Initialized")["message"], "containers with incomplete status: [second]");
   run(seconds(2));
-  p = pod("app");
+  p = getPod("app");
   EXPECT_EQ(condition(p, "Initialized")["status"], "True");
   EXPECT_EQ(condition(p, "Initialized")["lastTransitionTime"], at(seconds(5)));
   EXPECT_EQ(p["status"]["phase"], "Running");
@@ -238,16 +240,16 @@ TEST_F(KubeletTest, FailingInitContainerFollowsRestartPolicy) {
   createPod(
       podWith("always", {container("main", "nginx:1.27")}, {container("setup", "init:fail")}));
   run(seconds(3));
-  Json p = pod("never");
+  Json p = getPod("never");
   EXPECT_EQ(p["status"]["phase"], "Failed");
   EXPECT_EQ(containerStatus(p, "setup", "initContainerStatuses")["state"]["terminated"]["exitCode"],
             1);
   EXPECT_EQ(containerStatus(p, "main")["state"]["waiting"]["reason"], "PodInitializing");
-  p = pod("always");
+  p = getPod("always");
   EXPECT_EQ(p["status"]["phase"], "Pending");
   EXPECT_EQ(containerStatus(p, "setup", "initContainerStatuses")["restartCount"], 1);
   run(seconds(2));
-  Json setup = containerStatus(pod("always"), "setup", "initContainerStatuses");
+  Json setup = containerStatus(getPod("always"), "setup", "initContainerStatuses");
   EXPECT_EQ(setup["state"]["waiting"]["reason"], "CrashLoopBackOff");
 }
 
@@ -257,8 +259,8 @@ TEST_F(KubeletTest, GracefulDeletionRemovesThePodAfterTheTerminationDelay) {
   EXPECT_EQ(kubelet->runningProcesses(), 1u);
   const TimePoint deletedAt = ex.now();
   remove(kPods, "default", "web");
-  settle();
-  Json p = pod("web");
+  runUntilIdle();
+  Json p = getPod("web");
   EXPECT_TRUE(meta::isDeleting(p));
   EXPECT_EQ(kubelet->runningProcesses(), 0u);  // stopped at once
   run(seconds(2) - milliseconds(1));
@@ -282,17 +284,17 @@ TEST_F(KubeletTest, TerminationDelayIsCappedByTheGracePeriod) {
 TEST_F(KubeletTest, APodRecreatedUnderTheSameNameIsANewPod) {
   runPod("web", "crash:1");
   run(seconds(6));
-  EXPECT_EQ(containerStatus(pod("web"), "main")["restartCount"], 1);
+  EXPECT_EQ(containerStatus(getPod("web"), "main")["restartCount"], 1);
   DeleteOptions now;
   now.gracePeriodSeconds = 0;
   remove(kPods, "default", "web", now);
   createPod(podWith("web", {container("main", "nginx:1.27")}));
-  settle();
-  Json p = pod("web");
+  runUntilIdle();
+  Json p = getPod("web");
   EXPECT_EQ(containerStatus(p, "main")["state"]["waiting"]["reason"], "ContainerCreating");
   EXPECT_EQ(containerStatus(p, "main")["restartCount"], 0);
   run(seconds(1));
-  p = pod("web");
+  p = getPod("web");
   EXPECT_EQ(p["status"]["phase"], "Running");
   EXPECT_EQ(p["status"]["podIP"], "10.244.0.3");  // host-local IPAM moves on
   EXPECT_EQ(kubelet->trackedPods(), 1u);

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "fakekube/api/resources.h"
 #include "pod_lifecycle_fixture.h"
 
 namespace fakekube::clustertest {
@@ -70,7 +71,7 @@ TEST_F(NetworkTest, EveryNameFormReachesTheServiceFromItsNamespace) {
   }
   EXPECT_EQ(*network->resolve("web.default.svc.cluster.local", "other"), clusterIp);
   // The pod itself, by IP.
-  const std::string podIp = pod("web-0")["status"]["podIP"];
+  const std::string podIp = getPod("web-0")["status"]["podIP"];
   EXPECT_EQ(get(podIp, 8080)->body, "web-0 GET /api/version");
   // From another namespace, the short name is another Service: there is none.
   EXPECT_TRUE(get("web.default", 80, "other").has_value());
@@ -106,7 +107,7 @@ TEST_F(NetworkTest, RefusedWhenNothingListens) {
   EXPECT_EQ(refused.error().message, "dial tcp " + clusterIp + ":80: connect: connection refused");
   EXPECT_EQ(get("web", 81).error().message,
             "dial tcp " + clusterIp + ":81: connect: connection refused");
-  const std::string podIp = pod("web-silent")["status"]["podIP"];
+  const std::string podIp = getPod("web-silent")["status"]["podIP"];
   EXPECT_EQ(get(podIp, 8080).error().message,
             "dial tcp " + podIp + ":8080: connect: connection refused");
 }
@@ -115,10 +116,10 @@ TEST_F(NetworkTest, AListenerGoesAwayWithItsPod) {
   webPod("web-0");
   webService();
   run(seconds(2));
-  const std::string podIp = pod("web-0")["status"]["podIP"];
+  const std::string podIp = getPod("web-0")["status"]["podIP"];
   ASSERT_TRUE(network->listening(podIp, 8080));
   remove(kPods, "default", "web-0");
-  settle();
+  runUntilIdle();
   EXPECT_FALSE(network->listening(podIp, 8080));
   EXPECT_EQ(get("web", 80).error().kind, NetworkError::Kind::ConnectionRefused);
 }
@@ -143,8 +144,8 @@ TEST_F(NetworkTest, AProcessCallsAServiceAndExitsWithTheAnswer) {
   lost["metadata"]["namespace"] = "other";  // "web" does not resolve there
   createPod(lost);
   run(seconds(3));
-  EXPECT_EQ(pod("submitter")["status"]["phase"], "Succeeded");
-  EXPECT_EQ(pod("lost-submitter", "other")["status"]["phase"], "Failed");
+  EXPECT_EQ(getPod("submitter")["status"]["phase"], "Succeeded");
+  EXPECT_EQ(getPod("lost-submitter", "other")["status"]["phase"], "Failed");
 }
 
 TEST_F(NetworkTest, AddressesAreTakenOnce) {

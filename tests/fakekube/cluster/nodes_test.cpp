@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "fakekube/api/pod_status.h"
+#include "fakekube/api/resources.h"
 #include "pod_lifecycle_fixture.h"
 
 namespace fakekube::clustertest {
@@ -42,7 +44,7 @@ TEST_F(NodesTest, AddNodeRegistersARealisticNode) {
   EXPECT_EQ(ready["lastTransitionTime"], at(seconds(0)));
   EXPECT_EQ(condition(node, "MemoryPressure")["status"], "False");
   // A freed pod range is used again.
-  remove(kNodesResource, "", "cpu-1");
+  remove(kNodes, "", "cpu-1");
   EXPECT_EQ(addNode("cpu-2")["spec"]["podCIDR"], "10.244.0.0/24");
 }
 
@@ -84,28 +86,28 @@ TEST_F(NodesTest, PodsOfANotReadyNodeAreNotReadyAtOnceAndLostAfterTheEvictionDel
                                                   {"tolerationSeconds", 30}}});
   createPod(tolerant);
   run(seconds(10));
-  ASSERT_EQ(condition(pod("web"), "Ready")["status"], "True");
+  ASSERT_EQ(condition(getPod("web"), "Ready")["status"], "True");
 
   const Duration failedAt = seconds(10);
   must(setNodeNotReady(*client, ex.clock(), "node-a"));
-  settle();
-  Json p = pod("web");
+  runUntilIdle();
+  Json p = getPod("web");
   EXPECT_EQ(condition(p, "Ready")["status"], "False");
   EXPECT_EQ(condition(p, "Ready")["lastTransitionTime"], at(failedAt));
   EXPECT_EQ(p["status"]["phase"], "Running");
   // No new pod goes to the lost node.
   createPod(podWith("late", {container("main", "nginx:1.27")}));
-  settle();
-  EXPECT_EQ(podstatus::nodeName(pod("late")), "");
-  EXPECT_EQ(condition(pod("late"), "PodScheduled")["reason"], "Unschedulable");
+  runUntilIdle();
+  EXPECT_EQ(podNodeName(getPod("late")), "");
+  EXPECT_EQ(condition(getPod("late"), "PodScheduled")["reason"], "Unschedulable");
 
   // The pod's own toleration (30 s) wins over the default 300 s.
   run(seconds(30));
-  EXPECT_EQ(pod("tolerant")["status"]["phase"], "Failed");
+  EXPECT_EQ(getPod("tolerant")["status"]["phase"], "Failed");
   run(seconds(270) - milliseconds(1));
-  EXPECT_EQ(pod("web")["status"]["phase"], "Running");
+  EXPECT_EQ(getPod("web")["status"]["phase"], "Running");
   run(milliseconds(1));
-  p = pod("web");
+  p = getPod("web");
   EXPECT_EQ(p["status"]["phase"], "Failed");
   EXPECT_EQ(p["status"]["reason"], "NodeLost");
   EXPECT_EQ(p["status"]["message"], "Node node-a which was running pod web is unresponsive");
@@ -114,9 +116,9 @@ TEST_F(NodesTest, PodsOfANotReadyNodeAreNotReadyAtOnceAndLostAfterTheEvictionDel
   // Back again: the kubelet kills what the API says ended, and the waiting pod is scheduled.
   must(setNodeReady(*client, ex.clock(), "node-a"));
   run(seconds(2));
-  EXPECT_EQ(pod("web")["status"]["phase"], "Failed");
-  EXPECT_EQ(podstatus::nodeName(pod("late")), "node-a");
-  EXPECT_EQ(pod("late")["status"]["phase"], "Running");
+  EXPECT_EQ(getPod("web")["status"]["phase"], "Failed");
+  EXPECT_EQ(podNodeName(getPod("late")), "node-a");
+  EXPECT_EQ(getPod("late")["status"]["phase"], "Running");
   EXPECT_EQ(kubelet->runningProcesses(), 1u);
 }
 
@@ -127,14 +129,14 @@ TEST_F(NodesTest, APodOfANodeThatRecoversInTimeIsReadyAgain) {
   run(seconds(10));
   must(setNodeNotReady(*client, ex.clock(), "node-a", NodeFailure::KubeletNotReady));
   run(seconds(60));
-  EXPECT_EQ(condition(pod("web"), "Ready")["status"], "False");
+  EXPECT_EQ(condition(getPod("web"), "Ready")["status"], "False");
   must(setNodeReady(*client, ex.clock(), "node-a"));
-  settle();
-  Json p = pod("web");
+  runUntilIdle();
+  Json p = getPod("web");
   EXPECT_EQ(condition(p, "Ready")["status"], "True");
   EXPECT_EQ(condition(p, "Ready")["lastTransitionTime"], at(seconds(70)));
   run(minutes(10));
-  EXPECT_EQ(pod("web")["status"]["phase"], "Running");
+  EXPECT_EQ(getPod("web")["status"]["phase"], "Running");
 }
 
 }  // namespace

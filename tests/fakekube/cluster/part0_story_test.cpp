@@ -26,8 +26,10 @@
 #include <vector>
 
 #include "cluster_fixture.h"
+#include "fakekube/api/conditions.h"
+#include "fakekube/api/pod_status.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/cluster/cluster.h"
-#include "fakekube/cluster/pod_status.h"
 
 namespace fakekube::clustertest {
 namespace {
@@ -136,7 +138,7 @@ class StoryRun {
     return reached;
   }
 
-  std::string now() { return offset(ex.now() - start); }
+  std::string sinceStart() { return offset(ex.now() - start); }
 
   // The pods of the namespace now, read from the server.
   std::vector<Json> pods() {
@@ -147,11 +149,11 @@ class StoryRun {
     Json listed = must(server->list(kReplicaSets, "default"), "list replicasets");
     return {listed["items"].begin(), listed["items"].end()};
   }
-  Json get(const GroupVersionResource& gvr, const std::string& name) {
-    return must(server->get(gvr, "default", name), "get " + name);
+  Json get(const GroupVersionResource& gvr, const std::string& ns, const std::string& name) {
+    return must(server->get(gvr, ns, name), "get " + name);
   }
-  bool exists(const GroupVersionResource& gvr, const std::string& name) {
-    return server->get(gvr, "default", name).has_value();
+  bool exists(const GroupVersionResource& gvr, const std::string& ns, const std::string& name) {
+    return server->get(gvr, ns, name).has_value();
   }
 
   SimExecutor ex;
@@ -181,15 +183,14 @@ class StoryRun {
   void record(WatchEventType type, const Json& object) {
     const std::string kind = meta::kind(object);
     const std::string name = meta::name(object);
-    std::string line = fmt::format("{} {} {} {} rv={}", now(), watchEventTypeName(type), kind, name,
-                                   meta::resourceVersion(object));
+    std::string line = fmt::format("{} {} {} {} rv={}", sinceStart(), watchEventTypeName(type),
+                                   kind, name, meta::resourceVersion(object));
     if (kind == "Pod") {
-      line += fmt::format(" uid={} node={} phase={} ip={} scheduled={} containersReady={} ready={}",
-                          meta::uid(object), podstatus::nodeName(object), podstatus::phase(object),
-                          object["status"].value("podIP", ""),
-                          podstatus::conditionStatus(object, "PodScheduled"),
-                          podstatus::conditionStatus(object, "ContainersReady"),
-                          podstatus::conditionStatus(object, "Ready"));
+      line +=
+          fmt::format(" uid={} node={} phase={} ip={} scheduled={} containersReady={} ready={}",
+                      meta::uid(object), podNodeName(object), podPhase(object),
+                      object["status"].value("podIP", ""), conditionStatus(object, "PodScheduled"),
+                      conditionStatus(object, "ContainersReady"), conditionStatus(object, "Ready"));
       recordPod(type, object);
     } else {
       const Json& status = object.value("status", Json::object());
@@ -204,7 +205,7 @@ class StoryRun {
     const std::string name = meta::name(pod);
     auto& h = history[name];
     auto first = [&](std::string& field, bool happened) {
-      if (happened && field.empty()) field = now();
+      if (happened && field.empty()) field = sinceStart();
     };
     if (type == WatchEventType::Added && h.added.empty()) {
       podsAdded.push_back(name);
@@ -213,19 +214,19 @@ class StoryRun {
       h.owner = ref ? ref->name : "";
     }
     first(h.added, type == WatchEventType::Added);
-    first(h.bound, !podstatus::nodeName(pod).empty());
-    first(h.running, podstatus::phase(pod) == "Running");
-    first(h.ready, podstatus::isReady(pod));
+    first(h.bound, !podNodeName(pod).empty());
+    first(h.running, podPhase(pod) == "Running");
+    first(h.ready, isPodReady(pod));
     first(h.terminating, meta::isDeleting(pod));
     first(h.deleted, type == WatchEventType::Deleted);
-    if (!podstatus::nodeName(pod).empty()) h.node = podstatus::nodeName(pod);
+    if (!podNodeName(pod).empty()) h.node = podNodeName(pod);
     if (pod["status"].contains("podIP")) h.ip = pod["status"]["podIP"];
   }
 };
 
 // The condition of `type` of an object (null when absent).
 Json condition(const Json& object, const std::string& type) {
-  const Json* c = podstatus::findCondition(object, type);
+  const Json* c = findCondition(object, type);
   return c ? *c : Json();
 }
 
@@ -260,7 +261,7 @@ TEST_F(Part0StoryTest, TheDeploymentComesUpOnTwoNodes) {
   // The cluster: two Ready nodes, each with its own pod range.
   for (const char* name : {"node-1", "node-2"}) {
     Json node = must(run.server->get(kNodes, "", name), "get node");
-    EXPECT_EQ(podstatus::conditionStatus(node, "Ready"), "True") << name;
+    EXPECT_EQ(conditionStatus(node, "Ready"), "True") << name;
   }
 
   must(run.server->create(kDeployments, "default", introDeployment()), "create Deployment");
@@ -273,7 +274,7 @@ TEST_F(Part0StoryTest, TheDeploymentComesUpOnTwoNodes) {
   const std::string hash = meta::label(rs, "pod-template-hash");
   ASSERT_FALSE(hash.empty());
   EXPECT_EQ(meta::name(rs), "intro-deployment-" + hash);
-  Json deployment = run.get(kDeployments, "intro-deployment");
+  Json deployment = run.get(kDeployments, "default", "intro-deployment");
   ASSERT_TRUE(meta::controllerOf(rs).has_value());
   EXPECT_EQ(meta::controllerOf(rs)->uid, meta::uid(deployment));
   EXPECT_EQ(rs["spec"]["replicas"], 2);
@@ -290,8 +291,8 @@ TEST_F(Part0StoryTest, TheDeploymentComesUpOnTwoNodes) {
     EXPECT_TRUE(meta::name(p).starts_with(meta::name(rs) + "-"));
     EXPECT_EQ(meta::controllerOf(p)->uid, meta::uid(rs));
     EXPECT_EQ(meta::label(p, "pod-template-hash"), hash);
-    nodes.insert(podstatus::nodeName(p));
-    EXPECT_EQ(podstatus::phase(p), "Pending");
+    nodes.insert(podNodeName(p));
+    EXPECT_EQ(podPhase(p), "Pending");
     EXPECT_EQ(p["status"]["startTime"], formatRfc3339(run.start));
     EXPECT_FALSE(p["status"].contains("podIP"));
     EXPECT_EQ(condition(p, "PodScheduled")["status"], "True");
@@ -307,9 +308,8 @@ TEST_F(Part0StoryTest, TheDeploymentComesUpOnTwoNodes) {
   run.runFor(seconds(1));
   for (Json& p : run.pods()) {
     SCOPED_TRACE(meta::name(p));
-    EXPECT_EQ(podstatus::phase(p), "Running");
-    EXPECT_EQ(p["status"]["podIP"],
-              podstatus::nodeName(p) == "node-1" ? "10.244.0.2" : "10.244.1.2");
+    EXPECT_EQ(podPhase(p), "Running");
+    EXPECT_EQ(p["status"]["podIP"], podNodeName(p) == "node-1" ? "10.244.0.2" : "10.244.1.2");
     EXPECT_EQ(p["status"]["containerStatuses"][0]["state"]["running"]["startedAt"],
               formatRfc3339(run.start + seconds(1)));
     EXPECT_EQ(p["status"]["containerStatuses"][0]["ready"], false);
@@ -318,19 +318,20 @@ TEST_F(Part0StoryTest, TheDeploymentComesUpOnTwoNodes) {
     EXPECT_EQ(condition(p, "Ready")["reason"], "ContainersNotReady");
     EXPECT_EQ(condition(p, "Ready")["message"], "containers with unready status: [web]");
   }
-  EXPECT_EQ(run.get(kDeployments, "intro-deployment")["status"].value("readyReplicas", 0), 0);
+  EXPECT_EQ(
+      run.get(kDeployments, "default", "intro-deployment")["status"].value("readyReplicas", 0), 0);
 
   // +6s: the probe's 5 s initial delay has passed: ContainersReady and Ready.
   run.runFor(seconds(5));
   for (Json& p : run.pods()) {
     SCOPED_TRACE(meta::name(p));
-    EXPECT_EQ(podstatus::phase(p), "Running");
+    EXPECT_EQ(podPhase(p), "Running");
     EXPECT_EQ(condition(p, "ContainersReady")["status"], "True");
     EXPECT_EQ(condition(p, "Ready")["status"], "True");
     EXPECT_EQ(condition(p, "Ready")["lastTransitionTime"], formatRfc3339(run.start + seconds(6)));
     EXPECT_EQ(p["status"]["containerStatuses"][0]["ready"], true);
   }
-  deployment = run.get(kDeployments, "intro-deployment");
+  deployment = run.get(kDeployments, "default", "intro-deployment");
   EXPECT_EQ(deployment["status"]["replicas"], 2);
   EXPECT_EQ(deployment["status"]["updatedReplicas"], 2);
   EXPECT_EQ(deployment["status"]["readyReplicas"], 2);
@@ -340,7 +341,7 @@ TEST_F(Part0StoryTest, TheDeploymentComesUpOnTwoNodes) {
   EXPECT_EQ(condition(deployment, "Available")["lastTransitionTime"],
             formatRfc3339(run.start + seconds(6)));
   EXPECT_EQ(condition(deployment, "Progressing")["reason"], "NewReplicaSetAvailable");
-  Json rsNow = run.get(kReplicaSets, meta::name(rs));
+  Json rsNow = run.get(kReplicaSets, "default", meta::name(rs));
   EXPECT_EQ(rsNow["status"]["readyReplicas"], 2);
   EXPECT_EQ(rsNow["status"]["availableReplicas"], 2);
 
@@ -391,19 +392,19 @@ TEST_F(Part0StoryTest, ADeletedPodIsReplacedAndABarePodIsNot) {
   EXPECT_EQ(r.node, "node-1");
   EXPECT_EQ(run.history[victim].terminating, "+10s");
   EXPECT_EQ(run.history[victim].deleted, "");
-  Json terminating = run.get(kPods, victim);
-  EXPECT_EQ(podstatus::phase(terminating), "Running");
+  Json terminating = run.get(kPods, "default", victim);
+  EXPECT_EQ(podPhase(terminating), "Running");
   EXPECT_EQ(meta::deletionTimestamp(terminating), formatRfc3339(run.start + seconds(40)));
 
   run.runFor(seconds(10));  // +20s
   EXPECT_EQ(run.history[victim].deleted, "+11s");
-  EXPECT_FALSE(run.exists(kPods, victim));
+  EXPECT_FALSE(run.exists(kPods, "default", victim));
   EXPECT_EQ(r.running, "+11s");
   EXPECT_EQ(r.ready, "+16s");
   // node-1's addresses are handed out in turn, as host-local IPAM does: .2 was the old pod's.
   EXPECT_EQ(r.ip, "10.244.0.3");
   EXPECT_EQ(run.history[survivor].terminating, "");
-  Json deployment = run.get(kDeployments, "intro-deployment");
+  Json deployment = run.get(kDeployments, "default", "intro-deployment");
   EXPECT_EQ(deployment["status"]["readyReplicas"], 2);
   EXPECT_EQ(deployment["status"]["availableReplicas"], 2);
   EXPECT_EQ(run.pods().size(), 2u);
@@ -432,19 +433,19 @@ TEST_F(Part0StoryTest, ADeletedPodIsReplacedAndABarePodIsNot) {
 TEST_F(Part0StoryTest, DeletingTheDeploymentLetsTheGarbageCollectorRemoveEverything) {
   bringUp();  // now +10s
   const std::string rsName = run.history[run.podsAdded[0]].owner;
-  ASSERT_TRUE(run.exists(kReplicaSets, rsName));
+  ASSERT_TRUE(run.exists(kReplicaSets, "default", rsName));
 
   // +10s: delete the Deployment (Background propagation, the default for apps/v1).
   must(run.server->deleteObject(kDeployments, "default", "intro-deployment"), "delete");
-  EXPECT_FALSE(run.exists(kDeployments, "intro-deployment"));
+  EXPECT_FALSE(run.exists(kDeployments, "default", "intro-deployment"));
   run.runFor(Duration::zero());
 
   // +10s: the collector deleted the ReplicaSet whose owner is gone, then its pods, which are
   // bound and so terminate gracefully.
-  EXPECT_FALSE(run.exists(kReplicaSets, rsName));
+  EXPECT_FALSE(run.exists(kReplicaSets, "default", rsName));
   for (const auto& name : firstPods()) {
     SCOPED_TRACE(name);
-    Json p = run.get(kPods, name);
+    Json p = run.get(kPods, "default", name);
     EXPECT_TRUE(meta::isDeleting(p));
     EXPECT_EQ(run.history[name].terminating, "+10s");
   }

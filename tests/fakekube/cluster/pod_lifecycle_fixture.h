@@ -11,6 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "fakekube/api/conditions.h"
+#include "fakekube/api/pod_status.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/apiserver/fixture.h"
 #include "fakekube/client/in_process_client.h"
 #include "fakekube/cluster/container_behavior.h"
@@ -18,7 +21,6 @@
 #include "fakekube/cluster/network.h"
 #include "fakekube/cluster/node_lifecycle_controller.h"
 #include "fakekube/cluster/nodes.h"
-#include "fakekube/cluster/pod_status.h"
 #include "fakekube/cluster/scheduler.h"
 #include "fakekube/runtime/manager.h"
 
@@ -28,9 +30,6 @@ using namespace apitest;  // NOLINT: builders and must()
 using std::chrono::milliseconds;
 using std::chrono::minutes;
 using std::chrono::seconds;
-
-inline const GroupVersionResource kServices{"", "v1", "services"};
-inline const GroupVersionResource kEventList{"", "v1", "events"};
 
 // A container with an image and optional cpu / memory requests.
 inline Json container(const std::string& name, const std::string& image,
@@ -99,7 +98,8 @@ class PodLifecycleTest : public ApiServerTest {
   }
 
   Json createPod(Json pod) { return create(kPods, std::move(pod)); }
-  Json pod(const std::string& name, const std::string& ns = "default") {
+  // The pod as the server holds it now.
+  Json getPod(const std::string& name, const std::string& ns = "default") {
     return get(kPods, ns, name);
   }
   bool podExists(const std::string& name, const std::string& ns = "default") {
@@ -108,15 +108,15 @@ class PodLifecycleTest : public ApiServerTest {
 
   // Lets `d` of virtual time pass.
   void run(Duration d) { ex.advance(d); }
-  // Lets everything due now settle.
-  void settle() { ex.runUntilIdle(); }
+  // Runs everything due now; time stays put.
+  void runUntilIdle() { ex.runUntilIdle(); }
 
   // The virtual time `d` after the test started, as the API writes timestamps.
   std::string at(Duration d) const { return formatRfc3339(start + d); }
 
   // The condition of this type (null when absent).
   static Json condition(const Json& object, const std::string& type) {
-    const Json* c = podstatus::findCondition(object, type);
+    const Json* c = findCondition(object, type);
     return c ? *c : Json();
   }
   // The status of one container (null when absent).

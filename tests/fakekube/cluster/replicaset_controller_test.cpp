@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "fakekube/api/resources.h"
 #include "fakekube/cluster/controller_expectations.h"
 #include "fakekube/cluster/controller_utils.h"
 #include "fakekube/cluster/workload_fixture.h"

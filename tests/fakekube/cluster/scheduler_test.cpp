@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "fakekube/api/pod_status.h"
+#include "fakekube/api/resources.h"
 #include "pod_lifecycle_fixture.h"
 
 namespace fakekube::clustertest {
@@ -13,7 +15,7 @@ class SchedulerTest : public PodLifecycleTest {
  protected:
   // The scheduler alone: pods stay where it puts them, nothing runs.
   void SetUp() override { PodLifecycleTest::SetUp(); }
-  std::string nodeOf(const std::string& name) { return podstatus::nodeName(pod(name)); }
+  std::string nodeOf(const std::string& name) { return podNodeName(getPod(name)); }
   void removeNow(const std::string& name) {
     DeleteOptions options;
     options.gracePeriodSeconds = 0;
@@ -27,14 +29,14 @@ TEST_F(SchedulerTest, TwoReplicasOnTwoEmptyNodesSpread) {
   startCluster(/*withKubelet=*/false);
   createPod(podWith("web-1", {container("main", "nginx:1.27")}));
   createPod(podWith("web-2", {container("main", "nginx:1.27")}));
-  settle();
+  runUntilIdle();
   EXPECT_EQ(nodeOf("web-1"), "node-a");  // a tie: the first name
   EXPECT_EQ(nodeOf("web-2"), "node-b");  // least allocated
-  Json scheduled = condition(pod("web-1"), "PodScheduled");
+  Json scheduled = condition(getPod("web-1"), "PodScheduled");
   EXPECT_EQ(scheduled["status"], "True");
   EXPECT_EQ(scheduled["lastTransitionTime"], at(seconds(0)));
   EXPECT_EQ(scheduler->bindings(), 2u);
-  Json events = list(kEventList, "default");
+  Json events = list(kEvents, "default");
   ASSERT_EQ(events["items"].size(), 2u);
   EXPECT_EQ(events["items"][0]["reason"], "Scheduled");
   EXPECT_EQ(events["items"][0]["source"]["component"], "default-scheduler");
@@ -51,10 +53,10 @@ TEST_F(SchedulerTest, PodsBeyondCapacityStayPendingUntilCapacityFrees) {
   for (const char* name : {"p1", "p2", "p3"}) {
     createPod(podWith(name, {container("main", "nginx:1.27", "600m")}));
   }
-  settle();
+  runUntilIdle();
   EXPECT_EQ(nodeOf("p1"), "node-a");
   EXPECT_EQ(nodeOf("p2"), "node-b");
-  Json waiting = pod("p3");
+  Json waiting = getPod("p3");
   EXPECT_EQ(nodeOf("p3"), "");
   EXPECT_EQ(waiting["status"]["phase"], "Pending");
   Json scheduled = condition(waiting, "PodScheduled");
@@ -69,14 +71,14 @@ TEST_F(SchedulerTest, PodsBeyondCapacityStayPendingUntilCapacityFrees) {
   // Retried every 5 minutes; the same verdict is not written again.
   const std::string rvBefore = rv(waiting);
   run(minutes(11));
-  EXPECT_EQ(rv(pod("p3")), rvBefore);
+  EXPECT_EQ(rv(getPod("p3")), rvBefore);
   EXPECT_EQ(nodeOf("p3"), "");
 
   // A bound pod is deleted: its cpu is free, and the waiting pod takes it at once.
   removeNow("p2");
-  settle();
+  runUntilIdle();
   EXPECT_EQ(nodeOf("p3"), "node-b");
-  EXPECT_EQ(condition(pod("p3"), "PodScheduled")["status"], "True");
+  EXPECT_EQ(condition(getPod("p3"), "PodScheduled")["status"], "True");
   EXPECT_EQ(scheduler->unschedulablePods(), 0u);
 }
 
@@ -86,20 +88,20 @@ TEST_F(SchedulerTest, CapacityFreedByAFinishedPodOrANewNode) {
   createPod(podWith("done", {container("main", "busybox:1.36", "800m")}));
   createPod(podWith("next", {container("main", "busybox:1.36", "800m")}));
   createPod(podWith("third", {container("main", "busybox:1.36", "800m")}));
-  settle();
+  runUntilIdle();
   EXPECT_EQ(nodeOf("done"), "node-a");
   EXPECT_EQ(nodeOf("next"), "");
   EXPECT_EQ(nodeOf("third"), "");
   // A Succeeded pod holds nothing.
-  Json finished = pod("done");
+  Json finished = getPod("done");
   finished["status"]["phase"] = "Succeeded";
   updateStatus(kPods, finished);
-  settle();
+  runUntilIdle();
   EXPECT_EQ(nodeOf("next"), "node-a");
   EXPECT_EQ(nodeOf("third"), "");
   // A new node makes room for the last one.
   addNode("node-b", "1");
-  settle();
+  runUntilIdle();
   EXPECT_EQ(nodeOf("third"), "node-b");
 }
 
@@ -121,14 +123,14 @@ TEST_F(SchedulerTest, NodeSelectorIsHonoured) {
   Json tooMany = podWith("too-many-gpus", {container("main", "pytorch:2")});
   tooMany["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] = "1";
   createPod(tooMany);
-  settle();
+  runUntilIdle();
   EXPECT_EQ(nodeOf("trainer"), "gpu-node");
   EXPECT_EQ(nodeOf("nowhere"), "");
-  EXPECT_EQ(condition(pod("nowhere"), "PodScheduled")["message"],
+  EXPECT_EQ(condition(getPod("nowhere"), "PodScheduled")["message"],
             "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector. "
             "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.");
   // Both GPUs are taken; the CPU node has none.
-  EXPECT_EQ(condition(pod("too-many-gpus"), "PodScheduled")["message"],
+  EXPECT_EQ(condition(getPod("too-many-gpus"), "PodScheduled")["message"],
             "0/2 nodes are available: 2 Insufficient nvidia.com/gpu. preemption: 0/2 nodes are "
             "available: 2 No preemption victims found for incoming pod.");
 }
@@ -140,8 +142,8 @@ TEST_F(SchedulerTest, PodsForAnotherSchedulerAreLeftAlone) {
   gang["spec"]["schedulerName"] = "volcano";
   createPod(gang);
   run(minutes(10));
-  Json left = pod("gang-0");
-  EXPECT_EQ(podstatus::nodeName(left), "");
+  Json left = getPod("gang-0");
+  EXPECT_EQ(podNodeName(left), "");
   EXPECT_TRUE(condition(left, "PodScheduled").is_null());
   EXPECT_EQ(left["status"]["phase"], "Pending");
   EXPECT_EQ(scheduler->bindings(), 0u);
@@ -159,9 +161,9 @@ TEST_F(SchedulerTest, InitContainersCountByTheirMaximum) {
   addNode("small", "900m");
   startCluster(/*withKubelet=*/false);
   createPod(pod);
-  settle();
+  runUntilIdle();
   EXPECT_EQ(nodeOf("init"), "");
-  EXPECT_EQ(condition(this->pod("init"), "PodScheduled")["message"],
+  EXPECT_EQ(condition(this->getPod("init"), "PodScheduled")["message"],
             "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 "
             "No preemption victims found for incoming pod.");
 
@@ -177,9 +179,9 @@ TEST_F(SchedulerTest, TooManyPods) {
   startCluster(/*withKubelet=*/false);
   createPod(podWith("first", {container("main", "nginx:1.27")}));
   createPod(podWith("second", {container("main", "nginx:1.27")}));
-  settle();
+  runUntilIdle();
   EXPECT_EQ(nodeOf("first"), "tiny");
-  EXPECT_EQ(condition(pod("second"), "PodScheduled")["message"],
+  EXPECT_EQ(condition(getPod("second"), "PodScheduled")["message"],
             "0/1 nodes are available: 1 Too many pods. preemption: 0/1 nodes are available: 1 No "
             "preemption victims found for incoming pod.");
 }
@@ -191,25 +193,25 @@ TEST_F(SchedulerTest, NotReadyAndCordonedNodesAreSkippedUntilTheyRecover) {
   must(setNodeNotReady(*client, ex.clock(), "node-b"));
   startCluster(/*withKubelet=*/false, /*withLifecycle=*/false);
   createPod(podWith("web", {container("main", "nginx:1.27")}));
-  settle();
+  runUntilIdle();
   EXPECT_EQ(nodeOf("web"), "");
-  EXPECT_EQ(condition(pod("web"), "PodScheduled")["message"],
+  EXPECT_EQ(condition(getPod("web"), "PodScheduled")["message"],
             "0/2 nodes are available: 1 node(s) had untolerated taint "
             "{node.kubernetes.io/unreachable: }, 1 node(s) were unschedulable. preemption: 0/2 "
             "nodes are available: 2 Preemption is not helpful for scheduling.");
   must(setNodeReady(*client, ex.clock(), "node-b"));
-  settle();
+  runUntilIdle();
   EXPECT_EQ(nodeOf("web"), "node-b");
 }
 
 TEST_F(SchedulerTest, NoNodesAtAll) {
   startCluster(/*withKubelet=*/false);
   createPod(podWith("web", {container("main", "nginx:1.27")}));
-  settle();
-  EXPECT_EQ(condition(pod("web"), "PodScheduled")["message"],
+  runUntilIdle();
+  EXPECT_EQ(condition(getPod("web"), "PodScheduled")["message"],
             "no nodes available to schedule pods");
   addNode("late");
-  settle();
+  runUntilIdle();
   EXPECT_EQ(nodeOf("web"), "late");
 }
 

@@ -4,12 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include "fakekube/api/resources.h"
 #include "fakekube/cluster/workload_fixture.h"
 
 namespace fakekube::workloadtest {
 namespace {
-
-const GroupVersionResource kServiceAccounts{"", "v1", "serviceaccounts"};
 
 class ServiceAccountControllerTest : public WorkloadTest {
  protected:

@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "fakekube/api/resources.h"
 #include "fakekube/cluster/workload_fixture.h"
 
 namespace fakekube::workloadtest {
@@ -13,10 +14,6 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::UnorderedElementsAre;
-
-const GroupVersionResource kStatefulSets{"apps", "v1", "statefulsets"};
-const GroupVersionResource kClaims{"", "v1", "persistentvolumeclaims"};
-const GroupVersionResource kControllerRevisions{"apps", "v1", "controllerrevisions"};
 
 Json statefulSet(const std::string& name, int replicas) {
   return {{"apiVersion", "apps/v1"},
@@ -148,7 +145,7 @@ TEST_F(StatefulSetControllerTest, VolumeClaimTemplatesMakeClaimsPerPod) {
   create(kStatefulSets, set);
   run();
   for (const std::string ordinal : {"0", "1"}) {
-    Json claim = get(kClaims, "default", "data-db-" + ordinal);
+    Json claim = get(kPersistentVolumeClaims, "default", "data-db-" + ordinal);
     EXPECT_EQ(meta::label(claim, "app"), "db");
     EXPECT_EQ(claim["spec"]["resources"]["requests"]["storage"], "1Gi");
     Json pod = get(kPods, "default", "db-" + ordinal);
@@ -162,7 +159,7 @@ TEST_F(StatefulSetControllerTest, VolumeClaimTemplatesMakeClaimsPerPod) {
   finishDeletion("db-0");
   finishDeletion("db-1");
   run();
-  EXPECT_TRUE(server->get(kClaims, "default", "data-db-1").has_value());
+  EXPECT_TRUE(server->get(kPersistentVolumeClaims, "default", "data-db-1").has_value());
 }
 
 TEST_F(StatefulSetControllerTest, FailedPodIsMadeAgainAndRollingUpdateGoesDownward) {

@@ -12,15 +12,15 @@
 #include <string>
 #include <vector>
 
+#include "fakekube/api/conditions.h"
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/cluster/cluster_fixture.h"
 #include "fakekube/runtime/manager.h"
 
 namespace fakekube::workloadtest {
 
 using namespace clustertest;  // NOLINT: the cluster and API server test helpers
-
-inline const GroupVersionResource kJobs{"batch", "v1", "jobs"};
 
 // A Job running `image` once (completions and parallelism as the server defaults them).
 inline Json job(const std::string& name, const std::string& ns = "default") {
@@ -111,11 +111,8 @@ class WorkloadTest : public ClusterTest {
 
   // The condition of `type` in an object's status (null when absent).
   static Json condition(const Json& object, const std::string& type) {
-    if (!object.contains("status") || !object["status"].contains("conditions")) return nullptr;
-    for (const auto& c : object["status"]["conditions"]) {
-      if (c.value("type", "") == type) return c;
-    }
-    return nullptr;
+    const Json* c = findCondition(object, type);
+    return c ? *c : Json();
   }
 
   static std::vector<std::string> conditionTypes(const Json& object) {

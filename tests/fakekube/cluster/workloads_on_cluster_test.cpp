@@ -3,6 +3,7 @@
 // following, a DaemonSet runs on every node, a new namespace gets its default ServiceAccount.
 #include <gtest/gtest.h>
 
+#include "fakekube/api/resources.h"
 #include "fakekube/apiserver/fixture.h"
 #include "fakekube/cluster/cluster.h"
 
@@ -10,12 +11,6 @@ namespace fakekube::apitest {
 namespace {
 
 using std::chrono::seconds;
-
-const GroupVersionResource kStatefulSets{"apps", "v1", "statefulsets"};
-const GroupVersionResource kDaemonSets{"apps", "v1", "daemonsets"};
-const GroupVersionResource kServices{"", "v1", "services"};
-const GroupVersionResource kEndpointSlices{"discovery.k8s.io", "v1", "endpointslices"};
-const GroupVersionResource kServiceAccounts{"", "v1", "serviceaccounts"};
 
 Json workload(const std::string& kind, const std::string& name) {
   Json object = {

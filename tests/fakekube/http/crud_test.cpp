@@ -8,28 +8,28 @@ namespace {
 
 using CrudTest = HttpTest;
 
-const std::string kConfigMaps = "/api/v1/namespaces/default/configmaps";
-const std::string kDeployments = "/apis/apps/v1/namespaces/default/deployments";
+const std::string kConfigMapsPath = "/api/v1/namespaces/default/configmaps";
+const std::string kDeploymentsPath = "/apis/apps/v1/namespaces/default/deployments";
 
 TEST_F(CrudTest, CreateGetListUpdateDeleteAConfigMap) {
-  auto created = post(kConfigMaps, configMap("c1"));
+  auto created = post(kConfigMapsPath, configMap("c1"));
   ASSERT_EQ(created->status, 201) << created->body;
   EXPECT_EQ(created->get_header_value("Content-Type"), "application/json");
   Json object = parse(created->body);
   EXPECT_EQ(object["metadata"]["name"], "c1");
   EXPECT_FALSE(meta::uid(object).empty());
 
-  auto fetched = get(kConfigMaps + "/c1");
+  auto fetched = get(kConfigMapsPath + "/c1");
   ASSERT_EQ(fetched->status, 200);
   EXPECT_EQ(parse(fetched->body), object);
 
   object["data"]["key"] = "changed";
-  auto updated = put(kConfigMaps + "/c1", object);
+  auto updated = put(kConfigMapsPath + "/c1", object);
   ASSERT_EQ(updated->status, 200) << updated->body;
   EXPECT_EQ(parse(updated->body)["data"]["key"], "changed");
 
   // A stale resourceVersion: 409 Conflict with Kubernetes' message.
-  auto stale = put(kConfigMaps + "/c1", object);
+  auto stale = put(kConfigMapsPath + "/c1", object);
   ASSERT_EQ(stale->status, 409);
   Json conflict = status(stale);
   EXPECT_EQ(conflict["reason"], "Conflict");
@@ -37,24 +37,24 @@ TEST_F(CrudTest, CreateGetListUpdateDeleteAConfigMap) {
             "Operation cannot be fulfilled on configmaps \"c1\": the object has been modified; "
             "please apply your changes to the latest version and try again");
 
-  Json list = parse(get(kConfigMaps)->body);
+  Json list = parse(get(kConfigMapsPath)->body);
   EXPECT_EQ(list["kind"], "ConfigMapList");
   EXPECT_EQ(list["apiVersion"], "v1");
   EXPECT_FALSE(list["metadata"]["resourceVersion"].get<std::string>().empty());
   ASSERT_EQ(list["items"].size(), 1u);
 
-  auto deleted = client->Delete(kConfigMaps + "/c1");
+  auto deleted = client->Delete(kConfigMapsPath + "/c1");
   ASSERT_EQ(deleted->status, 200) << deleted->body;
   Json success = parse(deleted->body);
   EXPECT_EQ(success["status"], "Success");
   EXPECT_EQ(success["details"]["name"], "c1");
-  auto missing = get(kConfigMaps + "/c1");
+  auto missing = get(kConfigMapsPath + "/c1");
   ASSERT_EQ(missing->status, 404);
   EXPECT_EQ(status(missing)["message"], "configmaps \"c1\" not found");
 }
 
 TEST_F(CrudTest, GroupKindsClusterScopedKindsAndAllNamespacesLists) {
-  ASSERT_EQ(post(kDeployments, deployment("web"))->status, 201);
+  ASSERT_EQ(post(kDeploymentsPath, deployment("web"))->status, 201);
   ASSERT_EQ(
       post("/api/v1/namespaces",
            Json{{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", "team"}}}})
@@ -62,7 +62,7 @@ TEST_F(CrudTest, GroupKindsClusterScopedKindsAndAllNamespacesLists) {
       201);
   ASSERT_EQ(post("/apis/apps/v1/namespaces/team/deployments", deployment("api", "team"))->status,
             201);
-  Json web = parse(get(kDeployments + "/web")->body);
+  Json web = parse(get(kDeploymentsPath + "/web")->body);
   EXPECT_EQ(web["kind"], "Deployment");
   EXPECT_EQ(web["metadata"]["generation"], 1);
 
@@ -78,14 +78,14 @@ TEST_F(CrudTest, GroupKindsClusterScopedKindsAndAllNamespacesLists) {
 }
 
 TEST_F(CrudTest, EveryPatchTypeMapsToItsApiServerPatch) {
-  ASSERT_EQ(post(kConfigMaps, configMap("c1"))->status, 201);
+  ASSERT_EQ(post(kConfigMapsPath, configMap("c1"))->status, 201);
 
-  auto merge =
-      patch(kConfigMaps + "/c1", R"({"data":{"merged":"yes"}})", "application/merge-patch+json");
+  auto merge = patch(kConfigMapsPath + "/c1", R"({"data":{"merged":"yes"}})",
+                     "application/merge-patch+json");
   ASSERT_EQ(merge->status, 200) << merge->body;
   EXPECT_EQ(parse(merge->body)["data"]["merged"], "yes");
 
-  auto json = patch(kConfigMaps + "/c1", R"([{"op":"add","path":"/data/json","value":"1"}])",
+  auto json = patch(kConfigMapsPath + "/c1", R"([{"op":"add","path":"/data/json","value":"1"}])",
                     "application/json-patch+json");
   ASSERT_EQ(json->status, 200) << json->body;
   EXPECT_EQ(parse(json->body)["data"]["json"], "1");
@@ -94,7 +94,7 @@ TEST_F(CrudTest, EveryPatchTypeMapsToItsApiServerPatch) {
   // whatever the API server makes of them, never this layer's "unknown format" 415.
   for (const char* type :
        {"application/strategic-merge-patch+json", "application/apply-patch+yaml"}) {
-    auto response = patch(kConfigMaps + "/c1?fieldManager=kubectl&force=true",
+    auto response = patch(kConfigMapsPath + "/c1?fieldManager=kubectl&force=true",
                           R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c1"},)"
                           R"("data":{"x":"y"}})",
                           type);
@@ -106,10 +106,10 @@ TEST_F(CrudTest, EveryPatchTypeMapsToItsApiServerPatch) {
     }
   }
 
-  auto unknown = patch(kConfigMaps + "/c1", "{}", "text/plain");
+  auto unknown = patch(kConfigMapsPath + "/c1", "{}", "text/plain");
   ASSERT_EQ(unknown->status, 415);
   EXPECT_EQ(status(unknown)["reason"], "UnsupportedMediaType");
-  auto missing = patch(kConfigMaps + "/nope", "{}", "application/merge-patch+json");
+  auto missing = patch(kConfigMapsPath + "/nope", "{}", "application/merge-patch+json");
   EXPECT_EQ(missing->status, 404);
 
   // Custom resources refuse strategic merge.
@@ -124,8 +124,8 @@ TEST_F(CrudTest, EveryPatchTypeMapsToItsApiServerPatch) {
 TEST_F(CrudTest, ApplyPatchBodiesAreYaml) {
   // What kubectl apply --server-side would send, had it sent YAML: the server reads it as JSON
   // before the API server sees it, so a patch type the API server handles gets the same document.
-  ASSERT_EQ(post(kConfigMaps, configMap("c1"))->status, 201);
-  auto response = patch(kConfigMaps + "/c1?fieldManager=test",
+  ASSERT_EQ(post(kConfigMapsPath, configMap("c1"))->status, 201);
+  auto response = patch(kConfigMapsPath + "/c1?fieldManager=test",
                         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c1\ndata:\n  a: b\n",
                         "application/apply-patch+yaml");
   ASSERT_TRUE(response);
@@ -133,101 +133,101 @@ TEST_F(CrudTest, ApplyPatchBodiesAreYaml) {
     // Not a YAML decoding failure.
     EXPECT_EQ(status(response)["message"].get<std::string>().find("YAML"), std::string::npos);
   }
-  auto broken =
-      patch(kConfigMaps + "/c1?fieldManager=test", "a: [unclosed", "application/apply-patch+yaml");
+  auto broken = patch(kConfigMapsPath + "/c1?fieldManager=test", "a: [unclosed",
+                      "application/apply-patch+yaml");
   EXPECT_EQ(broken->status, 400);
 }
 
 TEST_F(CrudTest, DeleteOptionsFromTheBodyAndFromTheQuery) {
-  ASSERT_EQ(post(kConfigMaps, configMap("c1"))->status, 201);
-  ASSERT_EQ(post(kConfigMaps, configMap("c2"))->status, 201);
+  ASSERT_EQ(post(kConfigMapsPath, configMap("c1"))->status, 201);
+  ASSERT_EQ(post(kConfigMapsPath, configMap("c2"))->status, 201);
 
   // A precondition in the body that does not hold: 409, nothing deleted.
   auto refused = client->Delete(
-      kConfigMaps + "/c1",
+      kConfigMapsPath + "/c1",
       R"({"kind":"DeleteOptions","apiVersion":"v1","preconditions":{"uid":"not-it"}})",
       "application/json");
   ASSERT_EQ(refused->status, 409) << refused->body;
-  EXPECT_EQ(get(kConfigMaps + "/c1")->status, 200);
+  EXPECT_EQ(get(kConfigMapsPath + "/c1")->status, 200);
 
   // Orphan in the body leaves the object with the orphan finalizer while it waits.
-  auto orphan =
-      client->Delete(kConfigMaps + "/c1", R"({"propagationPolicy":"Orphan"})", "application/json");
+  auto orphan = client->Delete(kConfigMapsPath + "/c1", R"({"propagationPolicy":"Orphan"})",
+                               "application/json");
   ASSERT_EQ(orphan->status, 200) << orphan->body;
   Json waiting = parse(orphan->body);
   EXPECT_EQ(waiting["kind"], "ConfigMap");
   EXPECT_EQ(waiting["metadata"]["finalizers"], Json::array({"orphan"}));
 
   // Foreground from the query.
-  auto foreground = client->Delete(kConfigMaps + "/c2?propagationPolicy=Foreground");
+  auto foreground = client->Delete(kConfigMapsPath + "/c2?propagationPolicy=Foreground");
   ASSERT_EQ(foreground->status, 200) << foreground->body;
   EXPECT_EQ(parse(foreground->body)["metadata"]["finalizers"], Json::array({"foregroundDeletion"}));
 
-  auto invalid = client->Delete(kConfigMaps + "/c2?propagationPolicy=Sideways");
+  auto invalid = client->Delete(kConfigMapsPath + "/c2?propagationPolicy=Sideways");
   EXPECT_EQ(invalid->status, 422);
-  auto badBody = client->Delete(kConfigMaps + "/c2", "{nope", "application/json");
+  auto badBody = client->Delete(kConfigMapsPath + "/c2", "{nope", "application/json");
   EXPECT_EQ(badBody->status, 400);
 }
 
 TEST_F(CrudTest, DeleteCollectionDeletesWhatTheSelectorSelects) {
   Json a = configMap("a");
   a["metadata"]["labels"] = {{"app", "x"}};
-  ASSERT_EQ(post(kConfigMaps, a)->status, 201);
-  ASSERT_EQ(post(kConfigMaps, configMap("b"))->status, 201);
-  auto deleted = client->Delete(kConfigMaps + "?labelSelector=app%3Dx");
+  ASSERT_EQ(post(kConfigMapsPath, a)->status, 201);
+  ASSERT_EQ(post(kConfigMapsPath, configMap("b"))->status, 201);
+  auto deleted = client->Delete(kConfigMapsPath + "?labelSelector=app%3Dx");
   ASSERT_EQ(deleted->status, 200) << deleted->body;
   EXPECT_EQ(parse(deleted->body)["items"].size(), 1u);
-  EXPECT_EQ(get(kConfigMaps + "/a")->status, 404);
-  EXPECT_EQ(get(kConfigMaps + "/b")->status, 200);
+  EXPECT_EQ(get(kConfigMapsPath + "/a")->status, 404);
+  EXPECT_EQ(get(kConfigMapsPath + "/b")->status, 200);
 }
 
 TEST_F(CrudTest, DryRunAnswersButLeavesTheStoreUnchanged) {
   const std::int64_t before = api->revision();
-  auto created = post(kConfigMaps + "?dryRun=All", configMap("dry"));
+  auto created = post(kConfigMapsPath + "?dryRun=All", configMap("dry"));
   ASSERT_EQ(created->status, 201) << created->body;
   EXPECT_EQ(parse(created->body)["metadata"]["name"], "dry");
-  EXPECT_EQ(get(kConfigMaps + "/dry")->status, 404);
+  EXPECT_EQ(get(kConfigMapsPath + "/dry")->status, 404);
 
-  ASSERT_EQ(post(kConfigMaps, configMap("c1"))->status, 201);
+  ASSERT_EQ(post(kConfigMapsPath, configMap("c1"))->status, 201);
   const std::int64_t afterCreate = api->revision();
-  auto patched = patch(kConfigMaps + "/c1?dryRun=All", R"({"data":{"key":"dry"}})",
+  auto patched = patch(kConfigMapsPath + "/c1?dryRun=All", R"({"data":{"key":"dry"}})",
                        "application/merge-patch+json");
   ASSERT_EQ(patched->status, 200);
   EXPECT_EQ(parse(patched->body)["data"]["key"], "dry");
-  auto deleted = client->Delete(kConfigMaps + "/c1?dryRun=All");
+  auto deleted = client->Delete(kConfigMapsPath + "/c1?dryRun=All");
   ASSERT_EQ(deleted->status, 200);
-  EXPECT_EQ(parse(get(kConfigMaps + "/c1")->body)["data"]["key"], "value");
+  EXPECT_EQ(parse(get(kConfigMapsPath + "/c1")->body)["data"]["key"], "value");
   EXPECT_EQ(api->revision(), afterCreate);
   EXPECT_EQ(afterCreate, before + 1);
 
-  EXPECT_EQ(post(kConfigMaps + "?dryRun=Some", configMap("x"))->status, 422);
+  EXPECT_EQ(post(kConfigMapsPath + "?dryRun=Some", configMap("x"))->status, 422);
 }
 
 TEST_F(CrudTest, FieldValidationStrictRefusesUnknownFieldsIgnoreKeepsThem) {
   Json cm = configMap("c1");
   cm["unknownField"] = {{"nested", 1}};
-  EXPECT_EQ(post(kConfigMaps + "?fieldValidation=Strict", cm)->status, 400);
-  auto ignored = post(kConfigMaps + "?fieldValidation=Ignore", cm);
+  EXPECT_EQ(post(kConfigMapsPath + "?fieldValidation=Strict", cm)->status, 400);
+  auto ignored = post(kConfigMapsPath + "?fieldValidation=Ignore", cm);
   ASSERT_EQ(ignored->status, 201) << ignored->body;
   EXPECT_EQ(parse(ignored->body)["unknownField"]["nested"], 1);
-  EXPECT_EQ(post(kConfigMaps + "?fieldValidation=Loose", configMap("c2"))->status, 422);
+  EXPECT_EQ(post(kConfigMapsPath + "?fieldValidation=Loose", configMap("c2"))->status, 422);
 }
 
 TEST_F(CrudTest, StatusFinalizeAndBindingSubresources) {
-  ASSERT_EQ(post(kDeployments, deployment("web"))->status, 201);
-  Json d = parse(get(kDeployments + "/web/status")->body);
+  ASSERT_EQ(post(kDeploymentsPath, deployment("web"))->status, 201);
+  Json d = parse(get(kDeploymentsPath + "/web/status")->body);
   d["status"] = {{"replicas", 3}, {"readyReplicas", 2}};
   d["spec"]["replicas"] = 9;  // ignored by …/status
-  auto updated = put(kDeployments + "/web/status", d);
+  auto updated = put(kDeploymentsPath + "/web/status", d);
   ASSERT_EQ(updated->status, 200) << updated->body;
   EXPECT_EQ(parse(updated->body)["status"]["readyReplicas"], 2);
   EXPECT_EQ(parse(updated->body)["spec"]["replicas"], 3);
-  auto patched = patch(kDeployments + "/web/status", R"({"status":{"readyReplicas":3}})",
+  auto patched = patch(kDeploymentsPath + "/web/status", R"({"status":{"readyReplicas":3}})",
                        "application/merge-patch+json");
   ASSERT_EQ(patched->status, 200);
   EXPECT_EQ(parse(patched->body)["status"]["readyReplicas"], 3);
-  EXPECT_EQ(client->Delete(kDeployments + "/web/status")->status, 405);
-  EXPECT_EQ(get(kConfigMaps + "/x/status")->status, 404);  // configmaps have no status
+  EXPECT_EQ(client->Delete(kDeploymentsPath + "/web/status")->status, 405);
+  EXPECT_EQ(get(kConfigMapsPath + "/x/status")->status, 404);  // configmaps have no status
 
   ASSERT_EQ(post("/api/v1/namespaces/default/pods", pod("p1"))->status, 201);
   auto bound = post("/api/v1/namespaces/default/pods/p1/binding",
@@ -252,10 +252,10 @@ TEST_F(CrudTest, StatusFinalizeAndBindingSubresources) {
 
 TEST_F(CrudTest, ListWithLimitAndContinue) {
   for (const char* name : {"a", "b", "c", "d", "e"}) {
-    ASSERT_EQ(post(kConfigMaps, configMap(name))->status, 201);
+    ASSERT_EQ(post(kConfigMapsPath, configMap(name))->status, 201);
   }
   std::vector<std::string> names;
-  std::string next = kConfigMaps + "?limit=2";
+  std::string next = kConfigMapsPath + "?limit=2";
   int pages = 0;
   while (true) {
     Json page = parse(get(next)->body);
@@ -263,23 +263,23 @@ TEST_F(CrudTest, ListWithLimitAndContinue) {
     for (const auto& item : page["items"]) names.push_back(item["metadata"]["name"]);
     const std::string token = page["metadata"].value("continue", "");
     if (token.empty()) break;
-    next = kConfigMaps + "?limit=2&continue=" + httplib::detail::encode_query_param(token);
+    next = kConfigMapsPath + "?limit=2&continue=" + httplib::detail::encode_query_param(token);
   }
   EXPECT_EQ(pages, 3);
   EXPECT_EQ(names, (std::vector<std::string>{"a", "b", "c", "d", "e"}));
-  EXPECT_EQ(get(kConfigMaps + "?limit=x")->status, 400);
+  EXPECT_EQ(get(kConfigMapsPath + "?limit=x")->status, 400);
 }
 
 TEST_F(CrudTest, TransportAndRoutingErrorsAreStatusDocuments) {
   // Malformed JSON: 400.
-  auto malformed = client->Post(kConfigMaps, "{\"metadata\":", "application/json");
+  auto malformed = client->Post(kConfigMapsPath, "{\"metadata\":", "application/json");
   ASSERT_EQ(malformed->status, 400);
   EXPECT_EQ(status(malformed)["reason"], "BadRequest");
 
   // Over the body limit: 413 with Kubernetes' message.
   Json big = configMap("big");
   big["data"]["blob"] = std::string(3 * 1024 * 1024 + 1, 'x');
-  auto tooLarge = post(kConfigMaps, big);
+  auto tooLarge = post(kConfigMapsPath, big);
   ASSERT_TRUE(tooLarge);
   ASSERT_EQ(tooLarge->status, 413);
   Json s = status(tooLarge);
@@ -295,22 +295,22 @@ TEST_F(CrudTest, TransportAndRoutingErrorsAreStatusDocuments) {
   }
 
   // A method the path does not serve: 405.
-  auto wrongMethod = post(kConfigMaps + "/c1", configMap("c1"));
+  auto wrongMethod = post(kConfigMapsPath + "/c1", configMap("c1"));
   ASSERT_EQ(wrongMethod->status, 405);
   EXPECT_EQ(status(wrongMethod)["reason"], "MethodNotAllowed");
   EXPECT_EQ(client->Delete("/version")->status, 405);
-  EXPECT_EQ(client->Options(kConfigMaps)->status, 405);
+  EXPECT_EQ(client->Options(kConfigMapsPath)->status, 405);
 
   // Name on the URL and in the body differ: 400.
-  ASSERT_EQ(post(kConfigMaps, configMap("c1"))->status, 201);
-  EXPECT_EQ(put(kConfigMaps + "/c1", configMap("other"))->status, 400);
+  ASSERT_EQ(post(kConfigMapsPath, configMap("c1"))->status, 201);
+  EXPECT_EQ(put(kConfigMapsPath + "/c1", configMap("other"))->status, 400);
   // Unsupported body media type: 415; a protobuf body that is not one: 400.
-  EXPECT_EQ(client->Post(kConfigMaps, "x", "application/cbor")->status, 415);
-  EXPECT_EQ(client->Post(kConfigMaps, "x", "application/vnd.kubernetes.protobuf")->status, 400);
+  EXPECT_EQ(client->Post(kConfigMapsPath, "x", "application/cbor")->status, 415);
+  EXPECT_EQ(client->Post(kConfigMapsPath, "x", "application/vnd.kubernetes.protobuf")->status, 400);
 }
 
 TEST_F(CrudTest, YamlBodiesAreAcceptedOnCreate) {
-  auto created = client->Post(kConfigMaps,
+  auto created = client->Post(kConfigMapsPath,
                               "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y1\ndata:\n"
                               "  port: \"80\"\n  enabled: \"true\"\n",
                               "application/yaml");
@@ -334,13 +334,13 @@ TEST_F(AuthTest, RequestsWithoutTheBearerTokenAre401) {
   EXPECT_EQ(s["reason"], "Unauthorized");
   EXPECT_EQ(s["message"], "Unauthorized");
   EXPECT_EQ(get("/version", {{"Authorization", "Bearer wrong"}})->status, 401);
-  EXPECT_EQ(client->Post(kConfigMaps, configMap("c1").dump(), "application/json")->status, 401);
+  EXPECT_EQ(client->Post(kConfigMapsPath, configMap("c1").dump(), "application/json")->status, 401);
 
   auto authorized =
       get("/api/v1/namespaces/default/configmaps", {{"Authorization", "Bearer s3cret"}});
   EXPECT_EQ(authorized->status, 200);
   client->set_bearer_token_auth("s3cret");
-  EXPECT_EQ(post(kConfigMaps, configMap("c1"))->status, 201);
+  EXPECT_EQ(post(kConfigMapsPath, configMap("c1"))->status, 201);
 }
 
 TEST_F(CrudTest, TooManyRequestsCarriesRetryAfter) {
@@ -352,7 +352,7 @@ TEST_F(CrudTest, TooManyRequestsCarriesRetryAfter) {
   };
   auto throttle = std::make_shared<Throttle>();
   api->addInterceptor(throttle);
-  auto response = get(kConfigMaps);
+  auto response = get(kConfigMapsPath);
   api->removeInterceptor(throttle.get());
   ASSERT_EQ(response->status, 429);
   EXPECT_EQ(status(response)["reason"], "TooManyRequests");

@@ -9,7 +9,7 @@ namespace {
 
 using NestingTest = HttpTest;
 
-const std::string kConfigMaps = "/api/v1/namespaces/default/configmaps";
+const std::string kConfigMapsPath = "/api/v1/namespaces/default/configmaps";
 const std::string kWidgets = "/apis/example.com/v1/namespaces/default/widgets";
 constexpr int kLimit = kMaxJsonNestingDepth;
 // Sanitizer builds have several times larger frames: nlohmann's recursive copy alone takes ~10 MB
@@ -68,7 +68,7 @@ TEST_F(NestingOverHttp, CreateAtTheLimitIsStoredOneLevelMoreIsBadRequest) {
 }
 
 TEST_F(NestingOverHttp, EveryPatchTypeAtTheLimitAppliesOneLevelMoreIsRejected) {
-  ASSERT_EQ(post(kConfigMaps, configMap("c1"))->status, 201);
+  ASSERT_EQ(post(kConfigMapsPath, configMap("c1"))->status, 201);
   ASSERT_EQ(client->Post(kWidgets, widgetWithDeepSpec("w1", 1), "application/json")->status, 201);
   struct Case {
     std::string path, contentType, atLimit, over;
@@ -79,7 +79,7 @@ TEST_F(NestingOverHttp, EveryPatchTypeAtTheLimitAppliesOneLevelMoreIsRejected) {
       {kWidgets + "/w1", "application/merge-patch+json", R"({"spec":)" + nested(kServed - 1) + "}",
        R"({"spec":)" + nested(kLimit) + "}", 400,
        "error decoding patch: invalid character '{' exceeded max depth"},
-      {kConfigMaps + "/c1", "application/strategic-merge-patch+json",
+      {kConfigMapsPath + "/c1", "application/strategic-merge-patch+json",
        R"({"spec":)" + nested(kServed - 1) + "}", R"({"spec":)" + nested(kLimit) + "}", 400,
        "invalid character '{' exceeded max depth"},
       {kWidgets + "/w1", "application/json-patch+json",
@@ -124,7 +124,7 @@ TEST_F(NestingOverHttp, YamlBodiesPastTheirParsersDepthAreBadRequest) {
   std::string yaml = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y1\ndata:\n  k: " +
                      std::string(600, '[') + std::string(600, ']') + "\n";
   const auto before = revision();
-  auto r = client->Post(kConfigMaps, yaml, "application/yaml");
+  auto r = client->Post(kConfigMapsPath, yaml, "application/yaml");
   ASSERT_EQ(r->status, 400) << r->body;
   EXPECT_EQ(status(r)["message"],
             "error converting YAML to JSON: yaml: line 6: exceeded max depth of 500");

@@ -10,8 +10,9 @@
 #include <nlohmann/json.hpp>
 
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/pod_status.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/cluster/cluster.h"
-#include "fakekube/cluster/pod_status.h"
 #include "fakekube/http/rest_handler.h"
 #include "fakekube/sim/sim_executor.h"
 
@@ -19,9 +20,6 @@ namespace fakekube {
 namespace {
 
 using std::chrono::seconds;
-
-const GroupVersionResource kPods{"", "v1", "pods"};
-const GroupVersionResource kServices{"", "v1", "services"};
 
 class ProxyTest : public ::testing::Test {
  protected:
@@ -52,7 +50,7 @@ class ProxyTest : public ::testing::Test {
     ASSERT_TRUE(ex.runUntil(
         [&] {
           auto p = server->get(kPods, "default", "echo-1");
-          return p && podstatus::isReady(**p);
+          return p && isPodReady(**p);
         },
         seconds(30)));
     ex.advance(seconds(1));  // the cluster's cache (which the network reads) catches up

@@ -7,22 +7,23 @@ namespace {
 
 using WatchTest = HttpTest;
 
-const std::string kConfigMaps = "/api/v1/namespaces/default/configmaps";
+const std::string kConfigMapsPath = "/api/v1/namespaces/default/configmaps";
 
 std::string listRv(httplib::Client& client, const std::string& path) {
   return Json::parse(client.Get(path)->body)["metadata"]["resourceVersion"];
 }
 
 TEST_F(WatchTest, StreamsAddedModifiedDeletedInOrder) {
-  const std::string rv = listRv(*client, kConfigMaps);
-  WatchReader reader(http->port(), kConfigMaps + "?watch=true&resourceVersion=" + rv);
+  const std::string rv = listRv(*client, kConfigMapsPath);
+  WatchReader reader(http->port(), kConfigMapsPath + "?watch=true&resourceVersion=" + rv);
   ASSERT_TRUE(eventually([&] { return http->activeWatches() == 1; }));
 
-  ASSERT_EQ(post(kConfigMaps, configMap("c1"))->status, 201);
-  ASSERT_EQ(patch(kConfigMaps + "/c1", R"({"data":{"key":"v2"}})", "application/merge-patch+json")
-                ->status,
-            200);
-  ASSERT_EQ(client->Delete(kConfigMaps + "/c1")->status, 200);
+  ASSERT_EQ(post(kConfigMapsPath, configMap("c1"))->status, 201);
+  ASSERT_EQ(
+      patch(kConfigMapsPath + "/c1", R"({"data":{"key":"v2"}})", "application/merge-patch+json")
+          ->status,
+      200);
+  ASSERT_EQ(client->Delete(kConfigMapsPath + "/c1")->status, 200);
 
   std::vector<Json> events = reader.waitForEvents(3);
   ASSERT_EQ(events.size(), 3u);
@@ -43,23 +44,23 @@ TEST_F(WatchTest, StreamsAddedModifiedDeletedInOrder) {
 
 TEST_F(WatchTest, ClientsAcceptingGzipStillGetEachEventAsItHappens) {
   // Go clients always send Accept-Encoding: gzip; a compressor would hold events back.
-  const std::string rv = listRv(*client, kConfigMaps);
-  WatchReader reader(http->port(), kConfigMaps + "?watch=true&resourceVersion=" + rv,
+  const std::string rv = listRv(*client, kConfigMapsPath);
+  WatchReader reader(http->port(), kConfigMapsPath + "?watch=true&resourceVersion=" + rv,
                      {{"Accept-Encoding", "gzip, deflate"}});
   ASSERT_TRUE(eventually([&] { return http->activeWatches() == 1; }));
-  ASSERT_EQ(post(kConfigMaps, configMap("c1"))->status, 201);
+  ASSERT_EQ(post(kConfigMapsPath, configMap("c1"))->status, 201);
   std::vector<Json> events = reader.waitForEvents(1);
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(events[0]["object"]["metadata"]["name"], "c1");
 
-  auto list = get(kConfigMaps, {{"Accept-Encoding", "gzip"}});
+  auto list = get(kConfigMapsPath, {{"Accept-Encoding", "gzip"}});
   EXPECT_FALSE(list->has_header("Content-Encoding"));
 }
 
 TEST_F(WatchTest, WithoutAResourceVersionTheCurrentStateComesFirst) {
-  ASSERT_EQ(post(kConfigMaps, configMap("a"))->status, 201);
-  ASSERT_EQ(post(kConfigMaps, configMap("b"))->status, 201);
-  WatchReader reader(http->port(), kConfigMaps + "?watch=1");
+  ASSERT_EQ(post(kConfigMapsPath, configMap("a"))->status, 201);
+  ASSERT_EQ(post(kConfigMapsPath, configMap("b"))->status, 201);
+  WatchReader reader(http->port(), kConfigMapsPath + "?watch=1");
   std::vector<Json> events = reader.waitForEvents(2);
   ASSERT_EQ(events.size(), 2u);
   EXPECT_EQ(events[0]["type"], "ADDED");
@@ -70,10 +71,10 @@ TEST_F(WatchTest, WithoutAResourceVersionTheCurrentStateComesFirst) {
 TEST_F(WatchTest, SelectorsAndInitialEventsEndBookmark) {
   Json labelled = configMap("a");
   labelled["metadata"]["labels"] = {{"app", "x"}};
-  ASSERT_EQ(post(kConfigMaps, labelled)->status, 201);
-  ASSERT_EQ(post(kConfigMaps, configMap("b"))->status, 201);
+  ASSERT_EQ(post(kConfigMapsPath, labelled)->status, 201);
+  ASSERT_EQ(post(kConfigMapsPath, configMap("b"))->status, 201);
   WatchReader reader(http->port(),
-                     kConfigMaps +
+                     kConfigMapsPath +
                          "?watch=true&labelSelector=app%3Dx&sendInitialEvents=true&"
                          "resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true");
   std::vector<Json> events = reader.waitForEvents(2);
@@ -84,14 +85,14 @@ TEST_F(WatchTest, SelectorsAndInitialEventsEndBookmark) {
   EXPECT_EQ(events[1]["object"]["metadata"]["annotations"]["k8s.io/initial-events-end"], "true");
 
   // sendInitialEvents without its companions is refused before any stream starts.
-  auto refused = get(kConfigMaps + "?watch=true&sendInitialEvents=true");
+  auto refused = get(kConfigMapsPath + "?watch=true&sendInitialEvents=true");
   EXPECT_EQ(refused->status, 422);
 }
 
 TEST_F(WatchTest, TimeoutSecondsEndsTheStream) {
-  const std::string rv = listRv(*client, kConfigMaps);
+  const std::string rv = listRv(*client, kConfigMapsPath);
   WatchReader reader(http->port(),
-                     kConfigMaps + "?watch=true&timeoutSeconds=5&resourceVersion=" + rv);
+                     kConfigMapsPath + "?watch=true&timeoutSeconds=5&resourceVersion=" + rv);
   ASSERT_TRUE(eventually([&] { return http->activeWatches() == 1; }));
   clock.advance(std::chrono::seconds(6));
   ASSERT_TRUE(reader.waitForEnd());
@@ -102,9 +103,9 @@ TEST_F(WatchTest, TimeoutSecondsEndsTheStream) {
 
 TEST_F(WatchTest, ACompactedResourceVersionYieldsOneErrorEventWith410) {
   for (const char* name : {"a", "b", "c"})
-    ASSERT_EQ(post(kConfigMaps, configMap(name))->status, 201);
+    ASSERT_EQ(post(kConfigMapsPath, configMap(name))->status, 201);
   ASSERT_TRUE(api->compact(api->revision()));
-  WatchReader reader(http->port(), kConfigMaps + "?watch=true&resourceVersion=1");
+  WatchReader reader(http->port(), kConfigMapsPath + "?watch=true&resourceVersion=1");
   ASSERT_TRUE(reader.waitForEnd());
   EXPECT_EQ(reader.status(), 200);
   std::vector<Json> events = reader.events();
@@ -119,8 +120,8 @@ TEST_F(WatchTest, ACompactedResourceVersionYieldsOneErrorEventWith410) {
 }
 
 TEST_F(WatchTest, ADisconnectingClientEndsItsWatch) {
-  ASSERT_EQ(post(kConfigMaps, configMap("a"))->status, 201);
-  auto reader = std::make_unique<WatchReader>(http->port(), kConfigMaps + "?watch=true");
+  ASSERT_EQ(post(kConfigMapsPath, configMap("a"))->status, 201);
+  auto reader = std::make_unique<WatchReader>(http->port(), kConfigMapsPath + "?watch=true");
   ASSERT_EQ(reader->waitForEvents(1).size(), 1u);
   ASSERT_EQ(http->activeWatches(), 1u);
   reader->disconnect();
@@ -128,12 +129,12 @@ TEST_F(WatchTest, ADisconnectingClientEndsItsWatch) {
   EXPECT_TRUE(eventually([&] { return http->activeWatches() == 0; }));
   reader.reset();
   // The server still serves.
-  EXPECT_EQ(get(kConfigMaps)->status, 200);
+  EXPECT_EQ(get(kConfigMapsPath)->status, 200);
 }
 
 TEST_F(WatchTest, StopEndsOpenStreams) {
-  WatchReader reader(http->port(),
-                     kConfigMaps + "?watch=true&resourceVersion=" + listRv(*client, kConfigMaps));
+  WatchReader reader(http->port(), kConfigMapsPath + "?watch=true&resourceVersion=" +
+                                       listRv(*client, kConfigMapsPath));
   ASSERT_TRUE(eventually([&] { return http->activeWatches() == 1; }));
   http->stop();
   EXPECT_TRUE(reader.waitForEnd());
@@ -141,9 +142,9 @@ TEST_F(WatchTest, StopEndsOpenStreams) {
 }
 
 TEST_F(WatchTest, TableEventsCarryColumnsOnTheFirstEventOnly) {
-  ASSERT_EQ(post(kConfigMaps, configMap("a"))->status, 201);
-  ASSERT_EQ(post(kConfigMaps, configMap("b"))->status, 201);
-  WatchReader reader(http->port(), kConfigMaps + "?watch=true",
+  ASSERT_EQ(post(kConfigMapsPath, configMap("a"))->status, 201);
+  ASSERT_EQ(post(kConfigMapsPath, configMap("b"))->status, 201);
+  WatchReader reader(http->port(), kConfigMapsPath + "?watch=true",
                      {{"Accept", "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"}});
   std::vector<Json> events = reader.waitForEvents(2);
   ASSERT_EQ(events.size(), 2u);
@@ -155,8 +156,8 @@ TEST_F(WatchTest, TableEventsCarryColumnsOnTheFirstEventOnly) {
 }
 
 TEST_F(WatchTest, PartialObjectMetadataEvents) {
-  ASSERT_EQ(post(kConfigMaps, configMap("a"))->status, 201);
-  WatchReader reader(http->port(), kConfigMaps + "?watch=true",
+  ASSERT_EQ(post(kConfigMapsPath, configMap("a"))->status, 201);
+  WatchReader reader(http->port(), kConfigMapsPath + "?watch=true",
                      {{"Accept", "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"}});
   std::vector<Json> events = reader.waitForEvents(1);
   ASSERT_EQ(events.size(), 1u);
@@ -165,14 +166,14 @@ TEST_F(WatchTest, PartialObjectMetadataEvents) {
 }
 
 TEST_F(WatchTest, ManyConcurrentWatchesDoNotStarveOtherRequests) {
-  const std::string rv = listRv(*client, kConfigMaps);
+  const std::string rv = listRv(*client, kConfigMapsPath);
   std::vector<std::unique_ptr<WatchReader>> readers;
   for (int i = 0; i < 20; ++i) {
     readers.push_back(std::make_unique<WatchReader>(
-        http->port(), kConfigMaps + "?watch=true&resourceVersion=" + rv));
+        http->port(), kConfigMapsPath + "?watch=true&resourceVersion=" + rv));
   }
   ASSERT_TRUE(eventually([&] { return http->activeWatches() == 20; }));
-  ASSERT_EQ(post(kConfigMaps, configMap("c1"))->status, 201);
+  ASSERT_EQ(post(kConfigMapsPath, configMap("c1"))->status, 201);
   for (auto& r : readers) {
     auto events = r->waitForEvents(1);
     ASSERT_EQ(events.size(), 1u);

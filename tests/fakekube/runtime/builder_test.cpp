@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "fakekube/api/resources.h"
 #include "fakekube/runtime/runtime_fixture.h"
 
 namespace fakekube::runtimetest {
@@ -61,11 +62,11 @@ TEST_F(BuilderTest, GenerationChangedIgnoresStatusOnlyUpdates) {
   manager.start();
   settle();
   EXPECT_THAT(take(), ElementsAre("default/a"));
-  mergePatch(kWidgets, "a", {{"status", {{"phase", "Ready"}}}}, "status");
-  mergePatch(kWidgets, "a", {{"metadata", {{"labels", {{"x", "y"}}}}}});
+  mergePatch(kWidgets, "default", "a", {{"status", {{"phase", "Ready"}}}}, "status");
+  mergePatch(kWidgets, "default", "a", {{"metadata", {{"labels", {{"x", "y"}}}}}});
   settle();
   EXPECT_THAT(take(), IsEmpty());
-  mergePatch(kWidgets, "a", {{"spec", {{"size", 2}}}});
+  mergePatch(kWidgets, "default", "a", {{"spec", {{"size", 2}}}});
   settle();
   EXPECT_THAT(take(), ElementsAre("default/a"));
 }
@@ -99,7 +100,7 @@ TEST_F(BuilderTest, OwnsEnqueuesTheControllerOwnerOnly) {
   EXPECT_THAT(take(), ElementsAre("default/a"));
 
   // Owns has no predicates: any change of the child (here its data) reconciles the owner.
-  mergePatch(kConfigMaps, "child", {{"data", {{"k", "v2"}}}});
+  mergePatch(kConfigMaps, "default", "child", {{"data", {{"k", "v2"}}}});
   settle();
   EXPECT_THAT(take(), ElementsAre("default/a"));
   must(client->deleteObject(kConfigMaps, "default", "child"));

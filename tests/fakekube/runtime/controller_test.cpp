@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "fakekube/api/resources.h"
 #include "fakekube/runtime/builder.h"
 #include "fakekube/runtime/manager.h"
 #include "fakekube/runtime/runtime_fixture.h"
@@ -283,14 +284,14 @@ TEST_F(ConflictTest, StatusConflictIsRetriedWithBackoffAndConverges) {
   // Another writer changes the object (an annotation: no new generation, so no new event passes
   // the predicate; only the retry can bring the next round).
   betweenReadAndWrite = [&] {
-    mergePatch(kWidgets, "w", {{"metadata", {{"annotations", {{"touched", "yes"}}}}}});
+    mergePatch(kWidgets, "default", "w", {{"metadata", {{"annotations", {{"touched", "yes"}}}}}});
   };
   manager.start();
   ex.advance(seconds(1));
 
   EXPECT_THAT(outcomes, ElementsAre("409", "ok"));
   EXPECT_THAT(attemptsMs, ElementsAre(0, 5));
-  Json stored = get(kWidgets, "w");
+  Json stored = get(kWidgets, "default", "w");
   EXPECT_EQ(stored["status"]["observedSize"], 1);
   EXPECT_EQ(meta::annotation(stored, "touched"), "yes");
   auto m = (*c)->metrics();
@@ -306,14 +307,14 @@ TEST_F(ConflictTest, SpecChangeDuringReconcileConvergesOnTheNewSpec) {
                .forResource(kWidgets, predicate::generationChanged())
                .complete(reconciler(manager));
   ASSERT_TRUE(c.has_value());
-  betweenReadAndWrite = [&] { mergePatch(kWidgets, "w", {{"spec", {{"size", 3}}}}); };
+  betweenReadAndWrite = [&] { mergePatch(kWidgets, "default", "w", {{"spec", {{"size", 3}}}}); };
   manager.start();
   ex.advance(seconds(1));
 
   // The spec change is also an event: the merged request is ready at once, earlier than the
   // backoff, and the next round reads the new spec.
   EXPECT_THAT(outcomes, ElementsAre("409", "ok"));
-  EXPECT_EQ(get(kWidgets, "w")["status"]["observedSize"], 3);
+  EXPECT_EQ(get(kWidgets, "default", "w")["status"]["observedSize"], 3);
 }
 
 // Acceptance: 100 objects, maxConcurrentReconciles = 2. Each reconcile spans 10 ms of virtual
@@ -338,7 +339,8 @@ TEST_F(RuntimeTest, HundredObjectsTwoWorkersNeverMoreThanTwoAndNeverOneKeyTwice)
                  if (!inFlight.insert(key).second) ++overlaps;
                  int n = ++rounds[key];
                  if (n == 1 && std::stoi(r.name.substr(3)) % 3 == 0) {
-                   mergePatch(kConfigMaps, r.name, {{"data", {{"changed", "during reconcile"}}}});
+                   mergePatch(kConfigMaps, "default", r.name,
+                              {{"data", {{"changed", "during reconcile"}}}});
                  }
                  ex.postAfter(milliseconds(10), [&, key, done] {
                    --active;

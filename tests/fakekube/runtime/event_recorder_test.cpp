@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 
+#include "fakekube/api/resources.h"
 #include "fakekube/apiserver/fixture.h"
 #include "fakekube/client/in_process_client.h"
 
@@ -16,8 +17,6 @@ namespace fakekube {
 namespace {
 
 using apitest::configMap;
-using apitest::kConfigMaps;
-using apitest::kNamespaces;
 using apitest::must;
 using apitest::namespaceObject;
 using std::chrono::seconds;
@@ -31,7 +30,7 @@ class EventRecorderTest : public apitest::ApiServerTest {
     cm = must(client->create(kConfigMaps, configMap("cm1")), "create");
   }
 
-  Json events(const std::string& ns = "default") { return list(kEventsResource, ns)["items"]; }
+  Json events(const std::string& ns = "default") { return list(kEvents, ns)["items"]; }
   Json record(const Json& object, std::string_view type, std::string_view reason,
               std::string_view message) {
     return must(recorder->event(object, type, reason, message), "event");
@@ -103,7 +102,7 @@ TEST_F(EventRecorderTest, ADifferentReasonMessageOrTypeIsAnotherEvent) {
   std::set<std::string> names;
   for (const Json& e : items) names.insert(e["metadata"]["name"].get<std::string>());
   EXPECT_EQ(names.size(), 4u);
-  EXPECT_EQ(get(kEventsResource, "default", a["metadata"]["name"].get<std::string>())["count"], 2);
+  EXPECT_EQ(get(kEvents, "default", a["metadata"]["name"].get<std::string>())["count"], 2);
   EXPECT_EQ(b["count"], 1);
   EXPECT_EQ(c["count"], 1);
   EXPECT_EQ(d["count"], 1);
@@ -137,7 +136,7 @@ TEST_F(EventRecorderTest, EventsInTheObjectsNamespaceAndDefaultForClusterScoped)
 TEST_F(EventRecorderTest, ARepeatOfADeletedEventCreatesItAgainKeepingTheCount) {
   Json first = record(cm, "Normal", "Synced", "ok");
   const std::string name = first["metadata"]["name"];
-  remove(kEventsResource, "default", name);
+  remove(kEvents, "default", name);
   ex.advance(seconds(5));
 
   Json again = record(cm, "Normal", "Synced", "ok");

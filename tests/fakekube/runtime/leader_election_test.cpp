@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "fakekube/api/resources.h"
 #include "fakekube/apiserver/fixture.h"
 #include "fakekube/client/in_process_client.h"
 #include "fakekube/sim/sim_executor.h"
@@ -129,7 +130,7 @@ class LeaderElectionTest : public apitest::ApiServerTest {
   std::unique_ptr<Replica> replica(const std::string& identity) {
     return std::make_unique<Replica>(*client, ex, identity);
   }
-  Json lease() { return get(kLeasesResource, "kube-system", "my-controller"); }
+  Json lease() { return get(kLeases, "kube-system", "my-controller"); }
   Json spec() { return lease()["spec"]; }
   TimePoint at(Duration d) const { return kSimulatedEpoch + d; }
 
@@ -289,7 +290,7 @@ TEST_F(LeaderElectionTest, ALeaderThatFindsTheLeaseTakenStepsDownAtOnce) {
   // Someone else holds a fresh lease (as if `a` had stalled past its expiry).
   Json taken = lease();
   taken["spec"]["holderIdentity"] = "intruder";
-  must(client->update(kLeasesResource, taken));
+  must(client->update(kLeases, taken));
 
   ex.advance(seconds(2));
   EXPECT_FALSE(a->elector->isLeader());

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "fakekube/api/resources.h"
 #include "fakekube/runtime/builder.h"
 #include "fakekube/runtime/manager.h"
 #include "runtime_fixture.h"

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "fakekube/api/resources.h"
 #include "fakekube/runtime/builder.h"
 #include "fakekube/runtime/runtime_fixture.h"
 
@@ -84,7 +85,7 @@ TEST_F(ManagerTest, StopDrainsTheReconcileInFlightAndStartsNoMore) {
   EXPECT_EQ(finished, 1);
   EXPECT_FALSE(manager.running());
   // A change after stop() reaches nobody.
-  mergePatch(kConfigMaps, "cm-0", {{"data", {{"k", "v"}}}});
+  mergePatch(kConfigMaps, "default", "cm-0", {{"data", {{"k", "v"}}}});
   ex.advance(seconds(10));
   EXPECT_EQ(started.size(), 1u);
 }
@@ -151,8 +152,8 @@ TEST_F(ManagerTest, CrashMidWorkAndANewManagerFinishes) {
   EXPECT_GE(secondReconciles, kWidgetsCount);
   for (int i = 0; i < kWidgetsCount; ++i) {
     std::string name = "w-" + std::to_string(i);
-    EXPECT_EQ(get(kWidgets, name)["status"]["child"], name + "-child") << name;
-    Json child = get(kConfigMaps, name + "-child");
+    EXPECT_EQ(get(kWidgets, "default", name)["status"]["child"], name + "-child") << name;
+    Json child = get(kConfigMaps, "default", name + "-child");
     ASSERT_TRUE(meta::controllerOf(child).has_value());
     EXPECT_EQ(meta::controllerOf(child)->name, name);
   }
@@ -176,7 +177,7 @@ TEST_F(ManagerTest, CrashDropsAnAsyncReconcileInFlight) {
   manager->start();
   ex.runUntilIdle();
   ASSERT_EQ(rounds, 1);
-  mergePatch(kConfigMaps, "cm", {{"data", {{"k", "v"}}}});  // queued behind the lock
+  mergePatch(kConfigMaps, "default", "cm", {{"data", {{"k", "v"}}}});  // queued behind the lock
   manager.reset();                                          // destroying is a crash
   pending(reconcileError(Status::internal("too late")));    // nothing left to act on it
   ex.advance(seconds(10));

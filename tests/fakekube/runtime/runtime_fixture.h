@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/apiserver/fixture.h"
 #include "fakekube/client/in_process_client.h"
 #include "fakekube/runtime/reconcile.h"
@@ -25,7 +26,6 @@ inline void PrintTo(const ReconcileRequest& r, std::ostream* os) { *os << r.key(
 namespace fakekube::runtimetest {
 
 using apitest::configMap;
-using apitest::kConfigMaps;
 using apitest::kWidgets;
 using apitest::must;
 using apitest::widget;
@@ -39,22 +39,20 @@ class RuntimeTest : public ::testing::Test {
     ASSERT_TRUE(opened.has_value()) << opened.error().str();
     server = std::move(*opened);
     client = std::make_unique<InProcessClient>(*server);
-    must(client->create(apitest::kCrds, apitest::widgetCrd()), "create CRD");
+    must(client->create(kCustomResourceDefinitions, apitest::widgetCrd()), "create CRD");
     start = ex.now();
   }
 
   Json create(const GroupVersionResource& gvr, Json object) {
     return must(client->create(gvr, std::move(object)), "create");
   }
-  Json get(const GroupVersionResource& gvr, const std::string& name,
-           const std::string& ns = "default") {
+  Json get(const GroupVersionResource& gvr, const std::string& ns, const std::string& name) {
     return must(client->get(gvr, ns, name), "get");
   }
-  Json mergePatch(const GroupVersionResource& gvr, const std::string& name, const Json& patch,
-                  const std::string& subresource = "") {
-    return must(
-        client->patch(gvr, "default", name, PatchType::Merge, patch.dump(), {}, subresource),
-        "patch");
+  Json mergePatch(const GroupVersionResource& gvr, const std::string& ns, const std::string& name,
+                  const Json& patch, const std::string& subresource = "") {
+    return must(client->patch(gvr, ns, name, PatchType::Merge, patch.dump(), {}, subresource),
+                "patch");
   }
   // Milliseconds of virtual time since the test started.
   long long elapsedMs() {

@@ -7,6 +7,7 @@
 #include <set>
 #include <string>
 
+#include "fakekube/api/resources.h"
 #include "fakekube/runtime/builder.h"
 #include "fakekube/runtime/manager.h"
 #include "runtime_fixture.h"

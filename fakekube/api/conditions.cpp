@@ -1,23 +1,41 @@
-#include "fakekube/cluster/pod_status.h"
+#include "fakekube/api/conditions.h"
 
 #include <nlohmann/json.hpp>
 
-namespace fakekube::podstatus {
+namespace fakekube {
+
+namespace {
+
+std::string stringField(const Json& object, std::string_view key) {
+  auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+}  // namespace
 
 const Json* findCondition(const Json& object, std::string_view type) {
+  if (!object.is_object()) return nullptr;
   auto status = object.find("status");
   if (status == object.end() || !status->is_object()) return nullptr;
   auto conditions = status->find("conditions");
   if (conditions == status->end() || !conditions->is_array()) return nullptr;
   for (const auto& c : *conditions) {
-    if (c.is_object() && c.value("type", "") == type) return &c;
+    if (c.is_object() && stringField(c, "type") == type) return &c;
   }
   return nullptr;
 }
 
+Json* findCondition(Json& object, std::string_view type) {
+  return const_cast<Json*>(findCondition(static_cast<const Json&>(object), type));
+}
+
 std::string conditionStatus(const Json& object, std::string_view type) {
   const Json* c = findCondition(object, type);
-  return c ? c->value("status", "") : "";
+  return c ? stringField(*c, "status") : std::string();
+}
+
+bool isConditionTrue(const Json& object, std::string_view type) {
+  return conditionStatus(object, type) == "True";
 }
 
 bool setCondition(Json& status, Json condition, TimePoint now) {
@@ -27,8 +45,8 @@ bool setCondition(Json& status, Json condition, TimePoint now) {
   const std::string type = condition.value("type", "");
   if (!condition.contains("lastProbeTime")) condition["lastProbeTime"] = nullptr;
   for (auto& existing : conditions) {
-    if (!existing.is_object() || existing.value("type", "") != type) continue;
-    if (existing.value("status", "") == condition.value("status", "") &&
+    if (!existing.is_object() || stringField(existing, "type") != type) continue;
+    if (stringField(existing, "status") == condition.value("status", "") &&
         existing.contains("lastTransitionTime")) {
       condition["lastTransitionTime"] = existing["lastTransitionTime"];
     } else {
@@ -43,25 +61,4 @@ bool setCondition(Json& status, Json condition, TimePoint now) {
   return true;
 }
 
-std::string nodeName(const Json& pod) {
-  auto spec = pod.find("spec");
-  if (spec == pod.end() || !spec->is_object()) return "";
-  return spec->value("nodeName", "");
-}
-
-std::string phase(const Json& pod) {
-  auto status = pod.find("status");
-  if (status == pod.end() || !status->is_object()) return "";
-  return status->value("phase", "");
-}
-
-bool isTerminal(const Json& pod) {
-  std::string p = phase(pod);
-  return p == "Succeeded" || p == "Failed";
-}
-
-bool isReady(const Json& pod) { return conditionStatus(pod, "Ready") == "True"; }
-
-bool isNodeReady(const Json& node) { return conditionStatus(node, "Ready") == "True"; }
-
-}  // namespace fakekube::podstatus
+}  // namespace fakekube
