@@ -300,7 +300,7 @@ spec:
 // apply cannot keep it in the last-applied annotation, as on a real cluster; --server-side can.
 TEST_F(KubectlBuiltinApiTest, ApplyKServerSideOfAnInstallWithALargeCrd) {
   write("large/kustomization.yaml", "resources:\n- crd.yaml\n- manager.yaml\n");
-  write("large/crd.yaml", R"yaml(
+  std::string crd = R"yaml(
 apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata: {name: gadgets.example.com}
@@ -318,10 +318,12 @@ spec:
         properties:
           spec:
             type: object
-            description: ")yaml" + std::string(300 * 1024, 'x') + R"yaml("
+            description: DESCRIPTION
             properties:
               size: {type: integer}
-)yaml");
+)yaml";
+  crd.replace(crd.find("DESCRIPTION"), 11, std::string(300 * 1024, 'x'));
+  write("large/crd.yaml", crd);
   write("large/manager.yaml", R"yaml(
 apiVersion: apps/v1
 kind: Deployment

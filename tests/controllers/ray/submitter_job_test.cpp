@@ -91,7 +91,7 @@ TEST_F(SubmitterJobTest, TheSubmitterAndTheHeadLogWhatRayPrints) {
   const std::string address =
       "Job submission server address: http://demo-head-svc.default.svc.cluster.local:8265\n";
   EXPECT_THAT(*log, HasSubstr(address + "-------------------------------------------------------\n"
-                              "Job 'demo-job-fghij' submitted successfully\n"));
+                                        "Job 'demo-job-fghij' submitted successfully\n"));
   EXPECT_THAT(*log, HasSubstr("Next steps\n  Query the logs of the job:\n    ray job logs "
                               "demo-job-fghij\n"));
   EXPECT_THAT(*log, HasSubstr("training\n-----------------------------------\n"
