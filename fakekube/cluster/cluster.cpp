@@ -69,6 +69,8 @@ Cluster::Cluster(Executor& executor, ApiServer& server, ClusterOptions options)
     : executor_(executor),
       server_(server),
       options_(std::move(options)),
+      podLogs_(server, options_.kubelet.containerLogs != nullptr ? options_.kubelet.containerLogs
+                                                                 : &containerLogs_),
       manager_(std::make_unique<Manager>(executor, server)),
       network_(std::make_unique<Network>(manager_->client())),
       parts_(std::make_unique<Parts>()) {}
@@ -119,8 +121,10 @@ Result<void> Cluster::start() {
     if (auto r = parts_->scheduler->start(); !r) return r;
   }
   if (enabled("kubelet")) {
+    Kubelet::Options kubeletOptions = options_.kubelet;
+    kubeletOptions.containerLogs = &containerLogs();
     parts_->kubelet =
-        std::make_unique<Kubelet>(*manager_, behaviors_, network_.get(), options_.kubelet);
+        std::make_unique<Kubelet>(*manager_, behaviors_, network_.get(), kubeletOptions);
     if (auto r = parts_->kubelet->start(); !r) return r;
   }
   if (enabled("job")) {

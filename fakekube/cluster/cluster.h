@@ -37,6 +37,7 @@
 
 #include "fakekube/api/status.h"
 #include "fakekube/cluster/container_behavior.h"
+#include "fakekube/cluster/container_logs.h"
 #include "fakekube/cluster/cronjob_controller.h"
 #include "fakekube/cluster/daemonset_controller.h"
 #include "fakekube/cluster/deployment_controller.h"
@@ -47,6 +48,7 @@
 #include "fakekube/cluster/network.h"
 #include "fakekube/cluster/node_lifecycle_controller.h"
 #include "fakekube/cluster/nodes.h"
+#include "fakekube/cluster/pod_logs.h"
 #include "fakekube/cluster/replicaset_controller.h"
 #include "fakekube/cluster/scheduler.h"
 #include "fakekube/cluster/serviceaccount_controller.h"
@@ -108,6 +110,14 @@ class Cluster {
   BehaviorRegistry& behaviors() { return behaviors_; }
   // The in-process network of the simulated pods.
   Network& network() { return *network_; }
+  // What the simulated containers printed, per container instance (the kubelets write it):
+  // options.kubelet.containerLogs when set, else the cluster's own.
+  ContainerLogs& containerLogs() {
+    return options_.kubelet.containerLogs != nullptr ? *options_.kubelet.containerLogs
+                                                     : containerLogs_;
+  }
+  // The pods/log subresource over those logs: `kubectl logs` in process.
+  PodLogs& podLogs() { return podLogs_; }
   bool enabled(std::string_view component) const;
 
   // True when no part has work pending now: the garbage collector and the namespace controller
@@ -124,6 +134,8 @@ class Cluster {
   ApiServer& server_;
   ClusterOptions options_;
   BehaviorRegistry behaviors_;
+  ContainerLogs containerLogs_;
+  PodLogs podLogs_;
   std::unique_ptr<Manager> manager_;
   std::unique_ptr<Network> network_;
   std::unique_ptr<Parts> parts_;

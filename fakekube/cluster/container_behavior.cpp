@@ -1,5 +1,7 @@
 #include "fakekube/cluster/container_behavior.h"
 
+#include <fmt/format.h>
+
 #include <nlohmann/json.hpp>
 
 namespace fakekube {
@@ -18,6 +20,25 @@ class FunctionProcess final : public Process {
 
 std::string imageOf(const Json& container) { return container.value("image", ""); }
 
+// "10s", "1.5s", "250ms".
+std::string durationText(Duration d) {
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
+  if (ms < 1000) return fmt::format("{}ms", ms);
+  if (ms % 1000 == 0) return fmt::format("{}s", ms / 1000);
+  return fmt::format("{}s", static_cast<double>(ms) / 1000.0);
+}
+
+// The line a built-in behaviour prints when it starts: what was simulated, and how.
+void printStarted(ProcessContext& context, std::string_view what) {
+  const Json& container = context.container();
+  std::string description = "image " + imageOf(container);
+  if (std::string command = BehaviorRegistry::commandLine(container); !command.empty()) {
+    description += ", command " + command;
+  }
+  context.print(fmt::format("fakekube: simulated container \"{}\" ({}): {}",
+                            container.value("name", ""), description, what));
+}
+
 }  // namespace
 
 namespace behavior {
@@ -27,11 +48,15 @@ ProcessFactory fromFunction(std::function<void(std::shared_ptr<ProcessContext>)>
 }
 
 ProcessFactory runForever() {
-  return fromFunction([](const std::shared_ptr<ProcessContext>&) {});
+  return fromFunction([](const std::shared_ptr<ProcessContext>& context) {
+    printStarted(*context, "runs until stopped");
+  });
 }
 
 ProcessFactory exitAfter(Duration duration, int code) {
   return fromFunction([duration, code](const std::shared_ptr<ProcessContext>& context) {
+    printStarted(*context,
+                 fmt::format("exits with code {} after {}", code, durationText(duration)));
     std::weak_ptr<ProcessContext> weak = context;
     context->after(duration, [weak, code] {
       if (auto c = weak.lock()) c->exit(code);
@@ -42,8 +67,10 @@ ProcessFactory exitAfter(Duration duration, int code) {
 ProcessFactory crashLoop(Duration duration, int code) { return exitAfter(duration, code); }
 
 ProcessFactory neverReady() {
-  return fromFunction(
-      [](const std::shared_ptr<ProcessContext>& context) { context->setReady(false); });
+  return fromFunction([](const std::shared_ptr<ProcessContext>& context) {
+    printStarted(*context, "runs until stopped, never ready");
+    context->setReady(false);
+  });
 }
 
 }  // namespace behavior

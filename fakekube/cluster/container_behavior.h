@@ -7,6 +7,8 @@
 //   setReady(bool)          answer readiness, as a readinessProbe would (ready by default; the
 //                           kubelet still waits for the readiness delay before reporting Ready)
 //   after(delay, fn)        run fn on the executor later, unless the process has ended by then
+//   print(text)             write to the container's log (each line stamped with now();
+//                           `kubectl logs` reads it, container_logs.h)
 //   pod(), container(), podIp(), restartCount(), now(), executor()
 //   listen(port, handler)   serve HTTP-shaped requests on (pod IP, port) until the process ends
 //   call(host, port, req)   reach another program by Service name, ClusterIP or pod IP (network.h)
@@ -21,6 +23,9 @@
 //
 // Built-in behaviours: runForever(), exitAfter(d, code), crashLoop(d, code) (exit after d every
 // time it is started, which restartPolicy Always turns into CrashLoopBackOff), neverReady().
+// Each prints one line when it starts, saying what was simulated:
+//   fakekube: simulated container "web" (image nginx:1.27, command nginx -g daemon off;): runs
+//   until stopped
 // The Ray simulation (controllers/ray/sim/: the Ray head serving the Jobs API, workers,
 // wait-gcs-ready, the submitter's `ray job` script) is a set of behaviours on this hook.
 #pragma once
@@ -50,6 +55,9 @@ class ProcessContext {
   virtual void after(Duration delay, std::function<void()> fn) = 0;
   // Whether the process is still running (not exited, not stopped).
   virtual bool alive() const = 0;
+  // Writes `text` and a newline to the container's log, as puts() would: each piece between
+  // '\n's is one log line, stamped with now(). Nothing happens once the process ended.
+  virtual void print(std::string_view text) = 0;
 
   virtual TimePoint now() const = 0;
   virtual Executor& executor() const = 0;

@@ -205,12 +205,15 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
 
   class Context final : public ProcessContext, public std::enable_shared_from_this<Context> {
    public:
-    Context(std::weak_ptr<Impl> kubelet, Executor& executor, Network* network, std::string uid,
-            std::string ns, std::string container, bool init, std::uint64_t runId, Json pod,
-            Json spec, std::string podIp, int restartCount)
+    Context(std::weak_ptr<Impl> kubelet, Executor& executor, Network* network, ContainerLogs* logs,
+            std::string containerId, std::string uid, std::string ns, std::string container,
+            bool init, std::uint64_t runId, Json pod, Json spec, std::string podIp,
+            int restartCount)
         : kubelet_(std::move(kubelet)),
           executor_(executor),
           network_(network),
+          logs_(logs),
+          containerId_(std::move(containerId)),
           uid_(std::move(uid)),
           ns_(std::move(ns)),
           containerName_(std::move(container)),
@@ -250,6 +253,9 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
       });
     }
     bool alive() const override { return alive_; }
+    void print(std::string_view text) override {
+      if (alive_ && logs_ != nullptr) logs_->append(containerId_, executor_.clock().now(), text);
+    }
     TimePoint now() const override { return executor_.clock().now(); }
     Executor& executor() const override { return executor_; }
     const Json& pod() const override { return pod_; }
@@ -295,6 +301,8 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
     std::weak_ptr<Impl> kubelet_;
     Executor& executor_;
     Network* network_;
+    ContainerLogs* const logs_;
+    const std::string containerId_;
     const std::string uid_;
     const std::string ns_;
     const std::string containerName_;
@@ -370,6 +378,9 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
 
   void endProcess(ContainerRun& c, bool kill) {
     if (c.context) c.context->end();
+    if (c.context && options_.containerLogs != nullptr) {
+      options_.containerLogs->close(c.containerId);
+    }
     if (kill && c.process) c.process->stop();
     c.process.reset();
     c.context.reset();
@@ -398,9 +409,12 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
       delay = seconds(c.spec["readinessProbe"].value("initialDelaySeconds", 0));
     }
     c.readyAt = now + delay;
-    c.context =
-        std::make_shared<Context>(weak_from_this(), manager_.executor(), network_, run.uid, run.ns,
-                                  c.name, c.init, c.runId, pod, c.spec, run.podIp, c.restartCount);
+    if (options_.containerLogs != nullptr) {
+      options_.containerLogs->open(c.containerId, run.uid, c.name);
+    }
+    c.context = std::make_shared<Context>(
+        weak_from_this(), manager_.executor(), network_, options_.containerLogs, c.containerId,
+        run.uid, run.ns, c.name, c.init, c.runId, pod, c.spec, run.podIp, c.restartCount);
     c.process = behaviors_.match(pod, c.spec, c.init)();
     if (c.process) c.process->start(c.context);
   }
@@ -694,6 +708,7 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
     if (it == runs_.end()) return;
     killAll(*it->second);
     if (!it->second->finished) releaseIp(*it->second);
+    if (options_.containerLogs != nullptr) options_.containerLogs->removePod(uid);
     runs_.erase(it);
   }
 

@@ -36,6 +36,9 @@
 //              deletes it with gracePeriodSeconds 0 and a uid precondition.
 //
 // What a container does is its Process, chosen by the BehaviorRegistry (container_behavior.h).
+// What it prints goes to Options::containerLogs (container_logs.h), one log per instance under
+// the containerID its status reports: opened when the instance starts, closed when it exits or is
+// killed, and dropped with the pod's runtime state (pod_logs.h reads them for `kubectl logs`).
 //
 // A node that is not Ready is lost to its kubelet: nothing is written for its pods (the node
 // lifecycle controller marks them, node_lifecycle_controller.h), their processes keep their
@@ -56,6 +59,7 @@
 
 #include "fakekube/api/status.h"
 #include "fakekube/cluster/container_behavior.h"
+#include "fakekube/cluster/container_logs.h"
 #include "fakekube/cluster/network.h"
 #include "fakekube/runtime/manager.h"
 #include "fakekube/sim/clock.h"
@@ -75,6 +79,8 @@ class Kubelet {
     // Container restart back-off: initial, doubling up to max (kubelet's 10 s and 5 min).
     Duration backOffInitial = std::chrono::seconds(10);
     Duration backOffMax = std::chrono::minutes(5);
+    // Where containers' output goes (must outlive the kubelet). Unset: nowhere.
+    ContainerLogs* containerLogs = nullptr;
   };
 
   // `manager`, `behaviors` and `network` (optional: without it processes cannot listen or call)

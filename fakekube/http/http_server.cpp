@@ -377,14 +377,14 @@ struct HttpServer::Impl {
              const httplib::ContentReader* reader);
   httplib::Server::HandlerResponse checkFraming(const httplib::Request& req,
                                                 httplib::Response& res);
-  void serveStream(httplib::Response& res, std::shared_ptr<WatchStream> stream,
-                   std::function<void()> ended);
+  void serveStream(httplib::Response& res, std::shared_ptr<ResponseStream> stream,
+                   const std::string& contentType, std::function<void()> ended);
   std::string renderMetrics() const {
     std::string text = metricsRegistry.renderPrometheusText();
     if (options.extraMetrics) text += options.extraMetrics();
     return text;
   }
-  void forget(const std::shared_ptr<WatchStream>& stream);
+  void forget(const std::shared_ptr<ResponseStream>& stream);
 
   ApiServer& api;
   const HttpServerOptions options;
@@ -401,7 +401,7 @@ struct HttpServer::Impl {
   std::array<int, 2> stopPipe{-1, -1};
 
   mutable std::mutex streamsMu;
-  std::set<std::shared_ptr<WatchStream>> streams;
+  std::set<std::shared_ptr<ResponseStream>> streams;
 
   MetricsRegistry metricsRegistry;
   RequestMetrics requestMetrics{metricsRegistry};
@@ -516,7 +516,7 @@ void HttpServer::Impl::serve(const httplib::Request& req, httplib::Response& res
     response = handler->handle(request);
   }
   if (response.stream) {
-    serveStream(res, std::move(response.stream),
+    serveStream(res, std::move(response.stream), response.contentType,
                 [this, labels] { requestMetrics.record(labels, 200, 0); });
     return;
   }
@@ -540,8 +540,8 @@ void HttpServer::Impl::serve(const httplib::Request& req, httplib::Response& res
   res.set_content(std::move(response.body), response.contentType.c_str());
 }
 
-void HttpServer::Impl::serveStream(httplib::Response& res, std::shared_ptr<WatchStream> stream,
-                                   std::function<void()> ended) {
+void HttpServer::Impl::serveStream(httplib::Response& res, std::shared_ptr<ResponseStream> stream,
+                                   const std::string& contentType, std::function<void()> ended) {
   {
     std::lock_guard lock(streamsMu);
     streams.insert(stream);
@@ -552,18 +552,18 @@ void HttpServer::Impl::serveStream(httplib::Response& res, std::shared_ptr<Watch
   // httplib calls the provider until it calls done() or fails. An idle provider checks that the
   // client is still connected: that is what ends the watch of a client that went away.
   res.set_chunked_content_provider(
-      "application/json",
+      contentType,
       [this, stream](std::size_t, httplib::DataSink& sink) {
         std::string out;
-        WatchStream::Step step = stream->read(out, options.watchPollInterval);
+        ResponseStream::Step step = stream->read(out, options.watchPollInterval);
         if (!out.empty() && !sink.write(out.data(), out.size())) return false;
-        if (step == WatchStream::Step::Ended) {
+        if (step == ResponseStream::Step::Ended) {
           sink.done();
           return true;
         }
         // Nothing to send: make sure the client is still there (is_writable also peeks the
         // socket for an orderly close).
-        return step == WatchStream::Step::Data || sink.is_writable();
+        return step == ResponseStream::Step::Data || sink.is_writable();
       },
       [this, stream, ended = std::move(ended)](bool) {
         forget(stream);
@@ -571,7 +571,7 @@ void HttpServer::Impl::serveStream(httplib::Response& res, std::shared_ptr<Watch
       });
 }
 
-void HttpServer::Impl::forget(const std::shared_ptr<WatchStream>& stream) {
+void HttpServer::Impl::forget(const std::shared_ptr<ResponseStream>& stream) {
   stream->stop();
   std::lock_guard lock(streamsMu);
   streams.erase(stream);
@@ -672,7 +672,7 @@ Result<void> HttpServer::start() {
         Status::internal(fmt::format("cannot listen on {}:{}", host, impl.options.port)));
   }
   impl.handler = std::make_unique<RestHandler>(impl.api, fmt::format("{}:{}", host, impl.port),
-                                               impl.options.network);
+                                               impl.options.network, impl.options.containerLogs);
   impl.listener = std::thread([&impl] {
     impl.server->listen_after_bind();
     impl.listenerDone.store(true);

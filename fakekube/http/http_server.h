@@ -7,11 +7,11 @@
 //   server->stop();
 //
 // What it serves is RestHandler's (rest_handler.h): discovery, OpenAPI, every verb on every
-// kind, watch streams, Tables, Status errors; and GET /metrics, kube-apiserver's request counters
-// and latencies of every request it served (request_metrics.h) in Prometheus text, followed by
-// what HttpServerOptions::extraMetrics adds. This class is the transport: it listens, reads
-// requests (bodies over maxBodyBytes are refused with 413), checks the bearer token when one is
-// configured (401 otherwise), and writes responses, watch streams as chunked newline-delimited
+// kind, watch streams, followed logs, Tables, Status errors; and GET /metrics, kube-apiserver's
+// request counters and latencies of every request it served (request_metrics.h) in Prometheus text,
+// followed by what HttpServerOptions::extraMetrics adds. This class is the transport: it listens,
+// reads requests (bodies over maxBodyBytes are refused with 413), checks the bearer token when one
+// is configured (401 otherwise), and writes responses, watch streams as chunked newline-delimited
 // JSON flushed event by event.
 //
 // Threads. The server owns all of its threads: one accepts connections, and each open connection
@@ -43,6 +43,7 @@
 namespace fakekube {
 
 class ApiServer;
+class ContainerLogs;
 class Network;
 
 // One served request, for the optional request log.
@@ -78,6 +79,9 @@ struct HttpServerOptions {
   // The cluster's in-process network, which the services and pods proxy subresources reach
   // (proxy.h). Unset: they answer 503. Must outlive the server.
   Network* network = nullptr;
+  // What the kubelets' containers printed, which pods/<name>/log reads (pod_log.h). Unset: every
+  // log is empty. Must outlive the server.
+  ContainerLogs* containerLogs = nullptr;
   // Appended to GET /metrics after the server's own request metrics (fakekube serve passes the
   // controllers' metrics, Manager::renderMetrics). Unset = the request metrics alone.
   std::function<std::string()> extraMetrics;
@@ -100,7 +104,7 @@ class HttpServer {
   // Ends every watch, stops listening and joins every thread. Idempotent.
   void stop();
 
-  // Watch streams currently open.
+  // Streams currently open: watches and followed logs.
   std::size_t activeWatches() const;
 
   // What GET /metrics answers.

@@ -20,6 +20,7 @@
 #include "fakekube/http/media_type.h"
 #include "fakekube/http/openapi.h"
 #include "fakekube/http/partial_object_metadata.h"
+#include "fakekube/http/pod_log.h"
 #include "fakekube/http/proxy.h"
 #include "fakekube/http/reviews.h"
 #include "fakekube/http/table.h"
@@ -821,8 +822,12 @@ Json versionDocument() {
 
 }  // namespace
 
-RestHandler::RestHandler(ApiServer& server, std::string serverAddress, Network* network)
-    : server_(server), serverAddress_(std::move(serverAddress)), network_(network) {}
+RestHandler::RestHandler(ApiServer& server, std::string serverAddress, Network* network,
+                         ContainerLogs* containerLogs)
+    : server_(server),
+      serverAddress_(std::move(serverAddress)),
+      network_(network),
+      containerLogs_(containerLogs) {}
 
 RestResponse RestHandler::errorResponse(const Status& status) {
   RestResponse response = jsonResponse(status.code, status.toJson());
@@ -892,6 +897,7 @@ RestResponse RestHandler::handle(const RestRequest& request) {
     return read ? jsonResponse(200, *resources) : methodNotAllowed();
   }
   if (isProxyPath(s)) return proxyRequest(server_, network_, request);
+  if (isPodLogPath(s)) return podLogRequest(server_, containerLogs_, request, s);
   if (auto review = handleReview(server_, request, s)) return std::move(*review);
   auto target = resolveTarget(server_, s);
   if (!target) return notFound();

@@ -11,6 +11,7 @@
 //               apply-patch+yaml), DELETE (DeleteOptions in the body or the query)
 //   …/status    GET, PUT, PATCH      namespaces/<n>/finalize PUT      pods/<n>/binding POST
 //   services/<n>[:<port>]/proxy/…, pods/<n>[:<port>]/proxy/…   any method (proxy.h)
+//   pods/<n>/log   GET, the container's log, whole or followed (pod_log.h)
 //
 // plus /version, /healthz, /readyz, /livez, discovery (discovery.h), OpenAPI v2 and v3
 // (openapi.h), and the reviews and token requests (reviews.h).
@@ -34,13 +35,16 @@
 
 namespace fakekube {
 
+class ContainerLogs;
 class Network;
 
 class RestHandler {
  public:
   // `serverAddress` ("host:port") is what /api reports as the address clients reach. `network`
-  // (optional) is what the services/pods proxy subresources reach (proxy.h).
-  RestHandler(ApiServer& server, std::string serverAddress, Network* network = nullptr);
+  // (optional) is what the services/pods proxy subresources reach (proxy.h); `containerLogs`
+  // (optional) what pods/log reads (pod_log.h).
+  RestHandler(ApiServer& server, std::string serverAddress, Network* network = nullptr,
+              ContainerLogs* containerLogs = nullptr);
 
   RestResponse handle(const RestRequest& request);
 
@@ -52,6 +56,7 @@ class RestHandler {
   ApiServer& server_;
   std::string serverAddress_;
   Network* network_ = nullptr;
+  ContainerLogs* containerLogs_ = nullptr;
 };
 
 }  // namespace fakekube

@@ -2,11 +2,12 @@
 // library.
 //
 // The transport (http_server.cpp, over cpp-httplib) decodes a request into a RestRequest, hands
-// it to the RestHandler, and writes the RestResponse back: a whole body, or for a watch a
-// WatchStream it drains chunk by chunk. Keeping the facade's logic behind these two structs keeps
-// the HTTP library out of every header but one .cpp file.
+// it to the RestHandler, and writes the RestResponse back: a whole body, or for a watch or a
+// followed log a ResponseStream it drains chunk by chunk. Keeping the facade's logic behind these
+// two structs keeps the HTTP library out of every header but one .cpp file.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -17,7 +18,21 @@
 
 namespace fakekube {
 
-class WatchStream;
+// A response body that arrives over time (a watch, a followed log): the transport pulls from it
+// on the connection's thread, and between reads checks that the client is still there.
+class ResponseStream {
+ public:
+  enum class Step {
+    Data,   // bytes were appended to `out`
+    Idle,   // nothing happened within `wait`
+    Ended,  // the stream is over and everything was written (`out` may hold the last bytes)
+  };
+  virtual ~ResponseStream() = default;
+  // Waits up to `wait` for more, then appends what there is. Only one thread reads a stream.
+  virtual Step read(std::string& out, std::chrono::milliseconds wait) = 0;
+  // Ends the stream (the client left or the server stops). Safe from any thread, more than once.
+  virtual void stop() = 0;
+};
 
 struct RestRequest {
   std::string method;  // "GET", "POST", ...
@@ -42,8 +57,9 @@ struct RestResponse {
   std::string contentType = "application/json";
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;
-  // Set for a watch: the response is 200 with a chunked body the transport pulls from here.
-  std::shared_ptr<WatchStream> stream;
+  // Set for a watch or a followed log: the response is 200 with a chunked body of contentType
+  // the transport pulls from here.
+  std::shared_ptr<ResponseStream> stream;
   // Set for a large list: the body is written piece by piece as the transport sends it (chunked),
   // so it is never held whole. Each call appends the next piece to `out`; false after the last.
   std::function<bool(std::string& out)> produce;

@@ -18,10 +18,11 @@
 #include <string>
 
 #include "fakekube/apiserver/watch.h"
+#include "fakekube/http/rest_types.h"
 
 namespace fakekube {
 
-class WatchStream {
+class WatchStream final : public ResponseStream {
  public:
   // Turns an event's object into what the client asked for (for ADDED/MODIFIED/DELETED/BOOKMARK;
   // ERROR objects are never passed to it).
@@ -32,17 +33,12 @@ class WatchStream {
   WatchStream(const WatchStream&) = delete;
   WatchStream& operator=(const WatchStream&) = delete;
 
-  enum class Step {
-    Data,   // events were appended to `out`
-    Idle,   // nothing happened within `wait`
-    Ended,  // the watch is over and everything was written (`out` may hold the last events)
-  };
-  // Waits up to `wait` for the next event, then appends it and everything else queued. Only one
-  // thread reads a stream.
-  Step read(std::string& out, std::chrono::milliseconds wait);
+  // Waits up to `wait` for the next event, then appends it and everything else queued (Data:
+  // events were appended; Ended: the watch is over). Only one thread reads a stream.
+  Step read(std::string& out, std::chrono::milliseconds wait) override;
 
   // Ends the stream (the client left or the server stops). Safe from any thread, more than once.
-  void stop();
+  void stop() override;
 
  private:
   void append(std::string& out, const WatchEvent& event);

@@ -296,5 +296,59 @@ spec:
             "widget-system");
 }
 
+// An install whose CRD is over 256 KiB (controller-gen's pod templates get there): client-side
+// apply cannot keep it in the last-applied annotation, as on a real cluster; --server-side can.
+TEST_F(KubectlBuiltinApiTest, ApplyKServerSideOfAnInstallWithALargeCrd) {
+  write("large/kustomization.yaml", "resources:\n- crd.yaml\n- manager.yaml\n");
+  std::string crd = R"yaml(
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: gadgets.example.com}
+spec:
+  group: example.com
+  names: {plural: gadgets, singular: gadget, kind: Gadget}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            description: DESCRIPTION
+            properties:
+              size: {type: integer}
+)yaml";
+  crd.replace(crd.find("DESCRIPTION"), 11, std::string(300 * 1024, 'x'));
+  write("large/crd.yaml", crd);
+  write("large/manager.yaml", R"yaml(
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: gadget-controller, namespace: default}
+spec:
+  selector: {matchLabels: {app: gadget-controller}}
+  template:
+    metadata: {labels: {app: gadget-controller}}
+    spec:
+      containers: [{name: manager, image: example.com/gadget-controller:v1}]
+)yaml");
+  RunResult clientSide = kubectl({"apply", "-k", dir.path() + "/large"});
+  EXPECT_NE(clientSide.exitCode, 0);
+  EXPECT_THAT(clientSide.err, HasSubstr("metadata.annotations: Too long: must have at most "
+                                        "262144 bytes"));
+  std::string out = ok({"apply", "--server-side", "-k", dir.path() + "/large"});
+  EXPECT_THAT(out, HasSubstr("customresourcedefinition.apiextensions.k8s.io/gadgets.example.com "
+                             "serverside-applied"));
+  EXPECT_THAT(out, HasSubstr("deployment.apps/gadget-controller serverside-applied"));
+  ok({"wait", "--for=condition=Established", "crd/gadgets.example.com", "--timeout=30s"});
+  EXPECT_EQ(ok({"apply", "-f", "-"}, R"({"apiVersion": "example.com/v1", "kind": "Gadget",
+       "metadata": {"name": "g1", "namespace": "default"}, "spec": {"size": 3}})"),
+            "gadget.example.com/g1 created\n");
+  EXPECT_EQ(ok({"get", "gadget", "g1", "-o", "jsonpath={.spec.size}"}), "3");
+}
+
 }  // namespace
 }  // namespace fakekube::e2e

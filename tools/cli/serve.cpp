@@ -154,6 +154,7 @@ int runServe(const ServeOptions& options) {
   httpOptions.port = port;
   httpOptions.bearerToken = options.token;
   httpOptions.network = &cluster.network();
+  httpOptions.containerLogs = &cluster.containerLogs();
   // /metrics: the API server's request metrics, then the controllers' (controller-runtime's
   // names), as a kube-apiserver, a controller manager and the KubeRay operator would each serve
   // theirs.

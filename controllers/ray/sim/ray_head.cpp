@@ -371,12 +371,30 @@ class RayHeadProcess final : public Process {
     context->setReady(false);
     state_ = std::make_shared<HeadState>(options_, context);
     const RayHeadPorts ports = rayHeadPorts(BehaviorRegistry::commandLine(context->container()));
+    // What `ray start --head --block` prints: the node's IP at once, the rest once it runs.
+    context->print("Usage stats collection is disabled.\n\nLocal node IP: " + context->podIp());
     std::weak_ptr<HeadState> weak = state_;
     std::weak_ptr<ProcessContext> weakContext = context;
     context->after(options_.startupDelay, [weak, weakContext, ports] {
       auto c = weakContext.lock();
       auto state = weak.lock();
       if (!c || !state) return;
+      const std::string& ip = c->podIp();
+      c->print(fmt::format(
+          "\n--------------------\nRay runtime started.\n--------------------\n\n"
+          "Next steps\n"
+          "  To add another node to this Ray cluster, run\n"
+          "    ray start --address='{0}:{1}'\n\n"
+          "  To submit a Ray job using the Ray Jobs CLI:\n"
+          "    RAY_ADDRESS='http://{0}:{2}' ray job submit --working-dir . -- python "
+          "my_script.py\n\n"
+          "  To monitor and debug Ray, view the dashboard at \n"
+          "    {0}:{2}\n\n"
+          "  If connection to the dashboard fails, check your firewall settings and network "
+          "configuration.\n"
+          "--block\n"
+          "  This command will now block forever until terminated by a signal.",
+          ip, ports.gcs, ports.dashboard));
       c->listen(ports.gcs, [](const HttpRequest&) { return textAnswer(200, "GCS is alive"); });
       c->listen(ports.client,
                 [](const HttpRequest&) { return textAnswer(200, "Ray client server"); });

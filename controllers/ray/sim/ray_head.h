@@ -5,6 +5,9 @@
 // listens on the pod IP at the GCS port (`--port`, else 6379), the dashboard port
 // (`--dashboard-port`, else 8265) and the ports below of the in-process network (network.h) and
 // becomes ready; until then every port refuses connections, as a head that is still starting.
+// Its log (`kubectl logs`) holds what `ray start --head --block` prints: "Local node IP: <pod IP>"
+// at start, then "Ray runtime started.", the `ray start --address='<ip>:<gcs port>'` hint and the
+// dashboard's address once it listens.
 //
 // The dashboard serves (paths as Ray's dashboard, bodies JSON unless said otherwise):
 //   GET    /api/gcs_healthz          200 "success" (text)

@@ -21,6 +21,8 @@ struct Address {
   std::string host;
   int port = kDefaultDashboardPort;
   std::string shown;  // as given, for messages
+
+  std::string url() const { return fmt::format("http://{}:{}", host, port); }
 };
 
 // http://HOST[:PORT][/...] or HOST[:PORT].
@@ -149,6 +151,7 @@ class CliProgram : public std::enable_shared_from_this<CliProgram> {
   }
 
   void print(std::string line) {
+    context_->print(line);
     if (!options_.output) return;
     const Json& pod = context_->pod();
     options_.output({meta::namespace_(pod), meta::name(pod),
@@ -331,6 +334,8 @@ class CliProgram : public std::enable_shared_from_this<CliProgram> {
       done(1);
       return;
     }
+    // Every `ray job` command says where it goes first.
+    run.print(call, fmt::format("Job submission server address: {}", address->url()));
     std::string id = args.positional.empty() ? "" : args.positional[0];
     if (verb == "status") {
       auto answer = dashboard(run, call, *address, HttpRequest{.path = "/api/jobs/" + id});
@@ -436,15 +441,14 @@ class CliProgram : public std::enable_shared_from_this<CliProgram> {
     run.print(call, "-------------------------------------------------------");
     run.print(call, fmt::format("Job '{}' submitted successfully", submitted));
     run.print(call, "-------------------------------------------------------");
-    if (args.flags.contains("--no-wait")) {
-      run.print(call, "Next steps");
-      run.print(call, fmt::format("  Query the logs of the job:\n    ray job logs {}", submitted));
-      run.print(call,
-                fmt::format("  Query the status of the job:\n    ray job status {}", submitted));
-      run.print(call,
-                fmt::format("  Request the job to be stopped:\n    ray job stop {}", submitted));
-      return done(0);
-    }
+    run.print(call, "Next steps");
+    run.print(call, fmt::format("  Query the logs of the job:\n    ray job logs {}", submitted));
+    run.print(call,
+              fmt::format("  Query the status of the job:\n    ray job status {}", submitted));
+    run.print(call,
+              fmt::format("  Request the job to be stopped:\n    ray job stop {}", submitted));
+    if (args.flags.contains("--no-wait")) return done(0);
+    run.print(call, "Tailing logs until the job exits (disable with --no-wait):");
     auto printed = std::make_shared<std::size_t>(0);
     follow(run.shared_from_this(), call, address, submitted, printed, std::move(done));
   }
@@ -551,6 +555,7 @@ class GcsWaiter : public std::enable_shared_from_this<GcsWaiter> {
   }
 
   void print(std::string line) {
+    context_->print(line);
     if (!options_.output) return;
     const Json& pod = context_->pod();
     options_.output({meta::namespace_(pod), meta::name(pod),

@@ -32,8 +32,13 @@
 // command names), printing KubeRay's "N seconds elapsed: Waiting for GCS to be ready." until GCS
 // answers, then "GCS is ready." and exit 0.
 //
-// What the scripts print goes to Options::output, with the pod and container it came from, so
-// a test can read a submitter's transcript (the kubelet simulation keeps no container logs).
+// What the scripts print goes to the container's log (ProcessContext::print, what `kubectl logs`
+// shows), as Ray's CLI words it: every `ray job` command first prints "Job submission server
+// address: URL"; `submit` then "Job 'ID' submitted successfully" between dashes and the next
+// steps, and without --no-wait "Tailing logs until the job exits (disable with --no-wait):" and
+// what `logs --follow` prints: the job's log lines, then "Job 'ID' succeeded" / "failed" / "was
+// stopped" between dashes. Each line also goes to Options::output, with the pod and
+// container it came from, so a test can read a submitter's transcript with its times.
 #pragma once
 
 #include <functional>

@@ -6,13 +6,28 @@
 
 namespace fakekube::ray {
 
+namespace {
+
+// A worker's `ray start --address=... --block`: runs until stopped, printing what Ray prints.
+ProcessFactory rayWorker() {
+  return behavior::fromFunction([](const std::shared_ptr<ProcessContext>& context) {
+    context->print("Local node IP: " + context->podIp() +
+                   "\n\n--------------------\nRay runtime started.\n--------------------\n\n"
+                   "To terminate the Ray runtime, run\n  ray stop\n"
+                   "--block\n"
+                   "  This command will now block forever until terminated by a signal.");
+  });
+}
+
+}  // namespace
+
 void addRayBehaviors(BehaviorRegistry& registry, RaySimulationOptions options) {
   registry.on(
       [](const Json&, const Json& container, bool init) {
         return !init &&
                BehaviorRegistry::commandLine(container).find("ray start") != std::string::npos;
       },
-      behavior::runForever());
+      rayWorker());
   registry.on(
       [](const Json&, const Json& container, bool init) {
         const std::string line = BehaviorRegistry::commandLine(container);

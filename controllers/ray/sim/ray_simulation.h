@@ -6,8 +6,10 @@
 //   cluster.start();
 //
 // It adds, for the containers KubeRay creates (matched by their command lines and names):
-//   `ray start --head ...`                 the Ray head (ray_head.h): GCS, dashboard, Jobs API
-//   `ray start --address=...`              a worker: runs until stopped
+//   `ray start --head ...`                 the Ray head (ray_head.h): GCS, dashboard, Jobs API,
+//                                          and what `ray start --head` prints in its log
+//   `ray start --address=...`              a worker: runs until stopped (printing what Ray
+//                                          prints when a node starts)
 //   init container `wait-gcs-ready`, or an init container running `ray health-check`
 //                                          waits for GCS (ray_job_cli.h)
 //   container `ray-job-submitter`, or any container whose command runs `ray job ...`

@@ -69,6 +69,36 @@ TEST_F(SubmitterJobTest, TheSubmitterCompletesWhenTheRayJobSucceeds) {
   EXPECT_THAT(lines, Not(Contains(HasSubstr("Job status for"))));
 }
 
+// What `kubectl logs` shows: the submitter's container log, as Ray's CLI prints it, and the
+// head's, as `ray start --head` prints it.
+TEST_F(SubmitterJobTest, TheSubmitterAndTheHeadLogWhatRayPrints) {
+  entrypoints->onCommand("train.py", {.duration = seconds(5), .logLines = {"training"}});
+  Json head = startHead("demo");
+  Json rayJob = rayJobFor("demo", "demo-job-fghij", "python /app/train.py");
+  create(kJobs, submitterJob("demo-job", rayJob));
+  ASSERT_TRUE(runUntilJob("Complete"));
+  auto names = submitterPodNames();
+  ASSERT_EQ(names.size(), 1u);
+  auto log = cluster->podLogs().read("default", names[0], {});
+  ASSERT_TRUE(log.has_value()) << log.error().str();
+  const std::string address =
+      "Job submission server address: http://demo-head-svc.default.svc.cluster.local:8265\n";
+  EXPECT_THAT(*log, HasSubstr(address + "-------------------------------------------------------\n"
+                                        "Job 'demo-job-fghij' submitted successfully\n"));
+  EXPECT_THAT(*log, HasSubstr("Next steps\n  Query the logs of the job:\n    ray job logs "
+                              "demo-job-fghij\n"));
+  EXPECT_THAT(*log, HasSubstr("training\n-----------------------------------\n"
+                              "Job 'demo-job-fghij' succeeded\n"));
+
+  const std::string ip = head["status"]["podIP"];
+  auto headLog = cluster->podLogs().read("default", meta::name(head), {});
+  ASSERT_TRUE(headLog.has_value()) << headLog.error().str();
+  EXPECT_THAT(*headLog, HasSubstr("Local node IP: " + ip + "\n"));
+  EXPECT_THAT(*headLog, HasSubstr("Ray runtime started.\n"));
+  EXPECT_THAT(*headLog, HasSubstr("ray start --address='" + ip + ":6379'\n"));
+  EXPECT_THAT(*headLog, HasSubstr("view the dashboard at \n    " + ip + ":8265\n"));
+}
+
 TEST_F(SubmitterJobTest, TheSubmitterWaitsEveryTwoSecondsForTheDashboard) {
   create(kServices, headService("demo"));
   Json rayJob = rayJobFor("demo", "demo-job-fghij", "sleep 1");

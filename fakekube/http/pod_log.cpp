@@ -1,0 +1,124 @@
+#include "fakekube/http/pod_log.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+
+#include "fakekube/cluster/pod_logs.h"
+#include "fakekube/http/rest_handler.h"
+
+namespace fakekube {
+
+namespace {
+
+// Go's strconv.ParseBool, as the API server decodes boolean parameters.
+Result<bool> boolParam(const RestRequest& request, const char* name) {
+  auto value = request.param(name);
+  if (!value) return false;
+  const std::string& v = *value;
+  if (v == "1" || v == "t" || v == "T" || v == "true" || v == "TRUE" || v == "True") return true;
+  if (v == "0" || v == "f" || v == "F" || v == "false" || v == "FALSE" || v == "False" ||
+      v.empty()) {
+    return false;
+  }
+  return tl::unexpected(Status::badRequest(fmt::format(
+      "invalid value for {}: strconv.ParseBool: parsing {}: invalid syntax", name, goQuote(v))));
+}
+
+Result<std::optional<std::int64_t>> intParam(const RestRequest& request, const char* name) {
+  auto value = request.param(name);
+  if (!value || value->empty()) return std::optional<std::int64_t>();
+  std::int64_t n = 0;
+  auto [end, ec] = std::from_chars(value->data(), value->data() + value->size(), n);
+  if (ec != std::errc() || end != value->data() + value->size()) {
+    return tl::unexpected(Status::badRequest(
+        fmt::format("invalid value for {}: strconv.ParseInt: parsing {}: invalid syntax", name,
+                    goQuote(*value))));
+  }
+  return std::optional<std::int64_t>(n);
+}
+
+Result<PodLogOptions> podLogOptions(const RestRequest& request) {
+  PodLogOptions options;
+  options.container = request.param("container").value_or("");
+  for (auto [name, field] :
+       {std::pair{"follow", &options.follow}, std::pair{"previous", &options.previous},
+        std::pair{"timestamps", &options.timestamps}}) {
+    auto value = boolParam(request, name);
+    if (!value) return tl::unexpected(value.error());
+    *field = *value;
+  }
+  for (auto [name, field] : {std::pair{"tailLines", &options.tailLines},
+                             std::pair{"sinceSeconds", &options.sinceSeconds},
+                             std::pair{"limitBytes", &options.limitBytes}}) {
+    auto value = intParam(request, name);
+    if (!value) return tl::unexpected(value.error());
+    *field = *value;
+  }
+  if (auto since = request.param("sinceTime"); since && !since->empty()) {
+    TimePoint t;
+    if (!parseRfc3339(*since, &t)) {
+      return tl::unexpected(
+          Status::badRequest(fmt::format("invalid value for sinceTime: parsing time {} as "
+                                         "\"2006-01-02T15:04:05Z07:00\": cannot parse",
+                                         goQuote(*since))));
+    }
+    options.sinceTime = t;
+  }
+  return options;
+}
+
+// A followed log as the body of the response.
+class LogStream final : public ResponseStream {
+ public:
+  explicit LogStream(std::shared_ptr<ContainerLogs::LogReader> reader)
+      : reader_(std::move(reader)) {}
+  ~LogStream() override { reader_->stop(); }
+
+  Step read(std::string& out, std::chrono::milliseconds wait) override {
+    switch (reader_->read(out, wait)) {
+      case ContainerLogs::LogReader::Step::Data:
+        return Step::Data;
+      case ContainerLogs::LogReader::Step::Idle:
+        return Step::Idle;
+      case ContainerLogs::LogReader::Step::Ended:
+        break;
+    }
+    return Step::Ended;
+  }
+  void stop() override { reader_->stop(); }
+
+ private:
+  std::shared_ptr<ContainerLogs::LogReader> reader_;
+};
+
+}  // namespace
+
+bool isPodLogPath(const std::vector<std::string>& s) {
+  return s.size() == 7 && s[0] == "api" && s[1] == "v1" && s[2] == "namespaces" && s[4] == "pods" &&
+         s[6] == "log";
+}
+
+RestResponse podLogRequest(ApiServer& server, ContainerLogs* logs, const RestRequest& request,
+                           const std::vector<std::string>& s) {
+  if (request.method != "GET" && request.method != "HEAD") {
+    return RestHandler::errorResponse(
+        Status::generic(405, "MethodNotAllowed",
+                        "the server does not allow this method on the requested resource"));
+  }
+  auto options = podLogOptions(request);
+  if (!options) return RestHandler::errorResponse(options.error());
+  PodLogs podLogs(server, logs);
+  auto reader = podLogs.open(s[3], s[5], *options);
+  if (!reader) return RestHandler::errorResponse(reader.error());
+  RestResponse response;
+  response.contentType = "text/plain";
+  if (options->follow) {
+    response.stream = std::make_shared<LogStream>(std::move(*reader));
+  } else {
+    response.body = (*reader)->readAll();
+  }
+  return response;
+}
+
+}  // namespace fakekube
