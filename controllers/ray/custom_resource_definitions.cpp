@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "fakekube/api/object_meta.h"
 #include "fakekube/api/resources.h"
 #include "fakekube/api/yaml.h"
 #include "fakekube/client/client.h"
@@ -271,19 +272,32 @@ Json rayClusterSchema() {
 
 }  // namespace
 
+// The definitions are read from their YAML once per process: every start of the operator asks
+// for them (installCustomResourceDefinitions), and reading the YAML cost more than the rest of
+// a start (a crash-point enumeration starts the operator a few hundred times).
 Json rayClusterCustomResourceDefinition() {
-  return withSchema(parse(kRayClusterDefinition), rayClusterSchema());
+  static const Json definition = withSchema(parse(kRayClusterDefinition), rayClusterSchema());
+  return definition;
 }
 
 Json rayJobCustomResourceDefinition() {
-  Json schema = parse(kRayJobSchema);
-  schema["properties"]["spec"]["properties"]["rayClusterSpec"] = parse(kRayClusterSpecSchema);
-  schema["properties"]["status"]["properties"]["rayClusterStatus"] = parse(kRayClusterStatusSchema);
-  return withSchema(parse(kRayJobDefinition), std::move(schema));
+  static const Json definition = [] {
+    Json schema = parse(kRayJobSchema);
+    schema["properties"]["spec"]["properties"]["rayClusterSpec"] = parse(kRayClusterSpecSchema);
+    schema["properties"]["status"]["properties"]["rayClusterStatus"] =
+        parse(kRayClusterStatusSchema);
+    return withSchema(parse(kRayJobDefinition), std::move(schema));
+  }();
+  return definition;
 }
 
 Result<void> installCustomResourceDefinitions(Client& client) {
   for (Json definition : {rayClusterCustomResourceDefinition(), rayJobCustomResourceDefinition()}) {
+    // Asked first: a create of an existing definition is refused only after the server compiled
+    // its schemas, which is most of what a restart of the operator costs.
+    auto existing = client.get(kCustomResourceDefinitions, "", meta::name(definition));
+    if (existing) continue;
+    if (!isNotFound(existing.error())) return tl::unexpected(existing.error());
     auto created = client.create(kCustomResourceDefinitions, std::move(definition));
     if (!created && !isAlreadyExists(created.error())) return tl::unexpected(created.error());
   }

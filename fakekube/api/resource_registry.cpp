@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <mutex>
 #include <nlohmann/json.hpp>
+#include <unordered_map>
 
 #include "fakekube/api/builtin_resources.h"
 #include "fakekube/api/object_meta.h"
@@ -16,6 +18,38 @@ std::string lower(std::string_view s) {
   std::string out(s);
   for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
+}
+
+// StructuralSchema::compile, remembered per process by the schema's text and field. Compiling
+// is the dearest part of serving a definition, and the same definitions are served again and
+// again: by every TestCluster of a crash-point enumeration (a few hundred servers a second), and
+// to every operator that creates the definitions it ships at each start. A compiled schema is
+// immutable, so servers share it.
+std::shared_ptr<const StructuralSchema> compileSchema(const Json& openAPIV3Schema,
+                                                      const std::string& field,
+                                                      FieldErrors& errors) {
+  struct Compiled {
+    std::shared_ptr<const StructuralSchema> schema;
+    FieldErrors errors;
+  };
+  static std::mutex mu;
+  static std::unordered_map<std::string, Compiled> compiled;
+  constexpr std::size_t kMaxRemembered = 256;
+  std::string key = field + '\n' + openAPIV3Schema.dump();
+  {
+    std::lock_guard lock(mu);
+    if (auto it = compiled.find(key); it != compiled.end()) {
+      errors.insert(errors.end(), it->second.errors.begin(), it->second.errors.end());
+      return it->second.schema;
+    }
+  }
+  Compiled fresh;
+  fresh.schema = StructuralSchema::compile(openAPIV3Schema, field, fresh.errors);
+  errors.insert(errors.end(), fresh.errors.begin(), fresh.errors.end());
+  auto schema = fresh.schema;
+  std::lock_guard lock(mu);
+  if (compiled.size() < kMaxRemembered) compiled.emplace(std::move(key), std::move(fresh));
+  return schema;
 }
 
 }  // namespace
@@ -195,7 +229,7 @@ Result<ResourceInfo> ResourceRegistry::fromCustomResourceDefinition(const Json& 
       if (served) info.versions.push_back(vname);
       const Json* schema = v.is_object() && v.contains("schema") ? &v["schema"] : nullptr;
       if (schema != nullptr && schema->is_object() && schema->contains("openAPIV3Schema")) {
-        auto compiled = StructuralSchema::compile(
+        auto compiled = compileSchema(
             (*schema)["openAPIV3Schema"],
             "spec.versions[" + std::to_string(i) + "].schema.openAPIV3Schema", errors);
         if (compiled) info.schemas.emplace_back(vname, std::move(compiled));

@@ -190,6 +190,9 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
     std::size_t nextInit = 0;
     bool initFailed = false;
     bool finished = false;  // terminal: processes stopped, IP released
+    // The terminal status, until a write of it succeeded (a 409 retries it on a fresher pod;
+    // the run itself is over and computes nothing new).
+    std::optional<Json> unsavedFinalStatus;
     bool deleting = false;
     TimePoint deleteAt{};
   };
@@ -749,6 +752,12 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
 
   // --- the reconcile ---
 
+  void markFinalStatusSaved(const std::string& uid) {
+    std::lock_guard lock(mu_);
+    auto it = runs_.find(uid);
+    if (it != runs_.end()) it->second->unsavedFinalStatus.reset();
+  }
+
   ReconcileOutcome reconcile(const ReconcileRequest& request) {
     std::unique_lock lock(mu_);
     if (shutDown_) return ReconcileResult{};
@@ -806,7 +815,17 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
       releaseIp(run);
       return ReconcileResult{};
     }
-    if (run.finished) return ReconcileResult{};
+    if (run.finished) {
+      if (!run.unsavedFinalStatus) return ReconcileResult{};
+      Json updated = pod;
+      updated["status"] = *run.unsavedFinalStatus;
+      const std::string uid = run.uid;
+      lock.unlock();
+      auto written = manager_.client().updateStatus(kPods, std::move(updated));
+      if (!written && !isNotFound(written.error())) return reconcileError(written.error());
+      markFinalStatusSaved(uid);
+      return ReconcileResult{};
+    }
 
     step(run, pod, now);
     Json status = statusOf(run, pod, now);
@@ -815,9 +834,12 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
       killAll(run);
       run.finished = true;
       releaseIp(run);
+      run.unsavedFinalStatus = status;
     }
     std::optional<TimePoint> wake = nextWake(run, now);
     const bool changed = !pod.contains("status") || pod["status"] != status;
+    const bool finished = run.finished;
+    const std::string uid = run.uid;
     lock.unlock();
 
     if (changed) {
@@ -829,6 +851,7 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
         return reconcileError(written.error());  // 409: again, on a fresher cache
       }
     }
+    if (finished) markFinalStatusSaved(uid);
     return wake ? ReconcileResult{*wake - now} : ReconcileResult{};
   }
 

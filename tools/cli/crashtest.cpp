@@ -28,7 +28,9 @@
 #include <chrono>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -68,16 +70,22 @@ std::string fieldText(const Json& value) {
   return value.is_string() ? value.get<std::string>() : value.dump();
 }
 
-// Does the condition hold on the server; `seen` says what it found otherwise.
-bool holds(ApiServer& server, const Condition& c, std::string* seen) {
-  const auto info = server.registry().resolve(c.resource);
-  if (!info) {
-    *seen = fmt::format("{}: the kind is not served", c.text);
-    return false;
+// Does the condition hold on the server; `seen` says what it found otherwise. `resolved` keeps
+// what the condition's resource named once it was served (the goal is checked after every task
+// of every run, and the files' definitions are the same in every run).
+bool holds(ApiServer& server, const Condition& c, std::optional<GroupVersionResource>& resolved,
+           std::string* seen) {
+  if (!resolved) {
+    const auto info = server.registry().resolve(c.resource);
+    if (!info) {
+      *seen = fmt::format("{}: the kind is not served", c.text);
+      return false;
+    }
+    resolved = info->gvr();
   }
-  auto object = server.get(info->gvr(), c.namespace_, c.name);
+  auto object = server.get(*resolved, c.namespace_, c.name);
   if (!object) {
-    *seen = fmt::format("{} {}/{}: not found", info->resource, c.namespace_, c.name);
+    *seen = fmt::format("{} {}/{}: not found", resolved->resource, c.namespace_, c.name);
     return false;
   }
   const Json* value = findField(**object, c.path);
@@ -85,18 +93,21 @@ bool holds(ApiServer& server, const Condition& c, std::string* seen) {
   for (const auto& v : c.values) {
     if (value != nullptr && text == v) return true;
   }
-  *seen = fmt::format("{} {}/{}: {} is \"{}\"", info->resource, c.namespace_, c.name, c.path, text);
+  *seen =
+      fmt::format("{} {}/{}: {} is \"{}\"", resolved->resource, c.namespace_, c.name, c.path, text);
   return false;
 }
 
 Expectation allHold(std::vector<Condition> conditions, std::string description) {
-  return Expectation(std::move(description),
-                     [conditions = std::move(conditions)](ApiServer& server, std::string* seen) {
-                       for (const auto& c : conditions) {
-                         if (!holds(server, c, seen)) return false;
-                       }
-                       return true;
-                     });
+  auto resolved =
+      std::make_shared<std::vector<std::optional<GroupVersionResource>>>(conditions.size());
+  return Expectation(std::move(description), [conditions = std::move(conditions), resolved](
+                                                 ApiServer& server, std::string* seen) {
+    for (std::size_t i = 0; i < conditions.size(); ++i) {
+      if (!holds(server, conditions[i], (*resolved)[i], seen)) return false;
+    }
+    return true;
+  });
 }
 
 // The field a KIND/NAME=VALUE condition reads for a kind, "" when the kind has none.

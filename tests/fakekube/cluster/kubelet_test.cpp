@@ -123,6 +123,35 @@ TEST_F(KubeletTest, ExitOneWithRestartPolicyNeverFailsThePod) {
   EXPECT_EQ(kubelet->runningProcesses(), 0u);
 }
 
+// The write of the terminal status meets a 409 (the kubelet's cached pod was behind): the
+// kubelet writes that status again on the fresher pod, though the run itself is over. Before,
+// the retry found the run finished and wrote nothing, and the pod stayed Running for good.
+TEST_F(KubeletTest, AConflictOnTheTerminalStatusWriteIsRetried) {
+  struct ConflictOnce final : Interceptor {
+    int conflicts = 0;
+    std::optional<Status> before(const Request& r) override {
+      if (r.verb != Verb::Update || r.resource.resource != "pods" || r.subresource != "status" ||
+          r.body == nullptr || conflicts > 0) {
+        return std::nullopt;
+      }
+      const Json& status = r.body->value("status", Json::object());
+      if (status.value("phase", "") != "Failed") return std::nullopt;
+      ++conflicts;
+      return Status::conflictModified({"", "pods"}, r.name);
+    }
+  };
+  auto conflictOnce = std::make_shared<ConflictOnce>();
+  server->addInterceptor(conflictOnce);
+  runPod("job", "job:fail", "Never");
+  run(seconds(10));
+  server->removeInterceptor(conflictOnce.get());
+  EXPECT_EQ(conflictOnce->conflicts, 1);
+  Json p = pod("job");
+  EXPECT_EQ(p["status"]["phase"], "Failed");
+  EXPECT_EQ(containerStatus(p, "main")["state"]["terminated"]["exitCode"], 1);
+  EXPECT_EQ(containerStatus(p, "main")["state"]["terminated"]["finishedAt"], at(seconds(4)));
+}
+
 TEST_F(KubeletTest, ExitZeroWithRestartPolicyNeverSucceeds) {
   runPod("job", "job:ok", "Never");
   run(seconds(4));
