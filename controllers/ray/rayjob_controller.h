@@ -70,9 +70,10 @@
 // runs beside the Ray head in the head pod; the cluster gets
 // ray.io/disable-provisioned-head-restart and a head restartPolicy Never; the submitter's
 // terminated state on the head pod stands for the Job's conditions). The SidecarSubmitterRestart
-// feature gate is off. In the simulation a sidecar cannot finish its run yet: the in-process
-// network does not resolve a pod's own 127.0.0.1, where the sidecar's script looks for the
-// dashboard, so only SidecarMode's construction is exercised by the tests.
+// feature gate is off. In the simulation the sidecar's script reaches the head's dashboard on the
+// pod's own 127.0.0.1 (the network resolves a pod's loopback to its own listeners), so
+// SidecarMode runs to Complete / Failed as upstream (tests/controllers/ray/
+// rayjob_sidecar_mode_test.cpp).
 //
 // Not modelled: batch schedulers (Volcano, Kueue's gang scheduling), metrics, token auth.
 #pragma once

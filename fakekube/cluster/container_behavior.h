@@ -11,7 +11,8 @@
 //                           `kubectl logs` reads it, container_logs.h)
 //   pod(), container(), podIp(), restartCount(), now(), executor()
 //   listen(port, handler)   serve HTTP-shaped requests on (pod IP, port) until the process ends
-//   call(host, port, req)   reach another program by Service name, ClusterIP or pod IP (network.h)
+//   call(host, port, req)   reach another program by Service name, ClusterIP or pod IP, or one of
+//                           the pod's own containers on localhost (network.h)
 // The kubelet stops a process (Process::stop) when the pod is deleted or its node's pods are
 // evicted; after that, or after exit(), every context call does nothing (listen and call fail).
 // Calls from a process take effect in a task of their own, so a process may exit() inside start().
@@ -70,7 +71,8 @@ class ProcessContext {
   // Serves (pod IP, port) until the process ends. Fails when the address is in use or there is
   // no network.
   virtual NetworkResult<void> listen(int port, HttpHandler handler) = 0;
-  // Calls host:port from this pod (short Service names resolve in the pod's namespace).
+  // Calls host:port from this pod (short Service names resolve in the pod's namespace;
+  // localhost and 127.0.0.1 are this pod, whichever of its containers listens).
   virtual NetworkResult<HttpResponse> call(std::string_view host, int port,
                                            const HttpRequest& request) = 0;
 };

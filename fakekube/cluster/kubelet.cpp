@@ -284,7 +284,7 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
         return tl::unexpected(NetworkError{NetworkError::Kind::ConnectionRefused,
                                            "dial tcp: no network for this process"});
       }
-      return network_->call(ns_, host, port, request);
+      return network_->call(ns_, host, port, request, podIp_);
     }
 
     // The process ended (exit or kill): nothing it asks for happens any more.

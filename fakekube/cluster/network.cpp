@@ -34,6 +34,12 @@ bool isIpv4(std::string_view host) {
   return parts == 4;
 }
 
+// localhost or 127.0.0.0/8: the caller's own network namespace.
+bool isLoopback(std::string_view host) {
+  if (host.ends_with('.')) host.remove_suffix(1);
+  return host == "localhost" || (host.starts_with("127.") && isIpv4(host));
+}
+
 std::vector<std::string> split(std::string_view text, char separator) {
   std::vector<std::string> parts;
   std::size_t i = 0;
@@ -200,7 +206,15 @@ NetworkResult<std::string> Network::resolve(std::string_view host,
 }
 
 NetworkResult<HttpResponse> Network::call(std::string_view callerNamespace, std::string_view host,
-                                          int port, const HttpRequest& request) {
+                                          int port, const HttpRequest& request,
+                                          std::string_view callerPodIp) {
+  if (isLoopback(host)) {
+    const std::string shown = isIpv4(host) ? std::string(host) : "127.0.0.1";
+    if (callerPodIp.empty()) return tl::unexpected(refused(shown, port));
+    auto handler = handlerAt(std::string(callerPodIp), port);
+    if (handler == nullptr) return tl::unexpected(refused(shown, port));
+    return (*handler)(request);
+  }
   bool isName = false;
   auto service = serviceFor(host, callerNamespace, &isName);
   Target target;

@@ -11,6 +11,10 @@
 //                        the Service; no such Service is "no such host"
 //   a Service's ClusterIP    the Service
 //   any other IP             a pod IP: the listener on (ip, port), or "connection refused"
+//   localhost, 127.x.y.z     the caller's own pod (its containers share one network namespace, so
+//                            a sidecar reaches the main container on 127.0.0.1); a caller that
+//                            names no pod (the API server's proxy, an operator) gets "connection
+//                            refused", as its own loopback has nothing of the cluster's
 // A Service forwards port -> targetPort (a number, or a container port name looked up in the
 // pod) to one of its endpoints: pods in its namespace that its selector matches, Ready (or any,
 // with publishNotReadyAddresses), not being deleted, with a pod IP and a listener on the target
@@ -87,9 +91,11 @@ class Network {
   // IP literal or a headless Service.
   NetworkResult<std::string> resolve(std::string_view host, std::string_view callerNamespace);
 
-  // Sends `request` to host:port, as a pod in `callerNamespace` would.
+  // Sends `request` to host:port, as a pod in `callerNamespace` would; `callerPodIp` is that pod's
+  // IP (empty: a caller outside any pod), where its loopback addresses lead.
   NetworkResult<HttpResponse> call(std::string_view callerNamespace, std::string_view host,
-                                   int port, const HttpRequest& request);
+                                   int port, const HttpRequest& request,
+                                   std::string_view callerPodIp = {});
 
  private:
   struct Target {

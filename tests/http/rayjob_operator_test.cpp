@@ -1,22 +1,38 @@
 // The RayJob controller end to end: `kubectl apply` of KubeRay's RayJob samples against `fakekube
-// serve` (real threads, real clock; the operator in process reaching each head's dashboard
-// through the cluster's network), and the API server's service proxy in front of the dashboard.
+// serve` (real threads, real clock), every scenario in both places the operator runs:
+//   OperatorInsideServe    the operator in serve's process, reaching each head's dashboard
+//                          through the cluster's network
+//   OperatorOutOfProcess   `fakekube operator --kubeconfig` in a second process against
+//                          `fakekube serve --controllers <the cluster's, no Ray ones>`: informers
+//                          over REST, dashboards through the API server's service proxy
+// Timing: entrypoints are the simulation's (1 s for the sample's python, `sleep N`), TTLs and
+// deadlines a few seconds; every wait is bounded and polls, nothing sleeps a fixed time.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <time.h>
 
+#include <chrono>
 #include <fstream>
+#include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 
 #include "fakekube/api/json.h"
+#include "fakekube/client/kubeconfig.h"
+#include "fakekube/client/rest_client.h"
+#include "fakekube/sim/clock.h"
 #include "tests/http/serve_fixture.h"
 
 namespace fakekube::e2e {
 namespace {
 
+using std::chrono::seconds;
 using ::testing::HasSubstr;
 using ::testing::MatchesRegex;
+
+const GroupVersionResource kRayClusters{"ray.io", "v1", "rayclusters"};
 
 std::string readManifest(const std::string& name) {
   std::ifstream in(std::string(FAKEKUBE_SOURCE_DIR) + "/tests/http/manifests/" + name);
@@ -27,25 +43,85 @@ std::string readManifest(const std::string& name) {
 
 std::string replaced(std::string text, const std::string& from, const std::string& to) {
   const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << "the manifest has no \"" << from << "\"";
   if (at != std::string::npos) text.replace(at, from.size(), to);
   return text;
 }
 
-class RayJobServeTest : public KubectlTest {
+// Polls `done` every 100 ms until it holds or `limit` passed.
+bool pollUntil(std::chrono::seconds limit, const std::function<bool()>& done) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    struct timespec interval = {0, 100'000'000};
+    nanosleep(&interval, nullptr);
+  }
+  return true;
+}
+
+enum class OperatorPlacement { InsideServe, OutOfProcess };
+
+std::string placementName(const ::testing::TestParamInfo<OperatorPlacement>& info) {
+  return info.param == OperatorPlacement::InsideServe ? "OperatorInsideServe"
+                                                      : "OperatorOutOfProcess";
+}
+
+// The cluster's controllers without the KubeRay ones.
+constexpr const char* kClusterControllers =
+    "gc,namespace,node-lifecycle,scheduler,kubelet,job,ttl-after-finished,replicaset,deployment,"
+    "endpoints,endpointslice,serviceaccount,statefulset,daemonset,cronjob,disruption";
+
+class RayJobServeTest : public KubectlTest,
+                        public ::testing::WithParamInterface<OperatorPlacement> {
  protected:
-  std::vector<std::string> serveArguments() override { return {"--nodes", "3"}; }
+  std::vector<std::string> serveArguments() override {
+    if (GetParam() == OperatorPlacement::InsideServe) return {"--nodes", "3"};
+    return {"--nodes", "3", "--controllers", kClusterControllers};
+  }
+  void SetUp() override {
+    KubectlTest::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
+    auto config = loadKubeconfig(serve->kubeconfig());
+    ASSERT_TRUE(config.has_value()) << config.error().message;
+    auto created = RestClient::create(*config);
+    ASSERT_TRUE(created.has_value()) << created.error().message;
+    rest = std::move(*created);
+    if (GetParam() == OperatorPlacement::OutOfProcess) {
+      rayOperator = std::make_unique<ChildProcess>(
+          std::vector<std::string>{FAKEKUBE_CLI, "operator", "--kubeconfig", serve->kubeconfig()});
+      auto line = rayOperator->readLine();
+      ASSERT_TRUE(line.has_value()) << rayOperator->readAllStderr();
+      ASSERT_THAT(*line, HasSubstr("fakekube operator: running against " + serve->url()));
+    }
+  }
+  void TearDown() override {
+    if (rayOperator) {
+      rayOperator->signal(SIGTERM);
+      EXPECT_EQ(rayOperator->wait(), 0) << "fakekube operator did not stop cleanly";
+    }
+    KubectlTest::TearDown();
+  }
+
   Json rayJob(const std::string& name) {
     return Json::parse(ok({"get", "rayjob", name, "-o", "json"}));
   }
+  void waitFor(const std::string& jsonpath, const std::string& object, const std::string& timeout) {
+    ok({"wait", "--for=jsonpath=" + jsonpath, object, "--timeout=" + timeout});
+  }
+  bool rayClusterExists(const std::string& name) {
+    return rest->get(kRayClusters, "default", name).has_value();
+  }
+
+  std::unique_ptr<RestClient> rest;
+  std::unique_ptr<ChildProcess> rayOperator;
 };
 
 // config/samples/ray-job.sample.yaml: Complete / SUCCEEDED; the dashboard, through the API
 // server's service proxy, lists the submission.
-TEST_F(RayJobServeTest, TheRayJobSampleCompletes) {
+TEST_P(RayJobServeTest, TheRayJobSampleCompletes) {
   EXPECT_THAT(ok({"apply", "-f", "-"}, readManifest("ray-job.sample.yaml")),
               HasSubstr("rayjob.ray.io/rayjob-sample created"));
-  ok({"wait", "--for=jsonpath={.status.jobDeploymentStatus}=Complete", "rayjob/rayjob-sample",
-      "--timeout=120s"});
+  waitFor("{.status.jobDeploymentStatus}=Complete", "rayjob/rayjob-sample", "120s");
   Json job = rayJob("rayjob-sample");
   EXPECT_EQ(job["status"]["jobStatus"], "SUCCEEDED");
   EXPECT_EQ(job["status"]["succeeded"], 1);
@@ -65,97 +141,119 @@ TEST_F(RayJobServeTest, TheRayJobSampleCompletes) {
   EXPECT_THAT(ok({"get", "rayjob", "rayjob-sample"}), HasSubstr("SUCCEEDED"));
 }
 
-// config/samples/ray-job.shutdown.yaml: the RayCluster goes ttlSecondsAfterFinished (10 s) after
-// endTime; the RayJob and the submitter Job stay.
-TEST_F(RayJobServeTest, TheShutdownSampleDeletesTheClusterAfterTheTtl) {
-  ok({"apply", "-f", "-"}, readManifest("ray-job.shutdown.yaml"));
-  ok({"wait", "--for=jsonpath={.status.jobDeploymentStatus}=Complete",
-      "rayjob/rayjob-sample-shutdown", "--timeout=120s"});
-  const std::string cluster =
-      rayJob("rayjob-sample-shutdown")["status"]["rayClusterName"].get<std::string>();
-  EXPECT_THAT(ok({"get", "raycluster", cluster, "-o", "name"}), HasSubstr(cluster));
-  ok({"wait", "--for=delete", "raycluster/" + cluster, "--timeout=60s"});
+// config/samples/ray-job.shutdown.yaml (ttlSecondsAfterFinished 5 instead of 10): the RayCluster
+// is there until endTime + 5 s and gone after; the RayJob and the submitter Job stay.
+TEST_P(RayJobServeTest, TheShutdownSampleDeletesTheClusterAfterTheTtl) {
+  constexpr seconds kTtl{5};
+  ok({"apply", "-f", "-"}, replaced(readManifest("ray-job.shutdown.yaml"),
+                                    "ttlSecondsAfterFinished: 10", "ttlSecondsAfterFinished: 5"));
+  waitFor("{.status.jobDeploymentStatus}=Complete", "rayjob/rayjob-sample-shutdown", "120s");
+  Json job = rayJob("rayjob-sample-shutdown");
+  const std::string cluster = job["status"]["rayClusterName"].get<std::string>();
+  TimePoint endTime;
+  ASSERT_TRUE(parseRfc3339(job["status"].value("endTime", ""), &endTime)) << job.dump();
+  // endTime has whole seconds: the real end is in [endTime, endTime + 1 s).
+  TimePoint lastSeen{};
+  TimePoint goneBy{};
+  ASSERT_TRUE(pollUntil(seconds(60), [&] {
+    const TimePoint asked = std::chrono::system_clock::now();
+    if (rayClusterExists(cluster)) {
+      lastSeen = asked;
+      return false;
+    }
+    goneBy = std::chrono::system_clock::now();
+    return true;
+  }));
+  ASSERT_NE(lastSeen, TimePoint{}) << "the RayCluster was gone when the RayJob was Complete";
+  // Still there (to the poll's granularity) at endTime + TTL, and not deleted before it.
+  EXPECT_GE(lastSeen, endTime + kTtl - seconds(1));
+  EXPECT_GE(goneBy, endTime + kTtl);
   EXPECT_EQ(ok({"get", "job", "rayjob-sample-shutdown", "-o", "jsonpath={.status.succeeded}"}),
             "1");
   EXPECT_EQ(rayJob("rayjob-sample-shutdown")["status"]["jobDeploymentStatus"], "Complete");
 }
 
 // A 48-character name: ValidationFailed.
-TEST_F(RayJobServeTest, A48CharacterNameIsValidationFailed) {
+TEST_P(RayJobServeTest, A48CharacterNameIsValidationFailed) {
   const std::string name(48, 'r');
   ok({"apply", "-f", "-"}, replaced(readManifest("ray-job.shutdown.yaml"),
                                     "name: rayjob-sample-shutdown", "name: " + name));
-  ok({"wait", "--for=jsonpath={.status.jobDeploymentStatus}=ValidationFailed", "rayjob/" + name,
-      "--timeout=30s"});
-  EXPECT_EQ(rayJob(name)["status"]["reason"], "ValidationFailed");
+  waitFor("{.status.jobDeploymentStatus}=ValidationFailed", "rayjob/" + name, "30s");
+  Json job = rayJob(name);
+  EXPECT_EQ(job["status"]["reason"], "ValidationFailed");
+  EXPECT_EQ(job["status"]["message"],
+            "The RayJob metadata is invalid: RayJob name should be no more than 47 characters");
 }
 
-// Deleting a Running RayJob: the finalizer stops the Ray job, goes, and the garbage collector
+// Deleting a Running RayJob: its finalizer stops the Ray job (a finalizer of the test's holds the
+// RayCluster, so its dashboard can still be asked), the RayJob goes, and the garbage collector
 // removes the RayCluster and the submitter Job.
-TEST_F(RayJobServeTest, DeletingARunningRayJobStopsItAndCleansUp) {
+TEST_P(RayJobServeTest, DeletingARunningRayJobStopsItAndCleansUp) {
   ok({"apply", "-f", "-"},
      replaced(readManifest("ray-job.shutdown.yaml"),
               "entrypoint: python /home/ray/samples/sample_code.py", "entrypoint: sleep 600"));
-  ok({"wait", "--for=jsonpath={.status.jobStatus}=RUNNING", "rayjob/rayjob-sample-shutdown",
-      "--timeout=120s"});
+  waitFor("{.status.jobStatus}=RUNNING", "rayjob/rayjob-sample-shutdown", "120s");
   Json job = rayJob("rayjob-sample-shutdown");
   EXPECT_EQ(job["metadata"]["finalizers"][0], "ray.io/rayjob-finalizer");
   const std::string cluster = job["status"]["rayClusterName"].get<std::string>();
+  const std::string jobId = job["status"]["jobId"].get<std::string>();
+  ok({"patch", "raycluster", cluster, "--type=merge", "-p",
+      R"({"metadata":{"finalizers":["e2e.fakekube.io/hold"]}})"});
+
   ok({"delete", "rayjob", "rayjob-sample-shutdown", "--timeout=30s"});
+  EXPECT_NE(kubectl({"get", "rayjob", "rayjob-sample-shutdown"}).exitCode, 0);
+  Json info = Json::parse(ok({"get", "--raw",
+                              "/api/v1/namespaces/default/services/" + cluster +
+                                  "-head-svc:dashboard/proxy/api/jobs/" + jobId}));
+  EXPECT_EQ(info["status"], "STOPPED");
+  // The garbage collector has asked for the RayCluster's deletion; the test's finalizer held it.
+  ASSERT_TRUE(pollUntil(seconds(30), [&] {
+    auto held = rest->get(kRayClusters, "default", cluster);
+    return held && (*held)["metadata"].contains("deletionTimestamp");
+  }));
+  ok({"patch", "raycluster", cluster, "--type=merge", "-p", R"({"metadata":{"finalizers":null}})"});
   ok({"wait", "--for=delete", "raycluster/" + cluster, "job/rayjob-sample-shutdown",
       "--timeout=60s"});
 }
 
 // A failing entrypoint with backoffLimit 1: two attempts, then Failed/AppFailed with failed 2.
-TEST_F(RayJobServeTest, AFailingEntrypointWithBackoffLimit1EndsAppFailed) {
+// The submitter Job's own backoffLimit is 1 (submitterConfig) instead of 2, which saves a 20 s
+// pod backoff per attempt. Not 0: the Job would then fail within a second of the Ray job, and a
+// round that sees the failed Job before it has seen the Ray job FAILED calls it
+// SubmissionFailed, as upstream's would; the 10 s backoff before the second pod leaves rounds
+// enough to see FAILED first.
+TEST_P(RayJobServeTest, AFailingEntrypointWithBackoffLimit1EndsAppFailed) {
   std::string manifest =
       replaced(readManifest("ray-job.shutdown.yaml"),
                "entrypoint: python /home/ray/samples/sample_code.py", "entrypoint: exit 1");
   manifest = replaced(manifest, "shutdownAfterJobFinishes: true",
-                      "shutdownAfterJobFinishes: true\n  backoffLimit: 1");
+                      "shutdownAfterJobFinishes: true\n  backoffLimit: 1\n  submitterConfig:\n"
+                      "    backoffLimit: 1");
   ok({"apply", "-f", "-"}, manifest);
-  ok({"wait", "--for=jsonpath={.status.jobDeploymentStatus}=Failed",
-      "rayjob/rayjob-sample-shutdown", "--timeout=240s"});
+  waitFor("{.status.jobDeploymentStatus}=Failed", "rayjob/rayjob-sample-shutdown", "150s");
   Json job = rayJob("rayjob-sample-shutdown");
   EXPECT_EQ(job["status"]["reason"], "AppFailed");
+  EXPECT_EQ(job["status"]["jobStatus"], "FAILED");
   EXPECT_EQ(job["status"]["failed"], 2);
+  EXPECT_EQ(job["status"].value("succeeded", 0), 0);
 }
 
-// activeDeadlineSeconds 5: the cluster is not ready in time -> Failed/DeadlineExceeded.
-TEST_F(RayJobServeTest, ADeadlineEndsDeadlineExceeded) {
+// activeDeadlineSeconds 3: the cluster is not ready in time -> Failed/DeadlineExceeded.
+TEST_P(RayJobServeTest, ADeadlineEndsDeadlineExceeded) {
   ok({"apply", "-f", "-"},
      replaced(readManifest("ray-job.shutdown.yaml"), "shutdownAfterJobFinishes: true",
-              "shutdownAfterJobFinishes: true\n  activeDeadlineSeconds: 5"));
-  ok({"wait", "--for=jsonpath={.status.jobDeploymentStatus}=Failed",
-      "rayjob/rayjob-sample-shutdown", "--timeout=60s"});
-  EXPECT_EQ(rayJob("rayjob-sample-shutdown")["status"]["reason"], "DeadlineExceeded");
-}
-
-class RayJobOutOfProcessTest : public RayJobServeTest {
-  std::vector<std::string> serveArguments() override {
-    return {"--nodes", "3", "--controllers",
-            "gc,namespace,node-lifecycle,scheduler,kubelet,job,ttl-after-finished,replicaset,"
-            "deployment"};
-  }
-};
-
-// The same sample with `fakekube operator` in a second process: it asks the dashboard through the
-// API server's service proxy (useKubernetesProxy).
-TEST_F(RayJobOutOfProcessTest, FakekubeOperatorCompletesTheSampleThroughTheServiceProxy) {
-  ChildProcess rayOperator({FAKEKUBE_CLI, "operator", "--kubeconfig", serve->kubeconfig()});
-  auto line = rayOperator.readLine();
-  ASSERT_TRUE(line.has_value());
-  ASSERT_THAT(*line, HasSubstr("fakekube operator: running against " + serve->url()));
-  ok({"apply", "-f", "-"}, readManifest("ray-job.shutdown.yaml"));
-  ok({"wait", "--for=jsonpath={.status.jobDeploymentStatus}=Complete",
-      "rayjob/rayjob-sample-shutdown", "--timeout=120s"});
+              "shutdownAfterJobFinishes: true\n  activeDeadlineSeconds: 3"));
+  waitFor("{.status.jobDeploymentStatus}=Failed", "rayjob/rayjob-sample-shutdown", "60s");
   Json job = rayJob("rayjob-sample-shutdown");
-  EXPECT_EQ(job["status"]["jobStatus"], "SUCCEEDED");
-  const std::string cluster = job["status"]["rayClusterName"].get<std::string>();
-  ok({"wait", "--for=delete", "raycluster/" + cluster, "--timeout=60s"});
-  rayOperator.signal(SIGTERM);
-  EXPECT_EQ(rayOperator.wait(), 0);
+  EXPECT_EQ(job["status"]["reason"], "DeadlineExceeded");
+  EXPECT_THAT(job["status"].value("message", ""),
+              HasSubstr("The RayJob has passed the activeDeadlineSeconds"));
 }
+
+INSTANTIATE_TEST_SUITE_P(BothPlacements, RayJobServeTest,
+                         ::testing::Values(OperatorPlacement::InsideServe,
+                                           OperatorPlacement::OutOfProcess),
+                         placementName);
 
 }  // namespace
 }  // namespace fakekube::e2e

@@ -450,7 +450,8 @@ class CliProgram : public std::enable_shared_from_this<CliProgram> {
     if (args.flags.contains("--no-wait")) return done(0);
     run.print(call, "Tailing logs until the job exits (disable with --no-wait):");
     auto printed = std::make_shared<std::size_t>(0);
-    follow(run.shared_from_this(), call, address, submitted, printed, std::move(done));
+    follow(run.shared_from_this(), call, address, submitted, printed, std::move(done),
+           /*failedOnly=*/true);
   }
 
   void printLines(ShellRun& run, const ShellCall& call, std::string_view text) {
@@ -463,8 +464,11 @@ class CliProgram : public std::enable_shared_from_this<CliProgram> {
   }
 
   // `ray job logs --follow`: print what is new, and end once the job is terminal.
+  // `ray job submit` without --no-wait follows too, but fails only for FAILED
+  // (`failedOnly`): a STOPPED job ends it with 0, as Ray's CLI does.
   void follow(std::shared_ptr<ShellRun> run, ShellCall call, Address address, std::string id,
-              std::shared_ptr<std::size_t> printed, std::function<void(int)> done) {
+              std::shared_ptr<std::size_t> printed, std::function<void(int)> done,
+              bool failedOnly = false) {
     auto logs = dashboard(*run, call, address, HttpRequest{.path = "/api/jobs/" + id + "/logs"});
     auto info = dashboard(*run, call, address, HttpRequest{.path = "/api/jobs/" + id});
     if (!logs || !info) return done(1);
@@ -491,11 +495,14 @@ class CliProgram : public std::enable_shared_from_this<CliProgram> {
         run->print(call, fmt::format("Job '{}' was stopped", id));
       }
       run->print(call, "-----------------------------------");
+      if (failedOnly) return done(status == "FAILED" ? 1 : 0);
       return done(status == "SUCCEEDED" ? 0 : 1);
     }
     std::weak_ptr<CliProgram> weak = weak_from_this();
-    run->after(options_.followInterval, [weak, run, call, address, id, printed, done] {
-      if (auto self = weak.lock()) self->follow(run, call, address, id, printed, done);
+    run->after(options_.followInterval, [weak, run, call, address, id, printed, done, failedOnly] {
+      if (auto self = weak.lock()) {
+        self->follow(run, call, address, id, printed, done, failedOnly);
+      }
     });
   }
 

@@ -15,6 +15,8 @@
 //                                           POST /api/jobs/ (the words after -- joined as
 //                                           Python's list2cmdline joins them); a non-2xx answer
 //                                           exits 1; without --no-wait it then follows the logs
+//                                           and exits 1 only when the job FAILED (a STOPPED job
+//                                           is 0, as Ray's `job submit`): SidecarMode's case
 //   ray job logs [--address A] [--follow] ID
 //                                           prints the logs; with --follow polls every
 //                                           followInterval until the job is terminal, then exits

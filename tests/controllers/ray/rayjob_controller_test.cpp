@@ -470,34 +470,6 @@ TEST_F(RayJobTest, DeletionRulesRunInOrder) {
   EXPECT_TRUE(exists(kJobs, "default", "rules"));
 }
 
-// rayjob_controller_test.go "RayJob in SidecarMode" (its first half): the submitter is a
-// container of the head pod (restartPolicy Never, ray.io/disable-provisioned-head-restart), with
-// the script aimed at http://127.0.0.1:8265, and there is no submitter Job. The rest (the
-// sidecar's termination ends the RayJob) is not exercised: the simulated network does not
-// resolve a pod's own 127.0.0.1, so the sidecar's health check never succeeds.
-TEST_F(RayJobTest, SidecarModeInjectsTheSubmitterIntoTheHeadPod) {
-  entrypoints->onCommand("sleep 999", {.duration = seconds(3)});
-  startOperator();
-  Json job = rayJobTemplate("sidecar", "sleep 999", 1);
-  job["spec"]["submissionMode"] = "SidecarMode";
-  create(kRayJobs, job);
-  ASSERT_TRUE(runUntilDeploymentStatus("sidecar", kJobDeploymentStatusRunning));
-  const std::string clusterName = statusOf("sidecar", "rayClusterName");
-  const Json rayCluster = get(kRayClusters, "default", clusterName);
-  EXPECT_EQ(meta::annotation(rayCluster, kDisableProvisionedHeadRestartAnnotationKey), "true");
-  const Json& podSpec = jsonAt(rayCluster, {"spec", "headGroupSpec", "template", "spec"});
-  EXPECT_EQ(podSpec["restartPolicy"], "Never");
-  ASSERT_EQ(podSpec["containers"].size(), 2u);
-  EXPECT_EQ(podSpec["containers"][1]["name"], "ray-job-submitter");
-  EXPECT_THAT(podSpec["containers"][1]["args"][0].get<std::string>(),
-              HasSubstr("http://127.0.0.1:8265"));
-  run(seconds(10));
-  EXPECT_FALSE(exists(kJobs, "default", "sidecar"));
-  const auto heads = list(kPods, "ray.io/cluster=" + clusterName + ",ray.io/node-type=head");
-  ASSERT_EQ(heads.size(), 1u);
-  EXPECT_EQ(jsonAt(heads[0], {"spec", "containers"}).size(), 2u);
-}
-
 // rayjob_controller_test.go "RayJob with backoffLimit 1 that keeps failing": two attempts, each
 // with its own cluster, then Failed/AppFailed with failed 2, succeeded 0.
 TEST_F(RayJobTest, FailingEntrypointExhaustsTheBackoffLimit) {

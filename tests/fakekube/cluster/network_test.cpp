@@ -148,6 +148,60 @@ TEST_F(NetworkTest, AProcessCallsAServiceAndExitsWithTheAnswer) {
   EXPECT_EQ(getPod("lost-submitter", "other")["status"]["phase"], "Failed");
 }
 
+// A pod's containers share its network namespace: a sidecar reaches the pod's own listener on
+// localhost and 127.0.0.1 (KubeRay's SidecarMode submitter finds the head's dashboard so), never
+// another pod's listener on the same port.
+TEST_F(NetworkTest, LoopbackReachesTheCallersOwnPod) {
+  // Exits 0 when both loopback names answer with this pod's name, 2 when 127.0.0.1:9999 (where
+  // nothing listens in this pod) is not refused, else 1.
+  behaviors.onImage(
+      "loopback-probe:1", behavior::fromFunction([](std::shared_ptr<ProcessContext> context) {
+        context->after(seconds(1), [context] {
+          const std::string expected = meta::name(context->pod()) + " GET /api/version";
+          HttpRequest request;
+          request.path = "/api/version";
+          auto byName = context->call("localhost", 8080, request);
+          auto byAddress = context->call("127.0.0.1", 8080, request);
+          auto nothing = context->call("127.0.0.1", 9999, request);
+          if (nothing ||
+              nothing.error().message != "dial tcp 127.0.0.1:9999: connect: connection refused") {
+            context->exit(2);
+            return;
+          }
+          context->exit(
+              byName && byName->body == expected && byAddress && byAddress->body == expected ? 0
+                                                                                             : 1);
+        });
+      }));
+  webPod("web-0");  // another pod listening on 8080
+  Json withSidecar =
+      podWith("sidecar-pod", {container("main", "echo:1"), container("probe", "loopback-probe:1")});
+  withSidecar["spec"]["restartPolicy"] = "Never";
+  createPod(withSidecar);
+  Json alone = podWith("alone", {container("probe", "loopback-probe:1")});
+  alone["spec"]["restartPolicy"] = "Never";
+  createPod(alone);
+  run(seconds(5));
+  auto exitCodeOf = [&](const std::string& name) {
+    const Json p = pod(name);
+    for (const Json& s : p["status"].value("containerStatuses", Json::array())) {
+      if (s.value("name", "") == "probe" && s.contains("state") &&
+          s["state"].contains("terminated")) {
+        return s["state"]["terminated"].value("exitCode", -1);
+      }
+    }
+    ADD_FAILURE() << name << ": " << p["status"].dump();
+    return -1;
+  };
+  EXPECT_EQ(exitCodeOf("sidecar-pod"), 0);
+  EXPECT_EQ(exitCodeOf("alone"), 1);  // its loopback has no 8080, though web-0 listens there
+  // A caller outside any pod (the API server's proxy): nothing of the cluster on its loopback.
+  auto outside = get("localhost", 8080);
+  ASSERT_FALSE(outside.has_value());
+  EXPECT_EQ(outside.error().kind, NetworkError::Kind::ConnectionRefused);
+  EXPECT_EQ(outside.error().message, "dial tcp 127.0.0.1:8080: connect: connection refused");
+}
+
 TEST_F(NetworkTest, AddressesAreTakenOnce) {
   ASSERT_TRUE(network->listen("10.0.0.1", 80, [](const HttpRequest&) { return HttpResponse{}; })
                   .has_value());
