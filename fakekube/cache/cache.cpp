@@ -77,6 +77,14 @@ bool Cache::synced() const {
   return true;
 }
 
+bool Cache::hasPendingEvents() const {
+  std::lock_guard lock(mu_);
+  for (const auto& [key, informer] : informers_) {
+    if (informer->hasPendingEvents()) return true;
+  }
+  return false;
+}
+
 Result<Informer*> Cache::syncedInformer(const GroupVersionResource& gvr) {
   Informer& informer = informerFor(gvr);
   auto synced = informer.syncNow();

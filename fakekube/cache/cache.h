@@ -57,6 +57,9 @@ class Cache : public Reader {
   // True when every informer created so far has synced (controller-runtime's WaitForCacheSync,
   // as a question rather than a wait).
   bool synced() const;
+  // True when some informer has events its store and handlers have not seen yet
+  // (Informer::hasPendingEvents).
+  bool hasPendingEvents() const;
 
   // --- Reader ---
   // Copies of the cached document. `ns` is ignored for cluster-scoped objects.

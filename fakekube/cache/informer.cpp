@@ -1,6 +1,7 @@
 #include "fakekube/cache/informer.h"
 
 #include <algorithm>
+#include <atomic>
 #include <deque>
 #include <map>
 #include <mutex>
@@ -85,6 +86,9 @@ struct Informer::State : std::enable_shared_from_this<State> {
   // an event stands for "the watch is over: list and watch again", queued behind the events that
   // came before it.
   std::shared_ptr<Watch> watch;
+  // Set by the watch's notification, cleared when a drain starts taking its events: events are
+  // signalled that the informer has not taken yet.
+  std::atomic<bool> notified{false};
   bool restartQueued = false;
   struct Pending {
     TimePoint due;
@@ -206,6 +210,7 @@ struct Informer::State : std::enable_shared_from_this<State> {
     // Runs under the API server's mutex: it may only post.
     (*opened)->setNotify([weak = weak_from_this()]() {
       if (auto self = weak.lock()) {
+        self->notified.store(true);
         self->executor.post(self->task([](State& s) { s.drain(); }));
       }
     });
@@ -231,6 +236,7 @@ struct Informer::State : std::enable_shared_from_this<State> {
     bool deliverNow = false;
     {
       std::lock_guard lock(mu);
+      notified.store(false);
       if (stopped || !watch) return;
       const TimePoint now = executor.now();
       auto enqueue = [&](std::optional<WatchEvent> event) {
@@ -419,6 +425,14 @@ void Informer::stop() {
     state_->pending.clear();
   }
   if (watch) watch->stop();
+}
+
+void Informer::deliverQueuedEvents() { state_->drain(); }
+
+bool Informer::hasPendingEvents() const {
+  std::lock_guard lock(state_->mu);
+  if (state_->stopped) return false;
+  return state_->notified.load() || !state_->pending.empty();
 }
 
 bool Informer::hasSynced() const {

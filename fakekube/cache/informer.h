@@ -91,6 +91,15 @@ class Informer {
   // True once the first list reached the store (it stays true across relists).
   bool hasSynced() const;
 
+  // Applies now, in the calling task, what the watch has queued and is due (what the watch's
+  // notification does from a posted task). For a controller that must decide on everything the
+  // server has said so far: the garbage collector, before it judges an owner by its dependents.
+  // The caller must not hold a lock that this informer's handlers take.
+  void deliverQueuedEvents();
+  // Whether events exist that the store and the handlers have not seen yet: the watch signalled
+  // some and their delivery task has not run, or they wait for their delivery time.
+  bool hasPendingEvents() const;
+
   // Handlers added after the store has objects get an onAdd for each of them first, from an
   // executor task (client-go replays the store to late handlers the same way).
   void addEventHandler(ResourceEventHandler handler);

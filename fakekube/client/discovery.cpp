@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "fakekube/api/object_meta.h"
@@ -47,8 +48,13 @@ void addResources(const Json& list, const std::string& group, const std::string&
     if (!r.is_object()) continue;
     const std::string name = r.value("name", "");
     if (name.empty() || name.find('/') != std::string::npos) continue;  // a subresource
-    out.push_back(
-        ServedResource{{group, version, name}, r.value("kind", ""), r.value("namespaced", true)});
+    ServedResource served{{group, version, name}, r.value("kind", ""), r.value("namespaced", true)};
+    if (auto verbs = r.find("verbs"); verbs != r.end() && verbs->is_array()) {
+      for (const auto& verb : *verbs) {
+        if (verb.is_string()) served.verbs.push_back(verb.get<std::string>());
+      }
+    }
+    out.push_back(std::move(served));
   }
 }
 
@@ -83,11 +89,19 @@ Result<std::vector<ServedResource>> overHttp(RestClient& rest) {
 
 }  // namespace
 
+bool ServedResource::supports(std::initializer_list<std::string_view> wanted) const {
+  if (verbs.empty()) return true;
+  for (std::string_view verb : wanted) {
+    if (std::find(verbs.begin(), verbs.end(), verb) == verbs.end()) return false;
+  }
+  return true;
+}
+
 Result<std::vector<ServedResource>> servedResources(Reader& reader) {
   if (auto* inProcess = dynamic_cast<InProcessClient*>(&reader)) {
     std::vector<ServedResource> out;
     for (const auto& info : inProcess->server().registry().all()) {
-      out.push_back(ServedResource{info->gvr(), info->kind, info->namespaced});
+      out.push_back(ServedResource{info->gvr(), info->kind, info->namespaced, info->verbs});
     }
     return out;
   }

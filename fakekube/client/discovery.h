@@ -11,7 +11,9 @@
 // reader answers 405 MethodNotSupported. A Manager's apiReader() is one of those two.
 #pragma once
 
+#include <initializer_list>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fakekube/api/group_version.h"
@@ -27,6 +29,11 @@ struct ServedResource {
   GroupVersionResource gvr;
   std::string kind;
   bool namespaced = true;
+  // The verbs discovery lists; empty means every verb (a stored kind in process).
+  std::vector<std::string> verbs;
+
+  // Whether every one of `wanted` is served ("list", "watch", "delete").
+  bool supports(std::initializer_list<std::string_view> wanted) const;
 };
 
 // Every resource the server behind `reader` serves now.

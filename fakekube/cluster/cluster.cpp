@@ -104,12 +104,12 @@ Result<void> Cluster::start() {
   }
 
   if (enabled("gc")) {
-    parts_->gc = std::make_unique<GarbageCollector>(executor_, server_);
-    parts_->gc->start();
+    parts_->gc = std::make_unique<GarbageCollector>(*manager_);
+    if (auto r = parts_->gc->start(); !r) return r;
   }
   if (enabled("namespace")) {
     parts_->namespaces = std::make_unique<NamespaceController>(*manager_);
-    parts_->namespaces->start();
+    if (auto r = parts_->namespaces->start(); !r) return r;
   }
   if (enabled("node-lifecycle")) {
     parts_->nodeLifecycle =

@@ -13,10 +13,12 @@
 //
 // Each part is also usable on its own (see its header); this class only wires them in the order
 // a real cluster comes up: nodes first, then the controllers, which find the nodes in their
-// caches when they start. The controllers built on the runtime share one Manager (one cache, one
-// client), as kube-controller-manager's do, the namespace controller among them; the garbage
-// collector runs its work items on a runtime controller of its own and watches the server
-// directly.
+// caches when they start. Every controller is a runtime controller on one shared Manager (one
+// cache, one client), as kube-controller-manager's are, the garbage collector and the namespace
+// controller among them; each part's start() registers it with that manager, and the manager's
+// start() runs them all once its caches have synced. The garbage collector keeps its own
+// monitors (one informer per served resource, over the manager's client) besides the shared
+// cache, as kube-controller-manager's does.
 //
 // `enabled` picks the parts by the names `fakekube serve --controllers` takes:
 //   gc, namespace, node-lifecycle, scheduler, kubelet, job, ttl-after-finished, replicaset,
@@ -120,11 +122,14 @@ class Cluster {
   PodLogs& podLogs() { return podLogs_; }
   bool enabled(std::string_view component) const;
 
-  // True when no part has work pending now: the garbage collector and the namespace controller
-  // (no event undelivered, nothing queued, running or waiting to be retried), and every other
-  // controller on the manager — the scheduler, the kubelets, node lifecycle and the workload
-  // controllers (nothing ready in their queues, no reconcile running; a requeueAfter or a retry
-  // waiting for its time does not count).
+  // True when no part has work pending now: every controller on the manager — the scheduler,
+  // the kubelets, node lifecycle, the workload controllers — has nothing ready in its queue, no
+  // reconcile running and no watch event on its way to the shared cache (a requeueAfter or a
+  // retry waiting for its time, or a container's timer, is later work and does not count); and
+  // the garbage collector and the namespace controller have no event on its way, nothing queued
+  // or running and no retry waiting (their own idle()). A namespace waiting for its contents
+  // to go, or an item parked on an unserved owner kind, waits for someone else and does not
+  // count.
   bool idle() const;
 
  private:

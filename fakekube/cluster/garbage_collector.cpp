@@ -2,9 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <atomic>
-#include <cstdint>
-#include <deque>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -14,9 +11,11 @@
 #include <vector>
 
 #include "fakekube/api/object_meta.h"
-#include "fakekube/apiserver/api_server.h"
-#include "fakekube/cluster/kind_watch.h"
+#include "fakekube/cache/informer.h"
+#include "fakekube/client/discovery.h"
+#include "fakekube/client/in_process_client.h"
 #include "fakekube/runtime/controller.h"
+#include "fakekube/runtime/manager.h"
 #include "fakekube/runtime/rate_limiter.h"
 
 namespace fakekube {
@@ -25,11 +24,17 @@ namespace {
 
 constexpr std::string_view kOrphan = "orphan";
 constexpr std::string_view kForeground = "foregroundDeletion";
-// The component name kube-controller-manager's collector records its events under.
+// The component name kube-controller-manager's collector records its events under, and the name
+// of its controller.
 constexpr std::string_view kComponent = "garbage-collector-controller";
 
-bool isCrdKind(const ResourceInfo& info) {
-  return info.group == "apiextensions.k8s.io" && info.resource == "customresourcedefinitions";
+bool isDefinitions(const GroupVersionResource& gvr) {
+  return gvr.group == "apiextensions.k8s.io" && gvr.resource == "customresourcedefinitions";
+}
+
+// kube-controller-manager's default ignored resources: events are never owners worth a graph.
+bool ignored(const GroupVersionResource& gvr) {
+  return gvr.resource == "events" && (gvr.group.empty() || gvr.group == "events.k8s.io");
 }
 
 // What to do with a work item after an attempt.
@@ -39,7 +44,7 @@ enum class Outcome {
   Parked,  // an owner kind is not served; try again when the set of kinds changes
 };
 
-// 404 means the world already moved on (the watch will say how). 409 and server-side trouble
+// 404 means the world already moved on (a monitor will say how). 409 and server-side trouble
 // are worth another try; any other client error would fail the same way again.
 Outcome outcomeFor(const Status& error) {
   if (isNotFound(error)) return Outcome::Done;
@@ -65,43 +70,101 @@ bool sameOwners(const std::vector<meta::OwnerReference>& a,
   return true;
 }
 
-// Whether a kind's registry entry changed in a way that needs a new watch.
-bool sameKindShape(const ResourceInfo& a, const ResourceInfo& b) {
-  return a.versions == b.versions && a.namespaced == b.namespaced && a.kind == b.kind;
+// "group/resource": a resource's key whatever version is preferred.
+std::string keyOf(const GroupVersionResource& gvr) { return gvr.groupResource().str(); }
+
+// "group/Kind": how an ownerReference names its owner's resource (any served version).
+std::string kindKey(std::string_view group, std::string_view kind) {
+  return fmt::format("{}/{}", group, kind);
+}
+
+// Whether a resource's discovery entry changed in a way that needs a new monitor.
+bool sameShape(const ServedResource& a, const ServedResource& b) {
+  return a.gvr == b.gvr && a.namespaced == b.namespaced && a.kind == b.kind;
 }
 
 }  // namespace
 
 class GarbageCollector::Impl : public std::enable_shared_from_this<Impl> {
  public:
-  Impl(Executor& executor, ApiServer& server, Options options)
-      : ex_(executor), server_(server), options_(options) {}
+  Impl(Executor& executor, ApiServer* server, Manager* manager, Options options)
+      : executor_(executor), server_(server), manager_(manager), options_(options) {
+    if (server_ != nullptr) ownClient_ = std::make_unique<InProcessClient>(*server_);
+  }
 
-  void start() {
-    std::lock_guard lock(mu_);
-    if (running_) return;
-    running_ = true;
-    controller_ = makeController();
-    syncKinds();
-    controller_->start();
+  Result<void> start() {
+    std::uint64_t generation;
+    {
+      std::lock_guard lock(mu_);
+      if (running_) return {};
+      if (ownClient_) {
+        ownManager_ = std::make_unique<Manager>(executor_, *ownClient_);
+        manager_ = ownManager_.get();
+      }
+      client_ = &manager_->client().underlyingClient();
+      running_ = true;
+      generation = ++generation_;
+      controller_ = &manager_->add(makeController(generation));
+    }
+    if (auto synced = syncMonitors(generation); !synced) {
+      stop();
+      return synced;
+    }
+    if (ownManager_) ownManager_->start();
+    return {};
   }
 
   void stop() {
-    std::lock_guard lock(mu_);
-    stopLocked();
+    std::vector<std::shared_ptr<Informer>> stopped;
+    Controller* controller = nullptr;
+    std::unique_ptr<Manager> ownManager;
+    {
+      std::lock_guard lock(mu_);
+      if (!running_) return;
+      running_ = false;
+      ++generation_;  // tasks and handlers already queued see a stale generation and do nothing
+      for (auto& [key, monitor] : monitors_) stopped.push_back(std::move(monitor.informer));
+      monitors_.clear();
+      kinds_.clear();
+      nodes_.clear();
+      dependents_.clear();
+      parked_.clear();
+      warned_.clear();
+      syncsPending_ = 0;
+      kindsChanged_ = false;
+      controller = std::exchange(controller_, nullptr);
+      ownManager = std::move(ownManager_);
+    }
+    // Outside the lock: a monitor's handler may be waiting for it on another thread.
+    for (auto& informer : stopped) informer->stop();
+    if (manager_->crashed()) {
+      // The manager dropped the controller with everything else.
+    } else if (ownManager) {
+      ownManager->stop();
+    } else if (controller != nullptr) {
+      controller->shutDown();
+    }
+    if (ownManager) {
+      ownManager.reset();
+      manager_ = nullptr;
+    }
   }
 
   bool idle() const {
     std::lock_guard lock(mu_);
-    if (pumpsPending_.load() != 0 || kindSyncPending_) return false;
-    if (controller_ == nullptr) return true;
+    if (!running_ || manager_->crashed()) return true;
+    if (syncsPending_ > 0 || kindsChanged_) return false;
+    for (const auto& [key, monitor] : monitors_) {
+      if (!monitor.informer->hasSynced() || monitor.informer->hasPendingEvents()) return false;
+    }
     PriorityQueue& queue = controller_->queue();
     return queue.len() == 0 && queue.numProcessing() == 0 && queue.numWaiting() == 0;
   }
 
   ReconcileMetrics metrics() const {
     std::lock_guard lock(mu_);
-    return controller_ != nullptr ? controller_->metrics() : ReconcileMetrics{};
+    if (!running_ || manager_->crashed()) return ReconcileMetrics{};
+    return controller_->metrics();
   }
 
   std::size_t graphSize() const {
@@ -109,11 +172,16 @@ class GarbageCollector::Impl : public std::enable_shared_from_this<Impl> {
     return nodes_.size();
   }
 
+  std::size_t monitors() const {
+    std::lock_guard lock(mu_);
+    return monitors_.size();
+  }
+
  private:
   // One observed object: what the collector needs to know about it without another GET.
   struct Node {
     std::string uid;
-    ResourceInfoPtr info;
+    const ServedResource* resource = nullptr;  // its monitor's (valid while the monitor is)
     std::string ns;
     std::string name;
     std::vector<meta::OwnerReference> owners;
@@ -123,131 +191,167 @@ class GarbageCollector::Impl : public std::enable_shared_from_this<Impl> {
     bool deletingDependents() const { return deleting && foreground; }
   };
 
-  // --- watches ---
+  // One monitored resource: its informer, and the id its handlers carry (a handler of a monitor
+  // that was replaced meanwhile does nothing).
+  struct Monitor {
+    std::unique_ptr<ServedResource> resource;
+    std::shared_ptr<Informer> informer;
+    std::uint64_t id = 0;
+  };
 
-  // The set of served kinds may have changed: watch new kinds, drop gone ones, and give parked
-  // items (whose owner kind was unknown) another chance.
-  void syncKinds() {
-    std::map<std::string, ResourceInfoPtr> served;
-    for (const auto& info : server_.registry().all()) served[info->groupResource().str()] = info;
+  bool current(std::uint64_t generation) const { return running_ && generation == generation_; }
 
-    for (auto it = watches_.begin(); it != watches_.end();) {
-      auto s = served.find(it->first);
-      if (s != served.end() && sameKindShape(*it->second->info(), *s->second)) {
-        ++it;
-        continue;
+  // --- monitors (the GraphBuilder's) ---
+
+  // Asks discovery which resources are served, then starts monitors for new ones (each lists at
+  // once) and drops those of resources that went away (their objects went with them) or changed
+  // shape. Parked items (whose owner kind was unknown) get another chance. Discovery and the
+  // lists run without the lock: the handlers take it, and over HTTP they are requests.
+  Result<void> syncMonitors(std::uint64_t generation) {
+    Reader* reader;
+    {
+      std::lock_guard lock(mu_);
+      if (!current(generation)) return {};
+      kindsChanged_ = false;
+      reader = client_;
+    }
+    auto served = servedResources(*reader);
+    std::vector<std::shared_ptr<Informer>> dropped, started;
+    {
+      std::lock_guard lock(mu_);
+      if (!current(generation)) return {};
+      if (!served) {
+        kindsChanged_ = true;  // look again
+        return tl::unexpected(served.error());
       }
-      // Gone (its definition was deleted, and its objects with it) or redefined: forget what was
-      // known of the kind; a redefined kind is watched again below and its objects come back as
-      // the new watch's initial state.
-      forgetKind(it->first);
-      it = watches_.erase(it);
-    }
-    for (const auto& [key, info] : served) {
-      if (watches_.count(key)) continue;
-      auto watch = std::make_unique<KindWatch>(server_, info, makeWake());
-      if (!watch->open()) continue;  // removed in the meantime; a later sync sees it gone
-      watches_.emplace(key, std::move(watch));
-    }
-    for (const auto& uid : parked_) enqueue(uid);
-    parked_.clear();
-  }
-
-  // The callback a watch runs on the server's writer thread: it only schedules a drain.
-  std::function<void()> makeWake() {
-    std::weak_ptr<Impl> weak = weak_from_this();
-    Executor* ex = &ex_;
-    return [weak, ex] {
-      auto self = weak.lock();
-      if (!self) return;
-      self->pumpsPending_.fetch_add(1);
-      ex->post([weak] {
-        if (auto s = weak.lock()) s->pump();
-      });
-    };
-  }
-
-  // A watch has events. Every watch is drained, not only that one: see drainAll().
-  void pump() {
-    std::lock_guard lock(mu_);
-    pumpsPending_.fetch_sub(1);
-    if (!running_) return;
-    drainAll();
-  }
-
-  // Brings the graph up to everything the server has sent so far, on every kind.
-  //
-  // Work items call this before deciding anything. Each kind has its own stream, so without it an
-  // owner's item could run while the stream of another kind still holds the creation of one of its
-  // dependents (an executor may run same-instant work in any order): an Orphan owner would then
-  // lose its `orphan` finalizer before that dependent was stripped, and a Foreground owner would
-  // go before a blocking dependent. The server queues an event before a write returns, so after
-  // this the graph has seen every write that completed before it.
-  void drainAll() {
-    bool kindsChanged = false;
-    std::vector<std::string> keys;
-    keys.reserve(watches_.size());
-    for (const auto& entry : watches_) keys.push_back(entry.first);
-    for (const auto& key : keys) {
-      auto it = watches_.find(key);
-      if (it == watches_.end()) continue;
-      ResourceInfoPtr info = it->second->info();
-      auto onEvent = [&](WatchEventType type, const ObjectPtr& object) {
-        if (type == WatchEventType::Deleted) {
-          forget(meta::uid(*object));
-        } else {
-          observe(info, *object);
-        }
-        if (isCrdKind(*info)) kindsChanged = true;
-      };
-      auto onSync = [&](const std::unordered_set<std::string>& uids) {
-        // Objects of this kind the graph knew but the fresh initial state lacks were deleted
-        // while the stream was down.
-        std::vector<std::string> gone;
-        for (const auto& [uid, node] : nodes_) {
-          if (node.info->groupResource().str() == key && !uids.count(uid)) gone.push_back(uid);
-        }
-        for (const auto& uid : gone) forget(uid);
-      };
-      if (!it->second->drain(onEvent, onSync)) {
-        forgetKind(key);
-        watches_.erase(key);
+      std::map<std::string, const ServedResource*> wanted;
+      kinds_.clear();
+      for (const auto& resource : *served) {
+        kinds_[kindKey(resource.gvr.group, resource.kind)] = resource;
+        if (ignored(resource.gvr) || !resource.supports({"list", "watch", "delete"})) continue;
+        wanted[keyOf(resource.gvr)] = &resource;
       }
+      for (auto it = monitors_.begin(); it != monitors_.end();) {
+        auto w = wanted.find(it->first);
+        if (w != wanted.end() && sameShape(*it->second.resource, *w->second)) {
+          ++it;
+          continue;
+        }
+        // Gone (its definition was deleted, and its objects with it) or redefined: forget what
+        // was known of it; a redefined resource is monitored again below and its objects come
+        // back with the new monitor's list.
+        forgetResource(it->first);
+        dropped.push_back(std::move(it->second.informer));
+        it = monitors_.erase(it);
+      }
+      for (const auto& [key, resource] : wanted) {
+        if (monitors_.count(key) != 0) continue;
+        Monitor monitor;
+        monitor.resource = std::make_unique<ServedResource>(*resource);
+        monitor.id = ++monitorIds_;
+        monitor.informer = std::make_shared<Informer>(*client_, executor_, resource->gvr);
+        monitor.informer->addEventHandler(handlerFor(generation, key, monitor.id));
+        started.push_back(monitor.informer);
+        monitors_.emplace(key, std::move(monitor));
+      }
+      for (const auto& uid : parked_) enqueue(uid);
+      parked_.clear();
     }
-    if (kindsChanged) {
-      syncKinds();
-      // The server registers a definition's kind right after storing it; on a real thread pool
-      // this drain can win that race. Look again shortly so a new kind is never missed.
-      scheduleKindSync();
-    }
+    for (auto& informer : dropped) informer->stop();
+    // The first list now, so that the graph knows every object before any item is judged (a
+    // list that fails is retried by the informer; until it succeeds, items wait).
+    for (auto& informer : started) (void)informer->syncNow();
+    return {};
   }
 
-  void scheduleKindSync() {
-    if (kindSyncPending_) return;
-    kindSyncPending_ = true;
+  // A definition changed: look at the kinds again now, and once more shortly after (the server
+  // registers a definition's kind right after storing it; on a thread pool the first look can
+  // win that race).
+  void kindsMayHaveChanged() {
+    kindsChanged_ = true;
+    if (syncsPending_ > 0) return;  // the pending look covers this change too
+    scheduleMonitorSync(Duration::zero());
+    scheduleMonitorSync(options_.retryDelay);
+  }
+
+  void scheduleMonitorSync(Duration delay) {
+    ++syncsPending_;
     std::weak_ptr<Impl> weak = weak_from_this();
     const std::uint64_t generation = generation_;
-    ex_.postAfter(options_.retryDelay, [weak, generation] {
+    auto task = [weak, generation] {
       auto self = weak.lock();
       if (!self) return;
+      auto synced = self->syncMonitors(generation);
       std::lock_guard lock(self->mu_);
-      if (generation != self->generation_) return;
-      self->kindSyncPending_ = false;
-      if (!self->running_) return;
-      self->syncKinds();
-    });
+      if (!self->current(generation)) return;
+      --self->syncsPending_;
+      if (!synced && self->syncsPending_ == 0) self->scheduleMonitorSync(self->options_.retryDelay);
+    };
+    if (delay == Duration::zero()) {
+      executor_.post(std::move(task));
+    } else {
+      executor_.postAfter(delay, std::move(task));
+    }
+  }
+
+  ResourceEventHandler handlerFor(std::uint64_t generation, const std::string& key,
+                                  std::uint64_t id) {
+    std::weak_ptr<Impl> weak = weak_from_this();
+    ResourceEventHandler handler;
+    handler.onAdd = [weak, generation, key, id](const ObjectPtr& object) {
+      if (auto self = weak.lock()) self->onEvent(generation, key, id, nullptr, object);
+    };
+    handler.onUpdate = [weak, generation, key, id](const ObjectPtr& before,
+                                                   const ObjectPtr& after) {
+      if (auto self = weak.lock()) self->onEvent(generation, key, id, before, after);
+    };
+    handler.onDelete = [weak, generation, key, id](const ObjectPtr& object) {
+      if (auto self = weak.lock()) self->onEvent(generation, key, id, object, nullptr);
+    };
+    return handler;
+  }
+
+  // A monitor's change: `before` null is an add, `after` null a delete.
+  void onEvent(std::uint64_t generation, const std::string& key, std::uint64_t id,
+               const ObjectPtr& before, const ObjectPtr& after) {
+    std::lock_guard lock(mu_);
+    if (!current(generation)) return;
+    auto monitor = monitors_.find(key);
+    if (monitor == monitors_.end() || monitor->second.id != id) return;
+    if (before && (!after || meta::uid(*before) != meta::uid(*after))) {
+      // Deleted, or replaced by an object of the same name (a relist after missed events).
+      forget(meta::uid(*before));
+    }
+    if (after) observe(*monitor->second.resource, *after);
+    if (isDefinitions(monitor->second.resource->gvr) && definitionChanged(before, after)) {
+      kindsMayHaveChanged();
+    }
+  }
+
+  // Whether a CustomResourceDefinition's change may change the served kinds: a definition of a
+  // kind discovery did not name, one deleted, or a changed spec (a status update does not).
+  bool definitionChanged(const ObjectPtr& before, const ObjectPtr& after) const {
+    if (!before) {
+      auto spec = after->find("spec");
+      if (spec == after->end() || !spec->is_object()) return true;
+      auto names = spec->find("names");
+      if (names == spec->end() || !names->is_object()) return true;
+      return kinds_.count(kindKey(spec->value("group", ""), names->value("kind", ""))) == 0;
+    }
+    if (!after) return true;
+    return before->value("spec", Json::object()) != after->value("spec", Json::object());
   }
 
   // --- the graph ---
 
-  // An ADDED or MODIFIED object: update its node and the reverse index, and queue whatever the
+  // An added or updated object: update its node and the reverse index, and queue whatever the
   // change may have made actionable.
-  void observe(const ResourceInfoPtr& info, const Json& object) {
+  void observe(const ServedResource& resource, const Json& object) {
     Node node;
     node.uid = meta::uid(object);
     if (node.uid.empty()) return;
-    node.info = info;
-    node.ns = info->namespaced ? meta::namespace_(object) : "";
+    node.resource = &resource;
+    node.ns = resource.namespaced ? meta::namespace_(object) : "";
     node.name = meta::name(object);
     node.owners = meta::ownerReferences(object);
     node.deleting = meta::isDeleting(object);
@@ -279,7 +383,7 @@ class GarbageCollector::Impl : public std::enable_shared_from_this<Impl> {
     nodes_[node.uid] = std::move(node);
   }
 
-  // A DELETED object: its dependents may now be dangling, and owners waiting for it may go on.
+  // A deleted object: its dependents may now be dangling, and owners waiting for it may go on.
   void forget(const std::string& uid) {
     auto it = nodes_.find(uid);
     if (it == nodes_.end()) return;
@@ -297,10 +401,10 @@ class GarbageCollector::Impl : public std::enable_shared_from_this<Impl> {
     }
   }
 
-  void forgetKind(const std::string& key) {
+  void forgetResource(const std::string& key) {
     std::vector<std::string> gone;
     for (const auto& [uid, node] : nodes_) {
-      if (node.info->groupResource().str() == key) gone.push_back(uid);
+      if (keyOf(node.resource->gvr) == key) gone.push_back(uid);
     }
     for (const auto& uid : gone) forget(uid);
   }
@@ -323,18 +427,17 @@ class GarbageCollector::Impl : public std::enable_shared_from_this<Impl> {
 
   // Its rate limiter retries an item after a conflict or a transient error: retryDelay, doubling
   // per further failure of the same item, as controller-runtime's default does from 5 ms.
-  std::unique_ptr<Controller> makeController() {
+  std::unique_ptr<Controller> makeController(std::uint64_t generation) {
     std::vector<std::unique_ptr<RateLimiter>> limiters;
     limiters.push_back(std::make_unique<ItemExponentialFailureRateLimiter>(options_.retryDelay,
                                                                            options_.maxRetryDelay));
-    limiters.push_back(std::make_unique<BucketRateLimiter>(ex_.clock()));
+    limiters.push_back(std::make_unique<BucketRateLimiter>(executor_.clock()));
     ControllerOptions controllerOptions;
     controllerOptions.name = std::string(kComponent);
     controllerOptions.rateLimiter = std::make_unique<MaxOfRateLimiter>(std::move(limiters));
     std::weak_ptr<Impl> weak = weak_from_this();
-    const std::uint64_t generation = generation_;
     return std::make_unique<Controller>(
-        ex_, std::move(controllerOptions),
+        executor_, std::move(controllerOptions),
         [weak, generation](const ReconcileRequest& request) -> ReconcileOutcome {
           auto self = weak.lock();
           if (!self) return ReconcileResult{};
@@ -343,16 +446,42 @@ class GarbageCollector::Impl : public std::enable_shared_from_this<Impl> {
   }
 
   void enqueue(const std::string& uid) {
-    if (uid.empty() || controller_ == nullptr) return;
+    if (uid.empty() || controller_ == nullptr || manager_->crashed()) return;
     controller_->enqueue(ReconcileRequest{"", uid});
   }
 
   // One item per reconcile, so that the executor interleaves the collector's work with
   // everything else, as a real controller's worker does.
   ReconcileOutcome reconcile(std::uint64_t generation, const std::string& uid) {
+    // First the graph catches up with everything the server has sent so far, on every resource.
+    // Each resource has its own watch, so without this an owner's item could run while another
+    // resource's watch still holds the creation of one of its dependents (an executor may run
+    // same-instant work in any order): an Orphan owner would then lose its `orphan` finalizer
+    // before that dependent was stripped, and a Foreground owner would go before a blocking
+    // dependent. In process the server queues a watch event before the write returns, so after
+    // this the graph has seen every write that completed before it. Without the lock: the
+    // handlers take it.
+    std::vector<std::shared_ptr<Informer>> informers;
+    bool kindsChanged;
+    {
+      std::lock_guard lock(mu_);
+      if (!current(generation)) return ReconcileResult{};
+      kindsChanged = kindsChanged_;
+      informers.reserve(monitors_.size());
+      for (const auto& [key, monitor] : monitors_) informers.push_back(monitor.informer);
+    }
+    for (const auto& informer : informers) informer->deliverQueuedEvents();
+    // A definition changed since the monitors were set up: set them up again first (a new
+    // kind's monitor then still has to list, so the item waits below).
+    if (kindsChanged) (void)syncMonitors(generation);
+
     std::lock_guard lock(mu_);
-    if (generation != generation_ || !running_) return ReconcileResult{};
-    drainAll();
+    if (!current(generation)) return ReconcileResult{};
+    for (const auto& [key, monitor] : monitors_) {
+      if (!monitor.informer->hasSynced()) {
+        return ReconcileResult{.requeueAfter = options_.retryDelay};
+      }
+    }
     switch (process(uid)) {
       case Outcome::Done:
         break;
@@ -416,43 +545,42 @@ class GarbageCollector::Impl : public std::enable_shared_from_this<Impl> {
         }
       }
     }
-    if (blocked) return Outcome::Done;  // its dependents' DELETED events queue it again
+    if (blocked) return Outcome::Done;  // its dependents' deletions queue it again
     return removeFinalizer(owner, kForeground);
   }
 
   // --- dependent side ---
 
-  enum class OwnerState { Solid, Dangling, Waiting };
-
   Outcome attemptToDelete(const Node& node) {
     // The graph may lag: act on the live object only.
-    auto latest = server_.get(node.info->gvr(), node.ns, node.name);
+    auto latest = client_->get(node.resource->gvr, node.ns, node.name);
     if (!latest) return outcomeOf(latest.error());
-    const Json& object = **latest;
+    const Json& object = *latest;
     if (meta::uid(object) != node.uid) return Outcome::Done;  // replaced; its own events follow
-    if (meta::isDeleting(object)) return Outcome::Done;       // its MODIFIED event follows
+    if (meta::isDeleting(object)) return Outcome::Done;       // its update follows
     const auto refs = meta::ownerReferences(object);
     if (refs.empty()) return Outcome::Done;
 
     std::vector<std::string> solid, dangling, waiting;  // owner uids
     bool blocking = false;                              // some waiting owner waits for this object
     for (const auto& ref : refs) {
-      ResourceInfoPtr ownerInfo = server_.registry().findKind(ref.apiVersion, ref.kind);
-      if (ownerInfo == nullptr) return Outcome::Parked;
-      if (ownerInfo->namespaced && !node.info->namespaced) {
+      auto kind = kinds_.find(kindKey(GroupVersion::parse(ref.apiVersion).group, ref.kind));
+      if (kind == kinds_.end()) return Outcome::Parked;
+      const ServedResource& owner = kind->second;
+      if (owner.namespaced && !node.resource->namespaced) {
         // A cluster-scoped object cannot have a namespaced owner: never collect it, say so once.
         warnInvalidNamespace(node, object, ref);
         return Outcome::Done;
       }
       // A namespaced owner lives in the dependent's namespace or nowhere.
-      const std::string ns = ownerInfo->namespaced ? node.ns : "";
-      auto owner = server_.get(ownerInfo->gvr(), ns, ref.name);
-      if (!owner) {
-        if (!isNotFound(owner.error())) return outcomeOf(owner.error());
+      const std::string ns = owner.namespaced ? node.ns : "";
+      auto live = client_->get(owner.gvr, ns, ref.name);
+      if (!live) {
+        if (!isNotFound(live.error())) return outcomeOf(live.error());
         dangling.push_back(ref.uid);
-      } else if (meta::uid(**owner) != ref.uid) {
+      } else if (meta::uid(*live) != ref.uid) {
         dangling.push_back(ref.uid);
-      } else if (meta::isDeleting(**owner) && meta::hasFinalizer(**owner, kForeground)) {
+      } else if (meta::isDeleting(*live) && meta::hasFinalizer(*live, kForeground)) {
         waiting.push_back(ref.uid);
         if (ref.blockOwnerDeletion) blocking = true;
       } else {
@@ -469,7 +597,7 @@ class GarbageCollector::Impl : public std::enable_shared_from_this<Impl> {
     }
     if (!waiting.empty() && !blocking) {
       // Only owners that do not wait for it are being deleted: a non-blocking dependent is
-      // collected after its owner is gone, as dangling (the owner's DELETED event requeues it).
+      // collected after its owner is gone, as dangling (the owner's deletion requeues it).
       return Outcome::Done;
     }
     if (blocking && !dependentsOf(node.uid).empty()) {
@@ -499,7 +627,7 @@ class GarbageCollector::Impl : public std::enable_shared_from_this<Impl> {
     options.propagationPolicy = policy;
     // Never delete a newer object that took the name.
     options.preconditions.uid = node.uid;
-    auto deleted = server_.deleteObject(node.info->gvr(), node.ns, node.name, options);
+    auto deleted = client_->deleteObject(node.resource->gvr, node.ns, node.name, options);
     if (!deleted) {
       // 409 here is the uid precondition: the object was replaced, and the new one is processed
       // on its own events.
@@ -513,9 +641,9 @@ class GarbageCollector::Impl : public std::enable_shared_from_this<Impl> {
   // resourceVersion it was computed from, so a concurrent change answers 409 and is retried.
   template <class Edit>
   Outcome editOwnerRefs(const Node& node, Edit edit) {
-    auto latest = server_.get(node.info->gvr(), node.ns, node.name);
+    auto latest = client_->get(node.resource->gvr, node.ns, node.name);
     if (!latest) return outcomeOf(latest.error());
-    const Json& object = **latest;
+    const Json& object = *latest;
     if (meta::uid(object) != node.uid) return Outcome::Done;
     const Json& metadata = object["metadata"];
     Json refs = metadata.contains("ownerReferences") ? metadata["ownerReferences"] : Json::array();
@@ -528,7 +656,7 @@ class GarbageCollector::Impl : public std::enable_shared_from_this<Impl> {
                     // An empty list is dropped, as a Go client's omitempty would.
                     {"ownerReferences", edited.empty() ? Json(nullptr) : edited}}}};
     auto patched =
-        server_.patch(node.info->gvr(), node.ns, node.name, PatchType::Merge, patch.dump());
+        client_->patch(node.resource->gvr, node.ns, node.name, PatchType::Merge, patch.dump());
     if (!patched) return outcomeOf(patched.error());
     return Outcome::Done;
   }
@@ -557,9 +685,9 @@ class GarbageCollector::Impl : public std::enable_shared_from_this<Impl> {
 
   // Drops one finalizer from the live object, if it is still being deleted and carries it.
   Outcome removeFinalizer(const Node& node, std::string_view finalizer) {
-    auto latest = server_.get(node.info->gvr(), node.ns, node.name);
+    auto latest = client_->get(node.resource->gvr, node.ns, node.name);
     if (!latest) return outcomeOf(latest.error());
-    const Json& object = **latest;
+    const Json& object = *latest;
     if (meta::uid(object) != node.uid || !meta::isDeleting(object) ||
         !meta::hasFinalizer(object, finalizer)) {
       return Outcome::Done;
@@ -573,7 +701,7 @@ class GarbageCollector::Impl : public std::enable_shared_from_this<Impl> {
                     {"resourceVersion", meta::resourceVersion(object)},
                     {"finalizers", finalizers.empty() ? Json(nullptr) : finalizers}}}};
     auto patched =
-        server_.patch(node.info->gvr(), node.ns, node.name, PatchType::Merge, patch.dump());
+        client_->patch(node.resource->gvr, node.ns, node.name, PatchType::Merge, patch.dump());
     if (!patched) return outcomeOf(patched.error());
     return Outcome::Done;
   }
@@ -581,7 +709,7 @@ class GarbageCollector::Impl : public std::enable_shared_from_this<Impl> {
   // One Warning Event per invalid dependent, as the real graph builder records it.
   void warnInvalidNamespace(const Node& node, const Json& object, const meta::OwnerReference& ref) {
     if (!warned_.insert(node.uid).second) return;
-    const TimePoint now = ex_.now();
+    const TimePoint now = executor_.now();
     const std::string stamp = formatRfc3339(now);
     const auto nanos = now.time_since_epoch().count();
     // Events about cluster-scoped objects go to the default namespace (client-go's recorder).
@@ -608,55 +736,52 @@ class GarbageCollector::Impl : public std::enable_shared_from_this<Impl> {
         {"count", 1}};
     if (!node.ns.empty()) event["involvedObject"]["namespace"] = node.ns;
     // Best effort, like an event recorder: a failed event is not retried.
-    (void)server_.create({"", "v1", "events"}, eventNs, std::move(event));
+    (void)client_->create({"", "v1", "events"}, std::move(event));
   }
 
-  void stopLocked() {
-    if (!running_) return;
-    running_ = false;
-    ++generation_;  // tasks already queued see a stale generation and do nothing
-    watches_.clear();
-    nodes_.clear();
-    dependents_.clear();
-    controller_.reset();  // drops its queue; a reconcile in flight sees the stale generation
-    parked_.clear();
-    warned_.clear();
-    kindSyncPending_ = false;
-  }
-
-  Executor& ex_;
-  ApiServer& server_;
+  Executor& executor_;
+  ApiServer* server_;  // set: the collector brings its own client and manager over this server
+  Manager* manager_;
   const Options options_;
+  std::unique_ptr<InProcessClient> ownClient_;
 
   mutable std::mutex mu_;
+  std::unique_ptr<Manager> ownManager_;
+  Client* client_ = nullptr;  // the manager's, uncached: what monitors list and watch through
   bool running_ = false;
   std::uint64_t generation_ = 0;
-  std::map<std::string, std::unique_ptr<KindWatch>> watches_;  // by GroupResource::str()
-  std::unordered_map<std::string, Node> nodes_;                // by uid
+  std::uint64_t monitorIds_ = 0;
+  std::map<std::string, Monitor> monitors_;      // by keyOf(gvr)
+  std::map<std::string, ServedResource> kinds_;  // every served resource, by kindKey
+  std::unordered_map<std::string, Node> nodes_;  // by uid
   // owner uid -> uids of observed objects that name it (whether or not the owner was observed).
   std::unordered_map<std::string, std::unordered_set<std::string>> dependents_;
-  std::unique_ptr<Controller> controller_;  // while running
+  Controller* controller_ = nullptr;        // owned by the manager; while running
   Status lastError_;                        // of the latest failed call, for a retry's error
   std::unordered_set<std::string> parked_;  // waiting for an owner kind to be served
   std::unordered_set<std::string> warned_;  // dependents that got their OwnerRefInvalidNamespace
-  bool kindSyncPending_ = false;
-  // Drains posted by watch callbacks and not run yet; atomic because the callbacks run on the
-  // server's writer threads without mu_.
-  std::atomic<std::size_t> pumpsPending_{0};
+  int syncsPending_ = 0;                    // monitor syncs posted and not run yet
+  bool kindsChanged_ = false;               // a definition changed since the last sync
 };
 
 GarbageCollector::GarbageCollector(Executor& executor, ApiServer& server)
     : GarbageCollector(executor, server, Options{}) {}
 
 GarbageCollector::GarbageCollector(Executor& executor, ApiServer& server, Options options)
-    : impl_(std::make_shared<Impl>(executor, server, options)) {}
+    : impl_(std::make_shared<Impl>(executor, &server, nullptr, options)) {}
+
+GarbageCollector::GarbageCollector(Manager& manager) : GarbageCollector(manager, Options{}) {}
+
+GarbageCollector::GarbageCollector(Manager& manager, Options options)
+    : impl_(std::make_shared<Impl>(manager.executor(), nullptr, &manager, options)) {}
 
 GarbageCollector::~GarbageCollector() { impl_->stop(); }
 
-void GarbageCollector::start() { impl_->start(); }
+Result<void> GarbageCollector::start() { return impl_->start(); }
 void GarbageCollector::stop() { impl_->stop(); }
 bool GarbageCollector::idle() const { return impl_->idle(); }
 std::size_t GarbageCollector::graphSize() const { return impl_->graphSize(); }
+std::size_t GarbageCollector::monitors() const { return impl_->monitors(); }
 ReconcileMetrics GarbageCollector::metrics() const { return impl_->metrics(); }
 
 }  // namespace fakekube

@@ -1,10 +1,14 @@
-// GarbageCollector: kube-controller-manager's garbage collector, in process (spec C).
+// GarbageCollector: kube-controller-manager's garbage collector, on the controller runtime.
 //
-// It is a client like any other: it sees the cluster only through the ApiServer's public verbs.
-// It watches every kind the server serves (built-ins, and custom kinds as their
-// CustomResourceDefinitions appear), keeps a graph of objects and their ownerReferences keyed by
-// uid (the real collector's graph builder), and turns changes of that graph into work items that
-// it processes one at a time on the Executor:
+// It is a client like any other: it sees the cluster only through a Client (an InProcessClient
+// or a RestClient, so it runs in process and against `fakekube serve` alike). As the real
+// collector's GraphBuilder does, it keeps one monitor per resource that supports list, watch and
+// delete — an Informer over the Client, for every kind discovery names (built-ins, and custom
+// kinds as their CustomResourceDefinitions come and go: a definition's event makes the collector
+// ask discovery again and start or drop monitors) — and a graph of the objects they report and
+// their ownerReferences, keyed by uid (owner uid -> dependents). Events are not monitored, as
+// kube-controller-manager's default ignores them. Changes of the graph become work items (uids)
+// on a runtime Controller:
 //
 //   an object with ownerReferences   each owner is *dangling* (GET says 404, or the live object of
 //                                    that name has another uid), *waiting* (being deleted with
@@ -29,27 +33,37 @@
 // Scope rules: a namespaced owner is looked up in the dependent's namespace (an owner elsewhere is
 // absent, so the dependent is collected); a cluster-scoped owner of a namespaced dependent is fine;
 // a cluster-scoped dependent that names a namespaced owner kind is never collected, and gets one
-// Warning Event (reason OwnerRefInvalidNamespace).
+// Warning Event (reason OwnerRefInvalidNamespace). An owner whose kind discovery does not know
+// (yet) parks the item until the set of kinds changes.
 //
 // The graph may lag the server, so every verdict is checked with a GET before acting, and every
-// action carries a precondition (the uid on DELETE, uid and resourceVersion on PATCH). A 409 or a
-// transient error requeues the item through the rate limiter (`retryDelay` of virtual time,
-// doubling per further failure of the item); a 404 means the world already moved on, and the
-// watch will report what happened.
+// action carries a precondition (the uid on DELETE, uid and resourceVersion on PATCH). Before an
+// item is judged, every monitor delivers what its watch has queued, and until every monitor has
+// listed once the item waits (`retryDelay`): an owner is never judged by a graph that has not
+// seen its dependents of some kind. A 409 or a transient error requeues the item through the rate
+// limiter (`retryDelay` of virtual time, doubling per further failure of the item); a 404 means
+// the world already moved on, and a monitor will report what happened.
 //
-// The work items (uids) run on a runtime Controller ("garbage-collector-controller"): its
+// The work queue is a runtime Controller named "garbage-collector-controller", on a Manager: its
 // priority queue merges repeated items and never runs one twice at once, its rate limiter spaces
-// retries, and metrics() are its controller_runtime_* figures. The watches are still the
-// server's own (KindWatch), not a Manager's cache over a Client: the collector runs in process.
+// retries, and its controller_runtime_* metrics are the manager's (metrics()).
 //
-// Thread-safe: work runs on the executor, one item at a time under an internal lock; the watch
-// callbacks that the server runs on writer threads only post to the executor. The executor and
-// the server must outlive the collector; tasks still queued after it is destroyed do nothing.
+// start() means what it means for every part: register the controller with the manager, which
+// runs its workers once the manager's caches have synced; the monitors list at once, in start()
+// (as the real collector waits for its monitors before its workers run). A
+// collector built over an ApiServer brings a Manager of its own (started by start(), stopped by
+// stop()); one built on a shared Manager is run by that manager's start(), over its client
+// (manager.client().underlyingClient(): InProcessClient or RestClient).
+//
+// Thread-safe: handlers and work run on the executor under an internal lock; on a
+// ThreadPoolExecutor they may run on several threads. The executor, and the server or manager,
+// must outlive the collector; tasks still queued after it is destroyed do nothing.
 #pragma once
 
 #include <cstddef>
 #include <memory>
 
+#include "fakekube/api/status.h"
 #include "fakekube/runtime/controller.h"
 #include "fakekube/sim/clock.h"
 #include "fakekube/sim/executor.h"
@@ -57,35 +71,46 @@
 namespace fakekube {
 
 class ApiServer;
+class Manager;
 
 class GarbageCollector {
  public:
   struct Options {
-    // How long to wait before retrying an item after a conflict or a transient error.
+    // How long to wait before retrying an item after a conflict or a transient error (and
+    // before looking again at kinds and at monitors still listing).
     Duration retryDelay = std::chrono::milliseconds(100);
     Duration maxRetryDelay = std::chrono::seconds(1000);
   };
 
+  // On a Manager of its own over `server`.
   GarbageCollector(Executor& executor, ApiServer& server);
   GarbageCollector(Executor& executor, ApiServer& server, Options options);
-  // Stops the watches; queued tasks become no-ops.
+  // On `manager` (shared with other controllers; over HTTP when its client is a RestClient).
+  explicit GarbageCollector(Manager& manager);
+  GarbageCollector(Manager& manager, Options options);
+  // stop(); queued tasks become no-ops.
   ~GarbageCollector();
   GarbageCollector(const GarbageCollector&) = delete;
   GarbageCollector& operator=(const GarbageCollector&) = delete;
 
-  // Starts watching every served kind. Idempotent. Objects that exist already are processed
-  // like new ones (dangling references left while no collector ran are collected).
-  void start();
-  // Stops watching; pending work is dropped. start() may be called again.
+  // Asks discovery for the served kinds, starts a monitor per kind and registers the controller
+  // (see the file comment). Objects that exist already are processed like new ones (dangling
+  // references left while no collector ran are collected). Idempotent; after stop() it starts
+  // afresh. Fails (and starts nothing) when discovery fails.
+  Result<void> start();
+  // Stops the monitors and shuts the controller's queue down (and its own manager, if it has
+  // one); the graph is dropped. start() may be called again.
   void stop();
 
-  // No work pending: no undelivered watch events, no queued or running item, no retry waiting.
-  // Items whose owner kind is not served (yet) are parked until a CustomResourceDefinition changes,
-  // and do not count.
+  // No work pending: every monitor has listed and has no event on its way, no kind change waits
+  // to be looked at, no item is queued, being processed or waiting for a retry. Items whose owner
+  // kind is not served (yet) are parked until the set of kinds changes, and do not count.
   bool idle() const;
 
   // The number of objects in the graph (observed objects, not owners only named by a reference).
   std::size_t graphSize() const;
+  // The number of resources monitored.
+  std::size_t monitors() const;
   // The work queue's controller metrics (zero while stopped; a restart starts them again).
   ReconcileMetrics metrics() const;
 

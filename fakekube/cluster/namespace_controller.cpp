@@ -141,8 +141,8 @@ class NamespaceController::Impl {
 
   ~Impl() { stop(); }
 
-  void start() {
-    if (controller_ != nullptr) return;
+  Result<void> start() {
+    if (controller_ != nullptr) return {};
     if (server_ != nullptr) {
       ownManager_ = std::make_unique<Manager>(executor_, *server_);
       manager_ = ownManager_.get();
@@ -161,9 +161,17 @@ class NamespaceController::Impl {
                           .complete([reconcile = reconcile_](const ReconcileRequest& request) {
                             return (*reconcile)(request);
                           });
-    if (!controller) return;  // cannot happen: the builder only fails without a For resource
+    if (!controller) {  // the builder fails only without a For resource
+      if (ownManager_) {
+        ownManager_.reset();
+        manager_ = nullptr;
+      }
+      reconcile_.reset();
+      return tl::unexpected(controller.error());
+    }
     controller_ = *controller;
     if (ownManager_) ownManager_->start();
+    return {};
   }
 
   void stop() {
@@ -185,6 +193,7 @@ class NamespaceController::Impl {
 
   bool idle() const {
     if (controller_ == nullptr || manager_->crashed()) return true;
+    if (manager_->cache().hasPendingEvents()) return false;
     PriorityQueue& queue = controller_->queue();
     // Every waiting item beyond the namespaces' rechecks is a retry.
     return queue.len() == 0 && queue.numProcessing() == 0 && queue.numWaiting() <= terminating();
@@ -220,7 +229,7 @@ NamespaceController::NamespaceController(Manager& manager, Options options)
 
 NamespaceController::~NamespaceController() = default;
 
-void NamespaceController::start() { impl_->start(); }
+Result<void> NamespaceController::start() { return impl_->start(); }
 void NamespaceController::stop() { impl_->stop(); }
 bool NamespaceController::idle() const { return impl_->idle(); }
 std::size_t NamespaceController::terminating() const { return impl_->terminating(); }

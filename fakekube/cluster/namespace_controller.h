@@ -22,15 +22,17 @@
 // clients and learns the served kinds by discovery (client/discovery.h), so on a Manager over a
 // RestClient it runs against `fakekube serve`.
 //
-// start() means what it means for every part: register with the manager and run once its caches
-// have synced. A controller built over an ApiServer brings a Manager of its own (started by
-// start(), stopped by stop()); one built on a shared Manager is run by that manager's start().
+// start() means what it means for every part (the garbage collector, the scheduler, the kubelet,
+// ...): register the controller with the manager, which runs its workers once the manager's
+// caches have synced. A controller built over an ApiServer brings a Manager of its own (started
+// by start(), stopped by stop()); one built on a shared Manager is run by that manager's start().
 // The executor, the server or manager must outlive the controller.
 #pragma once
 
 #include <cstddef>
 #include <memory>
 
+#include "fakekube/api/status.h"
 #include "fakekube/sim/clock.h"
 #include "fakekube/sim/executor.h"
 
@@ -62,11 +64,12 @@ class NamespaceController {
 
   // Registers the controller (namespaces already Terminating are picked up from the cache's
   // initial list). Idempotent; after stop() it registers a fresh controller.
-  void start();
+  Result<void> start();
   // Shuts the controller's queue down (and its own manager, if it has one).
   void stop();
 
-  // Nothing to do right now: no queued namespace, no reconcile running, no retry waiting. A
+  // Nothing to do right now: no Namespace event on its way to the manager's cache, no queued
+  // namespace, no reconcile running, no retry waiting. A
   // namespace that only waits for its contents to go (its periodic recheck) does not count: it
   // waits for someone else.
   bool idle() const;

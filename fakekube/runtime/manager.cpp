@@ -210,7 +210,8 @@ bool Manager::idle() const {
     if (queue.shuttingDown()) continue;  // what it still holds is never handed out
     if (queue.len() > 0 || queue.numProcessing() > 0) return false;
   }
-  return true;
+  // Events still on their way to the handlers are work the controllers have not seen yet.
+  return !runtime->cache->hasPendingEvents();
 }
 
 void Manager::start() {

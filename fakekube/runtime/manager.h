@@ -93,9 +93,10 @@ class Manager {
   // The manager owns the controller; the reference is valid until crash() or destruction.
   Controller& add(std::unique_ptr<Controller> controller);
   std::size_t numControllers() const;
-  // No controller has work now: nothing ready in any queue, no reconcile running. Items waiting
-  // for their time (a requeueAfter, a rate-limited retry) are later work and do not count. A
-  // crashed manager is idle, and so is a controller that was shut down.
+  // No controller has work now: nothing ready in any queue, no reconcile running, no watch event
+  // on its way to the cache's informers (Cache::hasPendingEvents, delivery lag included). Items
+  // waiting for their time (a requeueAfter, a rate-limited retry) are later work and do not
+  // count. A crashed manager is idle, and so is a controller that was shut down.
   bool idle() const;
 
   void start();
