@@ -44,6 +44,7 @@
 #include <string_view>
 #include <vector>
 
+#include "controllers/ray/dashboard_client_factory.h"
 #include "fakekube/api/json.h"
 #include "fakekube/api/status.h"
 #include "fakekube/cluster/network.h"
@@ -131,13 +132,6 @@ std::shared_ptr<DashboardTransport> kubernetesProxyTransport(RestClient& client,
                                                              std::string service,
                                                              std::string port = "dashboard");
 
-// Given a RayCluster document and a dashboardURL, the client to use.
-using DashboardClientFactory = std::function<Result<std::unique_ptr<DashboardClient>>(
-    const Json& rayCluster, const std::string& dashboardUrl)>;
-
-DashboardClientFactory inProcessDashboardClients(Network& network);
-DashboardClientFactory httpDashboardClients();
-// The head Service: the RayCluster's status.head.serviceName, else "<cluster>-head-svc".
-DashboardClientFactory kubernetesProxyDashboardClients(RestClient& client);
+// DashboardClientFactory and the factories of the three transports: dashboard_client_factory.h.
 
 }  // namespace fakekube::ray

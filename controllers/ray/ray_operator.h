@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "controllers/ray/dashboard_client.h"
+#include "controllers/ray/dashboard_client_factory.h"
 #include "controllers/ray/operator_options.h"
 #include "fakekube/api/status.h"
 

@@ -37,9 +37,9 @@
 #include <vector>
 
 #include "fakekube/api/json.h"
+#include "fakekube/api/object.h"
 #include "fakekube/api/status.h"
 #include "fakekube/sim/clock.h"
-#include "fakekube/store/store.h"
 
 namespace fakekube::ray {
 

@@ -7,14 +7,15 @@
 #include <nlohmann/json.hpp>
 
 #include "fakekube/api/json_decode.h"
-#include "fakekube/api/json_writer.h"
 #include "fakekube/api/json_lookup.h"
+#include "fakekube/api/json_writer.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/patch_schema.h"
 #include "fakekube/api/server_side_apply.h"
-#include "fakekube/api/typed_decoding.h"
 #include "fakekube/api/structural_schema.h"
+#include "fakekube/api/typed_decoding.h"
 #include "fakekube/api/validation.h"
+#include "fakekube/apiserver/api_server_impl.h"
 #include "fakekube/apiserver/patching.h"
 #include "fakekube/apiserver/strategy.h"
 
@@ -188,10 +189,11 @@ const char* verbName(Verb verb) {
   return "get";
 }
 
-Result<std::unique_ptr<ApiServer>> ApiServer::open(Clock& clock, ApiServerOptions options) {
+Result<std::unique_ptr<ApiServer::Impl>> ApiServer::Impl::open(Clock& clock,
+                                                               ApiServerOptions options) {
   auto store = Store::open(options.store);
   if (!store) return tl::unexpected(store.error());
-  std::unique_ptr<ApiServer> server(new ApiServer(clock, std::move(options), std::move(*store)));
+  auto server = std::make_unique<Impl>(clock, std::move(options), std::move(*store));
   // Custom kinds persisted in a file-backed store are served again after a restart.
   std::vector<ObjectPtr> crds;
   server->store_->scan("apiextensions.k8s.io/customresourcedefinitions/", "",
@@ -209,7 +211,7 @@ Result<std::unique_ptr<ApiServer>> ApiServer::open(Clock& clock, ApiServerOption
   return server;
 }
 
-ApiServer::ApiServer(Clock& clock, ApiServerOptions options, std::unique_ptr<Store> store)
+ApiServer::Impl::Impl(Clock& clock, ApiServerOptions options, std::unique_ptr<Store> store)
     : clock_(clock),
       options_(std::move(options)),
       store_(std::move(store)),
@@ -226,7 +228,7 @@ ApiServer::ApiServer(Clock& clock, ApiServerOptions options, std::unique_ptr<Sto
   });
 }
 
-std::optional<Status> ApiServer::assignClusterIp(Json& service, bool dryRun) {
+std::optional<Status> ApiServer::Impl::assignClusterIp(Json& service, bool dryRun) {
   Json& spec = service["spec"];
   if (!spec.is_object()) spec = Json::object();
   if (spec.value("type", std::string("ClusterIP")) == "ExternalName") return std::nullopt;
@@ -272,13 +274,14 @@ std::optional<Status> ApiServer::assignClusterIp(Json& service, bool dryRun) {
   return std::nullopt;
 }
 
-ApiServer::~ApiServer() {
+ApiServer::Impl::~Impl() {
   std::lock_guard lock(mu_);
   hub_.closeAll();
 }
 
-Result<std::shared_ptr<Watch>> ApiServer::watch(const GroupVersionResource& gvr,
-                                                std::string_view ns, const WatchOptions& options) {
+Result<std::shared_ptr<Watch>> ApiServer::Impl::watch(const GroupVersionResource& gvr,
+                                                      std::string_view ns,
+                                                      const WatchOptions& options) {
   Request request{Verb::Watch, gvr, "", std::string(ns), ""};
   return intercepted<std::shared_ptr<Watch>>(request, [&]() -> Result<std::shared_ptr<Watch>> {
     auto t = target(gvr, ns);
@@ -310,32 +313,22 @@ Result<std::shared_ptr<Watch>> ApiServer::watch(const GroupVersionResource& gvr,
   });
 }
 
-void ApiServer::sendBookmarks() {
+void ApiServer::Impl::sendBookmarks() {
   std::lock_guard lock(mu_);
   hub_.sendBookmarks(store_->revision());
 }
 
-Result<std::size_t> ApiServer::closeWatches(const GroupVersionResource& gvr,
-                                            std::optional<Status> error) {
+Result<std::size_t> ApiServer::Impl::closeWatches(const GroupVersionResource& gvr,
+                                                  std::optional<Status> error) {
   auto t = target(gvr, "");
   if (!t) return tl::unexpected(t.error());
   std::lock_guard lock(mu_);
   return hub_.closeWatches(*t->info, error ? &*error : nullptr);
 }
 
-Json ObjectList::toJson() const {
-  Json metadata = {{"resourceVersion", resourceVersion}};
-  if (!continueToken.empty()) metadata["continue"] = continueToken;
-  Json array = Json::array();
-  for (const auto& item : items) array.push_back(*item);
-  return {{"apiVersion", apiVersion},
-          {"kind", kind},
-          {"metadata", std::move(metadata)},
-          {"items", std::move(array)}};
-}
-
-ObjectPtr ApiServer::inRequestedVersion(const ResourceInfo& info, const GroupVersionResource& gvr,
-                                        ObjectPtr object) const {
+ObjectPtr ApiServer::Impl::inRequestedVersion(const ResourceInfo& info,
+                                              const GroupVersionResource& gvr,
+                                              ObjectPtr object) const {
   // Custom resources are served in every version with the "None" conversion: only apiVersion
   // changes. Built-ins have one version here.
   if (!info.custom) return object;
@@ -351,7 +344,7 @@ ObjectPtr ApiServer::inRequestedVersion(const ResourceInfo& info, const GroupVer
   return std::make_shared<const Json>(std::move(copy));
 }
 
-ObjectPtr ApiServer::fromStorage(const ResourceInfo& info, ObjectPtr object) const {
+ObjectPtr ApiServer::Impl::fromStorage(const ResourceInfo& info, ObjectPtr object) const {
   if (object == nullptr || !info.custom) return object;
   const StructuralSchema* schema = schemaOf(info, *object);
   if (schema == nullptr || writtenAt(*object) >= info.schemaRevision) return object;
@@ -360,7 +353,7 @@ ObjectPtr ApiServer::fromStorage(const ResourceInfo& info, ObjectPtr object) con
   return std::make_shared<const Json>(std::move(copy));
 }
 
-Result<void> ApiServer::ensureSystemNamespaces() {
+Result<void> ApiServer::Impl::ensureSystemNamespaces() {
   auto info = registry_.find("", "namespaces");
   std::lock_guard lock(mu_);
   for (const char* name : {"default", "kube-system", "kube-public", "kube-node-lease"}) {
@@ -372,33 +365,33 @@ Result<void> ApiServer::ensureSystemNamespaces() {
   return {};
 }
 
-std::int64_t ApiServer::revision() const {
+std::int64_t ApiServer::Impl::revision() const {
   std::lock_guard lock(mu_);
   return store_->revision();
 }
 
-std::int64_t ApiServer::compactedRevision() const {
+std::int64_t ApiServer::Impl::compactedRevision() const {
   std::lock_guard lock(mu_);
   return store_->compactedRevision();
 }
 
-Result<std::int64_t> ApiServer::compact(std::int64_t revision) {
+Result<std::int64_t> ApiServer::Impl::compact(std::int64_t revision) {
   std::lock_guard lock(mu_);
   return store_->compact(revision);
 }
 
-void ApiServer::addInterceptor(std::shared_ptr<Interceptor> interceptor) {
+void ApiServer::Impl::addInterceptor(std::shared_ptr<Interceptor> interceptor) {
   std::lock_guard lock(interceptorsMu_);
   interceptors_.push_back(std::move(interceptor));
 }
 
-void ApiServer::removeInterceptor(const Interceptor* interceptor) {
+void ApiServer::Impl::removeInterceptor(const Interceptor* interceptor) {
   std::lock_guard lock(interceptorsMu_);
   std::erase_if(interceptors_, [&](const auto& i) { return i.get() == interceptor; });
 }
 
-Result<GroupVersionResource> ApiServer::resourceFor(std::string_view apiVersion,
-                                                    std::string_view kind) const {
+Result<GroupVersionResource> ApiServer::Impl::resourceFor(std::string_view apiVersion,
+                                                          std::string_view kind) const {
   auto info = registry_.findKind(apiVersion, kind);
   if (info == nullptr) {
     return tl::unexpected(Status::generic(
@@ -409,15 +402,15 @@ Result<GroupVersionResource> ApiServer::resourceFor(std::string_view apiVersion,
   return GroupVersionResource{info->group, gv.version, info->resource};
 }
 
-Result<ApiServer::Target> ApiServer::target(const GroupVersionResource& gvr,
-                                            std::string_view ns) const {
+Result<ApiServer::Impl::Target> ApiServer::Impl::target(const GroupVersionResource& gvr,
+                                                        std::string_view ns) const {
   auto info = registry_.find(gvr);
   if (info == nullptr) return tl::unexpected(Status::resourceNotServed());
   return Target{info, info->namespaced ? std::string(ns) : std::string()};
 }
 
-std::string ApiServer::key(const ResourceInfo& info, std::string_view ns,
-                           std::string_view name) const {
+std::string ApiServer::Impl::key(const ResourceInfo& info, std::string_view ns,
+                                 std::string_view name) const {
   std::string k;
   k.reserve(info.group.size() + info.resource.size() + ns.size() + name.size() + 3);
   k.append(info.group)
@@ -430,14 +423,14 @@ std::string ApiServer::key(const ResourceInfo& info, std::string_view ns,
   return k;
 }
 
-std::string ApiServer::prefix(const ResourceInfo& info, std::string_view ns) const {
+std::string ApiServer::Impl::prefix(const ResourceInfo& info, std::string_view ns) const {
   std::string p = info.group + "/" + info.resource + "/";
   if (!ns.empty()) p.append(ns).append("/");
   return p;
 }
 
 template <class T>
-Result<T> ApiServer::intercepted(Request request, Action<T> action) {
+Result<T> ApiServer::Impl::intercepted(Request request, Action<T> action) {
   std::vector<std::shared_ptr<Interceptor>> chain;
   {
     std::lock_guard lock(interceptorsMu_);
@@ -458,13 +451,13 @@ Result<T> ApiServer::intercepted(Request request, Action<T> action) {
   return response;
 }
 
-template Result<ObjectPtr> ApiServer::intercepted(Request, Action<ObjectPtr>);
-template Result<ObjectList> ApiServer::intercepted(Request, Action<ObjectList>);
-template Result<std::shared_ptr<Watch>> ApiServer::intercepted(Request,
-                                                               Action<std::shared_ptr<Watch>>);
-template Result<DeleteResult> ApiServer::intercepted(Request, Action<DeleteResult>);
+template Result<ObjectPtr> ApiServer::Impl::intercepted(Request, Action<ObjectPtr>);
+template Result<ObjectList> ApiServer::Impl::intercepted(Request, Action<ObjectList>);
+template Result<std::shared_ptr<Watch>> ApiServer::Impl::intercepted(
+    Request, Action<std::shared_ptr<Watch>>);
+template Result<DeleteResult> ApiServer::Impl::intercepted(Request, Action<DeleteResult>);
 
-std::string ApiServer::newUid() {
+std::string ApiServer::Impl::newUid() {
   std::uint64_t hi = random_();
   std::uint64_t lo = random_();
   hi = (hi & 0xffffffffffff0fffULL) | 0x0000000000004000ULL;  // version 4
@@ -485,19 +478,19 @@ std::string ApiServer::newUid() {
   return uid;
 }
 
-std::string ApiServer::generateName(std::string_view prefix) {
+std::string ApiServer::Impl::generateName(std::string_view prefix) {
   std::string name(prefix.substr(0, std::min(prefix.size(), kMaxGeneratedPrefix)));
   for (int i = 0; i < 5; ++i) name += kNameAlphabet[random_() % kNameAlphabet.size()];
   return name;
 }
 
-std::string ApiServer::now() const { return formatRfc3339(clock_.now()); }
+std::string ApiServer::Impl::now() const { return formatRfc3339(clock_.now()); }
 
-Result<ObjectPtr> ApiServer::put(const std::string& key, Json object, EventType type) {
+Result<ObjectPtr> ApiServer::Impl::put(const std::string& key, Json object, EventType type) {
   return store_->put(key, std::move(object), type);
 }
 
-void ApiServer::onCustomResourceDefinition(const Json& crd, bool removed) {
+void ApiServer::Impl::onCustomResourceDefinition(const Json& crd, bool removed) {
   auto info = ResourceRegistry::fromCustomResourceDefinition(crd);
   if (!info) return;
   if (removed) {
@@ -532,9 +525,9 @@ void ApiServer::onCustomResourceDefinition(const Json& crd, bool removed) {
   }
 }
 
-std::optional<Status> ApiServer::checkNamespaceForCreate(const ResourceInfo& info,
-                                                         const std::string& ns,
-                                                         const std::string& name) const {
+std::optional<Status> ApiServer::Impl::checkNamespaceForCreate(const ResourceInfo& info,
+                                                               const std::string& ns,
+                                                               const std::string& name) const {
   if (!info.namespaced) return std::nullopt;
   ObjectPtr nsObject = store_->get("/namespaces//" + ns);
   if (nsObject == nullptr) return Status::notFound({"", "namespaces"}, ns);
@@ -555,8 +548,8 @@ std::optional<Status> ApiServer::checkNamespaceForCreate(const ResourceInfo& inf
 
 // --- create ---
 
-Result<ObjectPtr> ApiServer::create(const GroupVersionResource& gvr, std::string_view ns,
-                                    Json object, const CreateOptions& options) {
+Result<ObjectPtr> ApiServer::Impl::create(const GroupVersionResource& gvr, std::string_view ns,
+                                          Json object, const CreateOptions& options) {
   Request request{Verb::Create, gvr, "", std::string(ns), meta::name(object), &object};
   request.dryRun = options.dryRun;
   return intercepted<ObjectPtr>(request, [&]() -> Result<ObjectPtr> {
@@ -570,8 +563,8 @@ Result<ObjectPtr> ApiServer::create(const GroupVersionResource& gvr, std::string
   });
 }
 
-Result<ObjectPtr> ApiServer::createLocked(const ResourceInfo& info, std::string requestNs,
-                                          Json object, bool dryRun) {
+Result<ObjectPtr> ApiServer::Impl::createLocked(const ResourceInfo& info, std::string requestNs,
+                                                Json object, bool dryRun) {
   if (!object.contains("apiVersion")) object["apiVersion"] = info.apiVersion();
   if (!object.contains("kind")) object["kind"] = info.kind;
   auto ns = reconcileNamespace(info, requestNs, object);
@@ -670,8 +663,8 @@ Result<ObjectPtr> ApiServer::createLocked(const ResourceInfo& info, std::string 
 
 // --- get ---
 
-Result<ObjectPtr> ApiServer::get(const GroupVersionResource& gvr, std::string_view ns,
-                                 std::string_view name) {
+Result<ObjectPtr> ApiServer::Impl::get(const GroupVersionResource& gvr, std::string_view ns,
+                                       std::string_view name) {
   Request request{Verb::Get, gvr, "", std::string(ns), std::string(name)};
   return intercepted<ObjectPtr>(request, [&]() -> Result<ObjectPtr> {
     auto t = target(gvr, ns);
@@ -688,8 +681,8 @@ Result<ObjectPtr> ApiServer::get(const GroupVersionResource& gvr, std::string_vi
 
 // --- update ---
 
-Result<ObjectPtr> ApiServer::update(const GroupVersionResource& gvr, std::string_view ns,
-                                    Json object, const UpdateOptions& options) {
+Result<ObjectPtr> ApiServer::Impl::update(const GroupVersionResource& gvr, std::string_view ns,
+                                          Json object, const UpdateOptions& options) {
   Request request{Verb::Update, gvr, "", std::string(ns), meta::name(object), &object};
   request.dryRun = options.dryRun;
   return intercepted<ObjectPtr>(request, [&]() -> Result<ObjectPtr> {
@@ -703,14 +696,16 @@ Result<ObjectPtr> ApiServer::update(const GroupVersionResource& gvr, std::string
   });
 }
 
-Result<ObjectPtr> ApiServer::updateStatus(const GroupVersionResource& gvr, std::string_view ns,
-                                          Json object, const UpdateOptions& options) {
+Result<ObjectPtr> ApiServer::Impl::updateStatus(const GroupVersionResource& gvr,
+                                                std::string_view ns, Json object,
+                                                const UpdateOptions& options) {
   return updateSubresource(gvr, ns, std::move(object), "status", options);
 }
 
-Result<ObjectPtr> ApiServer::updateSubresource(const GroupVersionResource& gvr, std::string_view ns,
-                                               Json object, std::string_view subresource,
-                                               const UpdateOptions& options) {
+Result<ObjectPtr> ApiServer::Impl::updateSubresource(const GroupVersionResource& gvr,
+                                                     std::string_view ns, Json object,
+                                                     std::string_view subresource,
+                                                     const UpdateOptions& options) {
   Request request{Verb::Update,       gvr,    std::string(subresource), std::string(ns),
                   meta::name(object), &object};
   request.dryRun = options.dryRun;
@@ -728,9 +723,9 @@ Result<ObjectPtr> ApiServer::updateSubresource(const GroupVersionResource& gvr, 
   });
 }
 
-Result<ObjectPtr> ApiServer::updateLocked(const ResourceInfo& info, std::string requestNs,
-                                          Json object, std::string_view subresource, bool dryRun,
-                                          bool fromPatch) {
+Result<ObjectPtr> ApiServer::Impl::updateLocked(const ResourceInfo& info, std::string requestNs,
+                                                Json object, std::string_view subresource,
+                                                bool dryRun, bool fromPatch) {
   const std::string name = meta::name(object);
   if (name.empty()) return tl::unexpected(Status::badRequest("resource name may not be empty"));
   auto ns = reconcileNamespace(info, requestNs, object);
@@ -879,8 +874,10 @@ Result<ObjectPtr> ApiServer::updateLocked(const ResourceInfo& info, std::string 
   return commitUpdate(info, objectKey, oldPtr, std::move(updated), dryRun);
 }
 
-Result<ObjectPtr> ApiServer::commitUpdate(const ResourceInfo& info, const std::string& objectKey,
-                                          const ObjectPtr& oldPtr, Json updated, bool dryRun) {
+Result<ObjectPtr> ApiServer::Impl::commitUpdate(const ResourceInfo& info,
+                                                const std::string& objectKey,
+                                                const ObjectPtr& oldPtr, Json updated,
+                                                bool dryRun) {
   const Json& old = *oldPtr;
   meta::setResourceVersion(updated, meta::resourceVersion(old));
   // A write that changes nothing is not a write: same resourceVersion, no event.
@@ -911,9 +908,10 @@ Result<ObjectPtr> ApiServer::commitUpdate(const ResourceInfo& info, const std::s
 
 // --- subresources created by POST ---
 
-Result<Json> ApiServer::createSubresource(const GroupVersionResource& gvr, std::string_view ns,
-                                          std::string_view name, std::string_view subresource,
-                                          Json body, const CreateOptions& options) {
+Result<Json> ApiServer::Impl::createSubresource(const GroupVersionResource& gvr,
+                                                std::string_view ns, std::string_view name,
+                                                std::string_view subresource, Json body,
+                                                const CreateOptions& options) {
   Request request{Verb::Create,      gvr,  std::string(subresource), std::string(ns),
                   std::string(name), &body};
   request.dryRun = options.dryRun;
@@ -994,10 +992,10 @@ Result<Json> ApiServer::createSubresource(const GroupVersionResource& gvr, std::
 
 // --- patch ---
 
-Result<ObjectPtr> ApiServer::patch(const GroupVersionResource& gvr, std::string_view ns,
-                                   std::string_view name, PatchType type,
-                                   std::string_view patchText, const PatchOptions& options,
-                                   std::string_view subresource, bool* created) {
+Result<ObjectPtr> ApiServer::Impl::patch(const GroupVersionResource& gvr, std::string_view ns,
+                                         std::string_view name, PatchType type,
+                                         std::string_view patchText, const PatchOptions& options,
+                                         std::string_view subresource, bool* created) {
   if (created != nullptr) *created = false;
   Request request{Verb::Patch, gvr, std::string(subresource), std::string(ns), std::string(name)};
   request.patch = patchText;

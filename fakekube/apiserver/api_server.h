@@ -16,44 +16,30 @@
 //
 // Namespaces are addressed explicitly: `ns` is ignored for cluster-scoped kinds; for namespaced
 // kinds an empty `ns` on create/update means "the namespace in the object".
+//
+// The store, the watch fan-out and the Service IP range are the implementation's
+// (api_server_impl.h, not installed): this header shows the verbs only.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
-#include <random>
-#include <string>
 #include <string_view>
-#include <type_traits>
-#include <vector>
 
 #include "fakekube/api/group_version.h"
 #include "fakekube/api/json.h"
+#include "fakekube/api/object.h"
 #include "fakekube/api/resource_registry.h"
 #include "fakekube/api/status.h"
-#include "fakekube/apiserver/cluster_ip_allocator.h"
 #include "fakekube/apiserver/interceptor.h"
 #include "fakekube/apiserver/options.h"
 #include "fakekube/apiserver/watch.h"
-#include "fakekube/apiserver/watch_hub.h"
 #include "fakekube/sim/clock.h"
 #include "fakekube/sim/executor.h"
-#include "fakekube/store/store.h"
+#include "fakekube/store/options.h"
 
 namespace fakekube {
-
-// The answer to a LIST: the items and the list metadata.
-struct ObjectList {
-  std::string apiVersion;
-  std::string kind;  // "<Kind>List"
-  std::string resourceVersion;
-  std::string continueToken;
-  std::vector<ObjectPtr> items;
-
-  // The wire form: {"apiVersion","kind","metadata":{"resourceVersion","continue"},"items":[...]}.
-  Json toJson() const;
-};
 
 // The answer to a DELETE: the object as it was left, and whether it is gone (false while it waits
 // for finalizers or a graceful pod shutdown).
@@ -145,87 +131,21 @@ class ApiServer {
   // The resource served for an object's apiVersion and kind (404 if none).
   Result<GroupVersionResource> resourceFor(std::string_view apiVersion,
                                            std::string_view kind) const;
-  const ResourceRegistry& registry() const { return registry_; }
+  const ResourceRegistry& registry() const;
   std::int64_t revision() const;
   std::int64_t compactedRevision() const;
   // Compacts the event log up to `revision` (as etcd compaction does).
   Result<std::int64_t> compact(std::int64_t revision);
-  Clock& clock() const { return clock_; }
+  Clock& clock() const;
 
   void addInterceptor(std::shared_ptr<Interceptor> interceptor);
   void removeInterceptor(const Interceptor* interceptor);
 
  private:
-  ApiServer(Clock& clock, ApiServerOptions options, std::unique_ptr<Store> store);
+  class Impl;
+  explicit ApiServer(std::unique_ptr<Impl> impl);
 
-  struct Target {
-    ResourceInfoPtr info;
-    std::string ns;
-  };
-  Result<Target> target(const GroupVersionResource& gvr, std::string_view ns) const;
-  std::string key(const ResourceInfo& info, std::string_view ns, std::string_view name) const;
-  // A custom resource as a read serves it: in the requested version, and decoded by that
-  // version's schema when it was stored before the schema last changed (structural_schema.h).
-  ObjectPtr inRequestedVersion(const ResourceInfo& info, const GroupVersionResource& gvr,
-                               ObjectPtr object) const;
-  // A stored custom resource as kube-apiserver reads it from storage: decoded (pruned,
-  // defaulted) by its version's schema when stored before the schema last changed; otherwise
-  // the same document.
-  ObjectPtr fromStorage(const ResourceInfo& info, ObjectPtr object) const;
-  std::string prefix(const ResourceInfo& info, std::string_view ns) const;
-  // The body of a verb, as intercepted() runs it: a reference to the caller's lambda, which
-  // lives until the call returns. The verbs' lambdas capture more than a std::function holds
-  // without allocating, and this runs once per request.
-  template <class T>
-  class Action {
-   public:
-    template <class F, class = std::enable_if_t<!std::is_same_v<std::decay_t<F>, Action>>>
-    Action(F&& body)  // NOLINT(google-explicit-constructor): passed as a lambda
-        : body_(&body), call_([](void* b) -> Result<T> {
-            return (*static_cast<std::remove_reference_t<F>*>(b))();
-          }) {}
-    Result<T> operator()() const { return call_(body_); }
-
-   private:
-    void* body_;
-    Result<T> (*call_)(void*);
-  };
-  template <class T>
-  Result<T> intercepted(Request request, Action<T> action);
-
-  // Verb bodies; the caller holds mu_.
-  Result<ObjectPtr> createLocked(const ResourceInfo& info, std::string ns, Json object,
-                                 bool dryRun);
-  Result<ObjectPtr> updateLocked(const ResourceInfo& info, std::string ns, Json object,
-                                 std::string_view subresource, bool dryRun, bool fromPatch);
-  Result<ObjectPtr> commitUpdate(const ResourceInfo& info, const std::string& key,
-                                 const ObjectPtr& old, Json updated, bool dryRun);
-  Result<DeleteResult> deleteLocked(const ResourceInfo& info, const std::string& ns,
-                                    const std::string& name, const DeleteOptions& options);
-  Result<ObjectList> listLocked(const ResourceInfo& info, const std::string& ns,
-                                const ListOptions& options);
-  std::optional<Status> checkNamespaceForCreate(const ResourceInfo& info, const std::string& ns,
-                                                const std::string& name) const;
-  Result<ObjectPtr> put(const std::string& key, Json object, EventType type);
-  void onCustomResourceDefinition(const Json& crd, bool removed);
-  Result<void> ensureSystemNamespaces();
-  // Gives a Service its cluster IP (or checks the one it asks for); 422 when it cannot.
-  std::optional<Status> assignClusterIp(Json& service, bool dryRun);
-
-  std::string newUid();
-  std::string generateName(std::string_view prefix);
-  std::string now() const;
-
-  Clock& clock_;
-  ApiServerOptions options_;
-  mutable std::mutex mu_;
-  std::unique_ptr<Store> store_;
-  WatchHub hub_;
-  ResourceRegistry registry_;
-  ClusterIpAllocator clusterIps_;
-  std::mt19937_64 random_;
-  std::vector<std::shared_ptr<Interceptor>> interceptors_;
-  mutable std::mutex interceptorsMu_;
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace fakekube

@@ -9,6 +9,7 @@
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/pod_status.h"
 #include "fakekube/apiserver/api_server.h"
+#include "fakekube/apiserver/api_server_impl.h"
 
 namespace fakekube {
 
@@ -37,8 +38,9 @@ std::int64_t podGracePeriod(const Json& pod, const DeleteOptions& options) {
 
 }  // namespace
 
-Result<DeleteResult> ApiServer::deleteObject(const GroupVersionResource& gvr, std::string_view ns,
-                                             std::string_view name, const DeleteOptions& options) {
+Result<DeleteResult> ApiServer::Impl::deleteObject(const GroupVersionResource& gvr,
+                                                   std::string_view ns, std::string_view name,
+                                                   const DeleteOptions& options) {
   Request request{Verb::Delete, gvr, "", std::string(ns), std::string(name)};
   request.dryRun = options.dryRun;
   return intercepted<DeleteResult>(request, [&]() -> Result<DeleteResult> {
@@ -49,7 +51,8 @@ Result<DeleteResult> ApiServer::deleteObject(const GroupVersionResource& gvr, st
   });
 }
 
-Json ApiServer::deleteResponse(const GroupVersionResource& gvr, const DeleteResult& result) const {
+Json ApiServer::Impl::deleteResponse(const GroupVersionResource& gvr,
+                                     const DeleteResult& result) const {
   auto info = registry_.find(gvr);
   if (!result.removed || info == nullptr || info->deleteReturnsObject) return *result.object;
   return Status::success(info->groupResource(), meta::name(*result.object),
@@ -57,9 +60,9 @@ Json ApiServer::deleteResponse(const GroupVersionResource& gvr, const DeleteResu
       .toJson();
 }
 
-Result<DeleteResult> ApiServer::deleteLocked(const ResourceInfo& info, const std::string& ns,
-                                             const std::string& name,
-                                             const DeleteOptions& options) {
+Result<DeleteResult> ApiServer::Impl::deleteLocked(const ResourceInfo& info, const std::string& ns,
+                                                   const std::string& name,
+                                                   const DeleteOptions& options) {
   const GroupResource gr = info.groupResource();
   if (options.propagationPolicy) {
     const std::string& policy = *options.propagationPolicy;
@@ -181,9 +184,10 @@ Result<DeleteResult> ApiServer::deleteLocked(const ResourceInfo& info, const std
   return write(std::move(updated));
 }
 
-Result<ObjectList> ApiServer::deleteCollection(const GroupVersionResource& gvr, std::string_view ns,
-                                               const ListOptions& listOptions,
-                                               const DeleteOptions& deleteOptions) {
+Result<ObjectList> ApiServer::Impl::deleteCollection(const GroupVersionResource& gvr,
+                                                     std::string_view ns,
+                                                     const ListOptions& listOptions,
+                                                     const DeleteOptions& deleteOptions) {
   Request request{Verb::DeleteCollection, gvr, "", std::string(ns), ""};
   request.dryRun = deleteOptions.dryRun;
   return intercepted<ObjectList>(request, [&]() -> Result<ObjectList> {

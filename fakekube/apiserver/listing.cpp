@@ -13,6 +13,7 @@
 #include "fakekube/api/label_selector.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/apiserver/api_server.h"
+#include "fakekube/apiserver/api_server_impl.h"
 #include "fakekube/apiserver/selection.h"
 
 namespace fakekube {
@@ -76,8 +77,8 @@ Status listOptionsInvalid(FieldError error) {
 
 }  // namespace
 
-Result<ObjectList> ApiServer::list(const GroupVersionResource& gvr, std::string_view ns,
-                                   const ListOptions& options) {
+Result<ObjectList> ApiServer::Impl::list(const GroupVersionResource& gvr, std::string_view ns,
+                                         const ListOptions& options) {
   Request request{Verb::List, gvr, "", std::string(ns), ""};
   return intercepted<ObjectList>(request, [&]() -> Result<ObjectList> {
     auto t = target(gvr, ns);
@@ -92,8 +93,8 @@ Result<ObjectList> ApiServer::list(const GroupVersionResource& gvr, std::string_
   });
 }
 
-Result<ObjectList> ApiServer::listLocked(const ResourceInfo& info, const std::string& ns,
-                                         const ListOptions& options) {
+Result<ObjectList> ApiServer::Impl::listLocked(const ResourceInfo& info, const std::string& ns,
+                                               const ListOptions& options) {
   auto selection = Selection::parse(info, options.labelSelector, options.fieldSelector);
   if (!selection) return tl::unexpected(selection.error());
 

@@ -8,22 +8,6 @@
 
 namespace fakekube {
 
-const char* watchEventTypeName(WatchEventType type) {
-  switch (type) {
-    case WatchEventType::Added:
-      return "ADDED";
-    case WatchEventType::Modified:
-      return "MODIFIED";
-    case WatchEventType::Deleted:
-      return "DELETED";
-    case WatchEventType::Bookmark:
-      return "BOOKMARK";
-    case WatchEventType::Error:
-      return "ERROR";
-  }
-  return "ERROR";
-}
-
 Watch::Watch(std::size_t maxBacklog, std::int64_t startRevision)
     : maxBacklog_(std::max<std::size_t>(1, maxBacklog)),
       lastQueued_(startRevision),

@@ -26,27 +26,10 @@
 
 #include "fakekube/api/json.h"
 #include "fakekube/api/status.h"
+#include "fakekube/api/watch_event.h"
 #include "fakekube/sim/clock.h"
-#include "fakekube/store/store.h"
 
 namespace fakekube {
-
-enum class WatchEventType { Added, Modified, Deleted, Bookmark, Error };
-// The wire name: "ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR".
-const char* watchEventTypeName(WatchEventType type);
-
-// One event of a watch stream: {"type": watchEventTypeName(type), "object": *object} on the wire.
-//
-//   ADDED / MODIFIED / DELETED  the object (for DELETED its last state, stamped with the
-//                               deletion's resourceVersion)
-//   BOOKMARK                    {"kind":K,"apiVersion":gv,"metadata":{"resourceVersion":"N"}},
-//                               plus metadata.annotations {"k8s.io/initial-events-end":"true"} for
-//                               the bookmark that closes sendInitialEvents' initial state
-//   ERROR                       a Status document (Status::toJson()); the stream ends after it
-struct WatchEvent {
-  WatchEventType type = WatchEventType::Added;
-  ObjectPtr object;
-};
 
 // The watch parameters of a list request (metav1.ListOptions with watch=true).
 struct WatchOptions {

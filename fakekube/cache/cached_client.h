@@ -23,51 +23,32 @@ class CachedClient final : public Client {
   CachedClient(Cache& cache, Client& client) : cache_(cache), client_(client) {}
 
   // --- reads: from the cache ---
+  // (Defined in cached_client.cpp: Result<Json> needs the complete document type.)
   Result<Json> get(const GroupVersionResource& gvr, std::string_view ns,
-                   std::string_view name) override {
-    return cache_.get(gvr, ns, name);
-  }
+                   std::string_view name) override;
   Result<Json> list(const GroupVersionResource& gvr, std::string_view ns,
-                    const ListOptions& options = {}) override {
-    return cache_.list(gvr, ns, options);
-  }
+                    const ListOptions& options = {}) override;
 
   // --- writes and watches: through the client ---
   Result<Json> create(const GroupVersionResource& gvr, Json object,
-                      const CreateOptions& options = {}) override {
-    return client_.create(gvr, std::move(object), options);
-  }
+                      const CreateOptions& options = {}) override;
   Result<Json> update(const GroupVersionResource& gvr, Json object,
-                      const UpdateOptions& options = {}) override {
-    return client_.update(gvr, std::move(object), options);
-  }
+                      const UpdateOptions& options = {}) override;
   Result<Json> updateStatus(const GroupVersionResource& gvr, Json object,
-                            const UpdateOptions& options = {}) override {
-    return client_.updateStatus(gvr, std::move(object), options);
-  }
+                            const UpdateOptions& options = {}) override;
   Result<Json> patch(const GroupVersionResource& gvr, std::string_view ns, std::string_view name,
                      PatchType type, std::string patch, const PatchOptions& options = {},
-                     std::string subresource = "") override {
-    return client_.patch(gvr, ns, name, type, std::move(patch), options, std::move(subresource));
-  }
+                     std::string subresource = "") override;
   Result<Json> deleteObject(const GroupVersionResource& gvr, std::string_view ns,
-                            std::string_view name, const DeleteOptions& options = {}) override {
-    return client_.deleteObject(gvr, ns, name, options);
-  }
+                            std::string_view name, const DeleteOptions& options = {}) override;
   Result<void> deleteAllOf(const GroupVersionResource& gvr, std::string_view ns,
                            const ListOptions& listOptions = {},
-                           const DeleteOptions& deleteOptions = {}) override {
-    return client_.deleteAllOf(gvr, ns, listOptions, deleteOptions);
-  }
+                           const DeleteOptions& deleteOptions = {}) override;
   Result<std::shared_ptr<Watch>> watch(const GroupVersionResource& gvr, std::string_view ns,
-                                       const WatchOptions& options = {}) override {
-    return client_.watch(gvr, ns, options);
-  }
+                                       const WatchOptions& options = {}) override;
   Result<Json> createSubresource(const GroupVersionResource& gvr, std::string_view ns,
                                  std::string_view name, std::string_view subresource, Json body,
-                                 const CreateOptions& options = {}) override {
-    return client_.createSubresource(gvr, ns, name, subresource, std::move(body), options);
-  }
+                                 const CreateOptions& options = {}) override;
 
   // Reads that bypass the cache and see the server's current state (controller-runtime's
   // manager.GetAPIReader()).

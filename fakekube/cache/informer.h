@@ -35,10 +35,10 @@
 
 #include "fakekube/api/group_version.h"
 #include "fakekube/api/json.h"
+#include "fakekube/api/object.h"
 #include "fakekube/api/status.h"
 #include "fakekube/client/client.h"
 #include "fakekube/sim/executor.h"
-#include "fakekube/store/store.h"
 
 namespace fakekube {
 

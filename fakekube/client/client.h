@@ -19,8 +19,8 @@
 
 #include "fakekube/api/group_version.h"
 #include "fakekube/api/json.h"
+#include "fakekube/api/object.h"
 #include "fakekube/api/status.h"
-#include "fakekube/apiserver/api_server.h"
 #include "fakekube/apiserver/options.h"
 #include "fakekube/apiserver/watch.h"
 

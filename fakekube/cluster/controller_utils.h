@@ -27,12 +27,12 @@
 #include "fakekube/api/group_version.h"
 #include "fakekube/api/json.h"
 #include "fakekube/api/label_selector.h"
+#include "fakekube/api/object.h"
 #include "fakekube/api/pod_status.h"
 #include "fakekube/api/status.h"
 #include "fakekube/cache/cache.h"
 #include "fakekube/client/client.h"
 #include "fakekube/sim/clock.h"
-#include "fakekube/store/store.h"
 
 namespace fakekube::workload {
 

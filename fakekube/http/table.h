@@ -21,9 +21,9 @@
 #include <vector>
 
 #include "fakekube/api/json.h"
+#include "fakekube/api/object.h"
 #include "fakekube/api/resource_registry.h"
 #include "fakekube/sim/clock.h"
-#include "fakekube/store/store.h"
 
 namespace fakekube {
 

@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "fakekube/api/json.h"
+#include "fakekube/api/object.h"
 #include "fakekube/runtime/reconcile.h"
-#include "fakekube/store/store.h"
 
 namespace fakekube {
 

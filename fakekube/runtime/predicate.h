@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "fakekube/api/json.h"
-#include "fakekube/store/store.h"
+#include "fakekube/api/object.h"
 
 namespace fakekube {
 

@@ -27,11 +27,11 @@
 #include <vector>
 
 #include "fakekube/api/json.h"
+#include "fakekube/api/object.h"
 #include "fakekube/api/status.h"
+#include "fakekube/store/options.h"
 
 namespace fakekube {
-
-using ObjectPtr = std::shared_ptr<const Json>;
 
 enum class EventType { Added = 1, Modified = 2, Deleted = 3 };
 const char* eventTypeName(EventType type);  // "ADDED", "MODIFIED", "DELETED"
@@ -46,19 +46,6 @@ struct StoredEvent {
   // The key's object before this write (null for a create, and for events read back from the
   // database). Watches with selectors need it to turn "stopped matching" into DELETED.
   ObjectPtr previous;
-};
-
-struct StoreOptions {
-  // ":memory:" (the default) or a file path; a file is opened in WAL mode.
-  std::string path = ":memory:";
-  // WAL with synchronous=NORMAL never loses a committed write when the process dies; FULL also
-  // survives power loss at the cost of an fsync per write.
-  bool synchronousFull = false;
-  // How many revisions the event log keeps. Watches and exact-RV reads older than that answer
-  // 410 Expired, as a compacted etcd does. 0 disables automatic compaction.
-  std::int64_t retainedRevisions = 10000;
-  // etcd's request limit (~1.5 MiB): a larger serialised object is refused with 413.
-  std::size_t maxObjectBytes = 1536 * 1024;
 };
 
 class Store {

@@ -1,0 +1,145 @@
+// ApiServer::Impl: the API server's state and the bodies of its verbs (api_server.h is the
+// interface). Internal: included by the apiserver's own .cpp files only, and not installed.
+//
+// One mutex (mu_) serialises every verb over the store, the watch hub and the Service IP range,
+// in the order of the store's writes; interceptors have their own lock, so one may be added while
+// a request runs.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "fakekube/api/resource_registry.h"
+#include "fakekube/apiserver/api_server.h"
+#include "fakekube/apiserver/cluster_ip_allocator.h"
+#include "fakekube/apiserver/watch_hub.h"
+#include "fakekube/store/store.h"
+
+namespace fakekube {
+
+class ApiServer::Impl {
+ public:
+  // The store opened, the CRDs and cluster IPs it holds loaded, the system namespaces made.
+  static Result<std::unique_ptr<Impl>> open(Clock& clock, ApiServerOptions options);
+  Impl(Clock& clock, ApiServerOptions options, std::unique_ptr<Store> store);
+  ~Impl();
+
+  // The verbs, as ApiServer documents them.
+  Result<ObjectPtr> create(const GroupVersionResource& gvr, std::string_view ns, Json object,
+                           const CreateOptions& options);
+  Result<ObjectPtr> get(const GroupVersionResource& gvr, std::string_view ns,
+                        std::string_view name);
+  Result<ObjectList> list(const GroupVersionResource& gvr, std::string_view ns,
+                          const ListOptions& options);
+  Result<ObjectPtr> update(const GroupVersionResource& gvr, std::string_view ns, Json object,
+                           const UpdateOptions& options);
+  Result<ObjectPtr> updateStatus(const GroupVersionResource& gvr, std::string_view ns, Json object,
+                                 const UpdateOptions& options);
+  Result<ObjectPtr> updateSubresource(const GroupVersionResource& gvr, std::string_view ns,
+                                      Json object, std::string_view subresource,
+                                      const UpdateOptions& options);
+  Result<Json> createSubresource(const GroupVersionResource& gvr, std::string_view ns,
+                                 std::string_view name, std::string_view subresource, Json body,
+                                 const CreateOptions& options);
+  Result<ObjectPtr> patch(const GroupVersionResource& gvr, std::string_view ns,
+                          std::string_view name, PatchType type, std::string_view patch,
+                          const PatchOptions& options, std::string_view subresource, bool* created);
+  Result<DeleteResult> deleteObject(const GroupVersionResource& gvr, std::string_view ns,
+                                    std::string_view name, const DeleteOptions& options);
+  Result<ObjectList> deleteCollection(const GroupVersionResource& gvr, std::string_view ns,
+                                      const ListOptions& listOptions,
+                                      const DeleteOptions& deleteOptions);
+  Result<std::shared_ptr<Watch>> watch(const GroupVersionResource& gvr, std::string_view ns,
+                                       const WatchOptions& options);
+  void sendBookmarks();
+  Result<std::size_t> closeWatches(const GroupVersionResource& gvr, std::optional<Status> error);
+  Json deleteResponse(const GroupVersionResource& gvr, const DeleteResult& result) const;
+  Result<GroupVersionResource> resourceFor(std::string_view apiVersion,
+                                           std::string_view kind) const;
+  const ResourceRegistry& registry() const { return registry_; }
+  std::int64_t revision() const;
+  std::int64_t compactedRevision() const;
+  Result<std::int64_t> compact(std::int64_t revision);
+  Clock& clock() const { return clock_; }
+  void addInterceptor(std::shared_ptr<Interceptor> interceptor);
+  void removeInterceptor(const Interceptor* interceptor);
+
+ private:
+  struct Target {
+    ResourceInfoPtr info;
+    std::string ns;
+  };
+  Result<Target> target(const GroupVersionResource& gvr, std::string_view ns) const;
+  std::string key(const ResourceInfo& info, std::string_view ns, std::string_view name) const;
+  // A custom resource as a read serves it: in the requested version, and decoded by that
+  // version's schema when it was stored before the schema last changed (structural_schema.h).
+  ObjectPtr inRequestedVersion(const ResourceInfo& info, const GroupVersionResource& gvr,
+                               ObjectPtr object) const;
+  // A stored custom resource as kube-apiserver reads it from storage: decoded (pruned,
+  // defaulted) by its version's schema when stored before the schema last changed; otherwise
+  // the same document.
+  ObjectPtr fromStorage(const ResourceInfo& info, ObjectPtr object) const;
+  std::string prefix(const ResourceInfo& info, std::string_view ns) const;
+  // The body of a verb, as intercepted() runs it: a reference to the caller's lambda, which
+  // lives until the call returns. The verbs' lambdas capture more than a std::function holds
+  // without allocating, and this runs once per request.
+  template <class T>
+  class Action {
+   public:
+    template <class F, class = std::enable_if_t<!std::is_same_v<std::decay_t<F>, Action>>>
+    Action(F&& body)  // NOLINT(google-explicit-constructor): passed as a lambda
+        : body_(&body), call_([](void* b) -> Result<T> {
+            return (*static_cast<std::remove_reference_t<F>*>(b))();
+          }) {}
+    Result<T> operator()() const { return call_(body_); }
+
+   private:
+    void* body_;
+    Result<T> (*call_)(void*);
+  };
+  template <class T>
+  Result<T> intercepted(Request request, Action<T> action);
+
+  // Verb bodies; the caller holds mu_.
+  Result<ObjectPtr> createLocked(const ResourceInfo& info, std::string ns, Json object,
+                                 bool dryRun);
+  Result<ObjectPtr> updateLocked(const ResourceInfo& info, std::string ns, Json object,
+                                 std::string_view subresource, bool dryRun, bool fromPatch);
+  Result<ObjectPtr> commitUpdate(const ResourceInfo& info, const std::string& key,
+                                 const ObjectPtr& old, Json updated, bool dryRun);
+  Result<DeleteResult> deleteLocked(const ResourceInfo& info, const std::string& ns,
+                                    const std::string& name, const DeleteOptions& options);
+  Result<ObjectList> listLocked(const ResourceInfo& info, const std::string& ns,
+                                const ListOptions& options);
+  std::optional<Status> checkNamespaceForCreate(const ResourceInfo& info, const std::string& ns,
+                                                const std::string& name) const;
+  Result<ObjectPtr> put(const std::string& key, Json object, EventType type);
+  void onCustomResourceDefinition(const Json& crd, bool removed);
+  Result<void> ensureSystemNamespaces();
+  // Gives a Service its cluster IP (or checks the one it asks for); 422 when it cannot.
+  std::optional<Status> assignClusterIp(Json& service, bool dryRun);
+
+  std::string newUid();
+  std::string generateName(std::string_view prefix);
+  std::string now() const;
+
+  Clock& clock_;
+  ApiServerOptions options_;
+  mutable std::mutex mu_;
+  std::unique_ptr<Store> store_;
+  WatchHub hub_;
+  ResourceRegistry registry_;
+  ClusterIpAllocator clusterIps_;
+  std::mt19937_64 random_;
+  std::vector<std::shared_ptr<Interceptor>> interceptors_;
+  mutable std::mutex interceptorsMu_;
+};
+
+}  // namespace fakekube
