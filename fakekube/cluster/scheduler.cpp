@@ -126,13 +126,49 @@ struct NodeUsage {
   std::int64_t scoreCpu = 0;
   std::int64_t scoreMemory = 0;
 
+  static std::int64_t scoreCpuOf(const ResourceList& requests) {
+    auto cpu = requests.find("cpu");
+    return cpu != requests.end() && cpu->second > 0 ? cpu->second : kDefaultMilliCpu;
+  }
+  static std::int64_t scoreMemoryOf(const ResourceList& requests) {
+    auto memory = requests.find("memory");
+    return memory != requests.end() && memory->second > 0 ? memory->second : kDefaultMemory;
+  }
   void add(const ResourceList& requests) {
     for (const auto& [name, value] : requests) requested[name] += value;
     ++pods;
-    auto cpu = requests.find("cpu");
-    auto memory = requests.find("memory");
-    scoreCpu += cpu != requests.end() && cpu->second > 0 ? cpu->second : kDefaultMilliCpu;
-    scoreMemory += memory != requests.end() && memory->second > 0 ? memory->second : kDefaultMemory;
+    scoreCpu += scoreCpuOf(requests);
+    scoreMemory += scoreMemoryOf(requests);
+  }
+  void remove(const ResourceList& requests) {
+    for (const auto& [name, value] : requests) {
+      auto it = requested.find(name);
+      if (it == requested.end()) continue;
+      it->second -= value;
+      if (it->second == 0) requested.erase(it);
+    }
+    --pods;
+    scoreCpu -= scoreCpuOf(requests);
+    scoreMemory -= scoreMemoryOf(requests);
+  }
+  std::int64_t requestedOf(const std::string& name) const {
+    auto it = requested.find(name);
+    return it == requested.end() ? 0 : it->second;
+  }
+};
+
+// A node as the filters and the scorer read it, parsed once per version of the node (the
+// informer hands out a new document for every change) rather than once per scheduling decision.
+struct NodeInfo {
+  ObjectPtr object;
+  std::string name;
+  ResourceList allocatable;
+  std::vector<Json> taints;  // schedulingTaints
+  bool unschedulable = false;
+
+  std::int64_t allocatableOf(const std::string& resource) const {
+    auto it = allocatable.find(resource);
+    return it == allocatable.end() ? 0 : it->second;
   }
 };
 
@@ -179,6 +215,18 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
       return node.empty() ? std::vector<std::string>{} : std::vector<std::string>{node};
     });
     std::weak_ptr<Impl> weak = weak_from_this();
+    // The usage of every node follows the pod informer's changes (see NodeState).
+    ResourceEventHandler usage;
+    usage.onAdd = [weak](const ObjectPtr& pod) {
+      if (auto self = weak.lock()) self->observe(nullptr, *pod);
+    };
+    usage.onUpdate = [weak](const ObjectPtr& oldPod, const ObjectPtr& newPod) {
+      if (auto self = weak.lock()) self->observe(oldPod.get(), *newPod);
+    };
+    usage.onDelete = [weak](const ObjectPtr& pod) {
+      if (auto self = weak.lock()) self->observeDelete(*pod);
+    };
+    pods.addEventHandler(std::move(usage));
     auto wakeAll = [weak](const ObjectPtr&) -> std::vector<ReconcileRequest> {
       auto self = weak.lock();
       return self ? self->unschedulableRequests() : std::vector<ReconcileRequest>{};
@@ -259,8 +307,17 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
     }
     auto requests = podRequests(pod);
     if (!requests) return terminalError(requests.error());
+    // cpu and memory first, then the other resources by name (NodeResourcesFit's order).
+    std::vector<std::string> resourceOrder;
+    for (const char* first : {"cpu", "memory"}) {
+      if (requests->count(first)) resourceOrder.emplace_back(first);
+    }
+    for (const auto& [name, value] : *requests) {
+      if (name != "cpu" && name != "memory") resourceOrder.push_back(name);
+    }
 
-    // The nodes as the cache holds them (shared, not copied into a list), in name order.
+    // The nodes as the cache holds them (shared, not copied into a list), in name order: the
+    // informer orders by key, which is the name for a cluster-scoped object.
     Informer& nodeInformer = manager_.cache().informerFor(kNodes);
     if (!nodeInformer.hasSynced()) {
       if (auto synced = manager_.cache().list(kNodes, ""); !synced) {
@@ -268,140 +325,215 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
       }
     }
     const std::vector<ObjectPtr> nodes = nodeInformer.list();
-    std::vector<std::pair<std::string, const Json*>> named;
-    named.reserve(nodes.size());
-    for (const auto& node : nodes) named.emplace_back(meta::name(*node), node.get());
-    std::sort(named.begin(), named.end(),
-              [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::vector<const Json*> nodeList;
-    nodeList.reserve(named.size());
-    for (const auto& [name, node] : named) nodeList.push_back(node);
-
-    std::map<std::string, NodeUsage> usage = nodeUsage(nodeList);
 
     std::map<std::string, int> reasonCounts;
     std::map<std::string, int> preemptionCounts;
-    const Json* best = nullptr;
-    std::int64_t bestScore = -1;
-    for (const Json* node : nodeList) {
-      const NodeUsage& used = usage[meta::name(*node)];
-      ResourceList allocatable = allocatableOf(*node);
-      Verdict verdict = filter(pod, *requests, *node, allocatable, used);
-      if (!verdict.reasons.empty()) {
-        for (const auto& r : verdict.reasons) ++reasonCounts[r];
-        ++preemptionCounts[std::string(verdict.resolvable ? kNoVictims : kNotHelpful)];
-        continue;
-      }
-      std::int64_t s = score(*requests, allocatable, used);
-      if (s > bestScore) {
-        bestScore = s;
-        best = node;
+    std::string best;
+    {
+      std::lock_guard lock(mu_);
+      const std::vector<const NodeInfo*> infos = nodeInfosLocked(nodes);
+      std::unordered_map<std::string, NodeUsage> withAssumed = assumedUsageLocked();
+      std::int64_t bestScore = -1;
+      for (const NodeInfo* node : infos) {
+        const NodeUsage* used = &usageLocked(node->name);
+        if (auto it = withAssumed.find(node->name); it != withAssumed.end()) used = &it->second;
+        Verdict verdict = filter(pod, *requests, resourceOrder, *node, *used);
+        if (!verdict.reasons.empty()) {
+          for (const auto& r : verdict.reasons) ++reasonCounts[r];
+          ++preemptionCounts[std::string(verdict.resolvable ? kNoVictims : kNotHelpful)];
+          continue;
+        }
+        std::int64_t s = score(*requests, *node, *used);
+        if (s > bestScore) {
+          bestScore = s;
+          best = node->name;
+        }
       }
     }
-    if (best != nullptr) return bind(pod, key, *requests, meta::name(*best));
-    return markUnschedulable(pod, key, fitError(nodeList.size(), reasonCounts, preemptionCounts));
+    if (!best.empty()) return bind(pod, key, *requests, best);
+    return markUnschedulable(pod, key, fitError(nodes.size(), reasonCounts, preemptionCounts));
   }
 
-  // What each node has used up: the non-terminal pods bound to it, and the pods this scheduler
-  // bound that the cache does not show bound yet.
-  std::map<std::string, NodeUsage> nodeUsage(const std::vector<const Json*>& nodes) {
-    std::map<std::string, NodeUsage> usage;
-    Informer& informer = manager_.cache().informerFor(kPods);
-    // Uids as views into the bound pods, which `bound` keeps alive until the end: this runs for
-    // every scheduling decision over every bound pod, so nothing is copied per pod.
-    std::vector<ObjectPtr> bound;
-    std::unordered_set<std::string_view> seenBound;
-    for (const Json* node : nodes) {
-      const std::string name = meta::name(*node);
-      NodeUsage& used = usage[name];
-      for (auto& pod : informer.byIndex(kNodeNameIndex, name)) {
-        const Json& uidField = jsonAt(*pod, {"metadata", "uid"});
-        std::string_view uid =
-            uidField.is_string() ? std::string_view(uidField.get_ref<const std::string&>()) : "";
-        seenBound.insert(uid);
-        if (!isPodTerminal(*pod)) used.add(boundRequests(uid, *pod));
-        bound.push_back(std::move(pod));
-      }
-    }
+  // --- The bound pods' usage, per node ---
+  //
+  // Recomputing what every node has used up from the informer for each scheduling decision cost
+  // every bound pod per decision, so scheduling N pods cost N^2. Instead each bound pod is
+  // counted once, when the informer reports it (added, bound, finished, deleted), into its
+  // node's NodeState, as kube-scheduler's cache keeps a NodeInfo per node. A pod's requests cannot
+  // change once it exists (its containers' resources are immutable), so they are parsed once.
+  //
+  // The informer's events are the source; a decision also compares each node's pod count with
+  // the informer's spec.nodeName index (one lookup a node) and recounts a node that differs from
+  // the informer, so a decision made before the handler caught up (a scheduler started on a
+  // running informer, whose existing pods the handler is told about in a later task) counts what
+  // the informer holds.
+
+  // A bound pod as counted.
+  struct BoundPod {
+    std::string node;
+    ResourceList requests;
+    bool counted = false;  // non-terminal: its requests are in the node's usage
+  };
+  struct NodeState {
+    NodeUsage usage;                       // the non-terminal pods bound to the node
+    std::unordered_set<std::string> uids;  // every pod bound to the node, terminal ones too
+  };
+
+  void observe(const Json* oldPod, const Json& pod) {
     std::lock_guard lock(mu_);
-    // Forget the requests of pods no longer bound anywhere (deleted), so the memo stays as large
-    // as the set of bound pods.
-    std::erase_if(requestsByUid_,
-                  [&](const auto& entry) { return seenBound.count(entry.first) == 0; });
+    if (oldPod != nullptr && meta::uid(*oldPod) != meta::uid(pod)) forgetLocked(meta::uid(*oldPod));
+    countLocked(pod);
+  }
+  void observeDelete(const Json& pod) {
+    std::lock_guard lock(mu_);
+    const std::string uid = meta::uid(pod);
+    forgetLocked(uid);
+    assumed_.erase(uid);  // gone: nothing to wait for
+  }
+
+  // Counts `pod` as it is now (idempotent: a pod seen twice in the same state counts once).
+  void countLocked(const Json& pod) {
+    const std::string uid = meta::uid(pod);
+    std::string node = podNodeName(pod);
+    if (node.empty()) {
+      forgetLocked(uid);
+      return;
+    }
+    assumed_.erase(uid);  // the cache shows it bound
+    const bool counted = !isPodTerminal(pod);
+    auto it = boundPods_.find(uid);
+    if (it != boundPods_.end() && it->second.node == node && it->second.counted == counted) return;
+    ResourceList requests;
+    if (it != boundPods_.end()) {
+      requests = it->second.requests;
+      forgetLocked(uid);
+    } else {
+      auto parsed = podRequests(pod);
+      if (parsed) requests = std::move(*parsed);
+    }
+    NodeState& state = nodeStates_[node];
+    state.uids.insert(uid);
+    if (counted) state.usage.add(requests);
+    boundPods_.emplace(uid, BoundPod{std::move(node), std::move(requests), counted});
+  }
+
+  void forgetLocked(const std::string& uid) {
+    auto it = boundPods_.find(uid);
+    if (it == boundPods_.end()) return;
+    auto state = nodeStates_.find(it->second.node);
+    if (state != nodeStates_.end()) {
+      if (it->second.counted) state->second.usage.remove(it->second.requests);
+      state->second.uids.erase(uid);
+      if (state->second.uids.empty()) nodeStates_.erase(state);
+    }
+    boundPods_.erase(it);
+  }
+
+  // The usage of the non-terminal pods bound to `node`, recounted from the informer when its
+  // count of pods there differs from ours.
+  const NodeUsage& usageLocked(const std::string& node) {
+    Informer& informer = manager_.cache().informerFor(kPods);
+    auto state = nodeStates_.find(node);
+    const std::size_t ours = state == nodeStates_.end() ? 0 : state->second.uids.size();
+    if (informer.countByIndex(kNodeNameIndex, node) != ours) {
+      std::vector<ObjectPtr> pods = informer.byIndex(kNodeNameIndex, node);
+      std::unordered_set<std::string> present;
+      for (const auto& pod : pods) present.insert(meta::uid(*pod));
+      if (state != nodeStates_.end()) {
+        std::vector<std::string> gone;
+        for (const auto& uid : state->second.uids) {
+          if (!present.count(uid)) gone.push_back(uid);
+        }
+        for (const auto& uid : gone) forgetLocked(uid);
+      }
+      for (const auto& pod : pods) countLocked(*pod);
+      state = nodeStates_.find(node);
+    }
+    static const NodeUsage kNothing;
+    return state == nodeStates_.end() ? kNothing : state->second.usage;
+  }
+
+  // The nodes that hold pods this scheduler bound and the cache does not show bound yet (the
+  // scheduler cache's assumed pods), with those pods added to their usage. An assumed pod the
+  // cache no longer holds (deleted, or replaced by a pod of another uid) is forgotten.
+  std::unordered_map<std::string, NodeUsage> assumedUsageLocked() {
+    std::unordered_map<std::string, NodeUsage> usage;
+    if (assumed_.empty()) return usage;
+    Informer& informer = manager_.cache().informerFor(kPods);
     for (auto it = assumed_.begin(); it != assumed_.end();) {
-      bool stillInCache = informer.get(it->second.key) != nullptr &&
-                          meta::uid(*informer.get(it->second.key)) == it->first;
-      if (seenBound.count(it->first) || !stillInCache) {
+      ObjectPtr cached = informer.get(it->second.key);
+      if (cached == nullptr || meta::uid(*cached) != it->first ||
+          !podNodeName(*cached).empty()) {
         it = assumed_.erase(it);  // the cache caught up (or the pod is gone)
         continue;
       }
-      usage[it->second.node].add(it->second.requests);
+      auto [entry, inserted] = usage.try_emplace(it->second.node);
+      if (inserted) entry->second = usageLocked(it->second.node);
+      entry->second.add(it->second.requests);
       ++it;
     }
     return usage;
   }
 
-  // The requests of a bound pod. A pod's requests cannot change once it exists (its containers'
-  // resources are immutable), so they are parsed once per pod rather than once per pod for every
-  // scheduling decision, which made scheduling N pods cost N^2 quantity parses.
-  ResourceList boundRequests(std::string_view uid, const Json& pod) {
-    {
-      std::lock_guard lock(mu_);
-      if (auto it = requestsByUid_.find(uid); it != requestsByUid_.end()) return it->second;
+  // The parsed form of each node, refreshed for a node whose cached document changed.
+  std::vector<const NodeInfo*> nodeInfosLocked(const std::vector<ObjectPtr>& nodes) {
+    std::vector<const NodeInfo*> infos;
+    infos.reserve(nodes.size());
+    for (const auto& node : nodes) {
+      const std::string& name = meta::name(*node);
+      NodeInfo& info = nodeInfos_[name];
+      if (info.object != node) info = parseNode(node);
+      infos.push_back(&info);
     }
-    auto requests = podRequests(pod);
-    ResourceList parsed = requests ? std::move(*requests) : ResourceList{};
-    std::lock_guard lock(mu_);
-    requestsByUid_.emplace(std::string(uid), parsed);
-    return parsed;
+    if (nodeInfos_.size() > nodes.size()) {  // deleted nodes
+      std::unordered_set<std::string_view> names;
+      for (const NodeInfo* info : infos) names.insert(info->name);
+      std::erase_if(nodeInfos_, [&](const auto& entry) { return !names.count(entry.first); });
+    }
+    return infos;
   }
 
-  // A node's allocatable resources, parsed (once per node per decision: filter and score share
-  // them).
-  static ResourceList allocatableOf(const Json& node) {
-    ResourceList allocatable;
-    const Json& declared = jsonAt(node, {"status", "allocatable"});
-    if (declared.is_object()) (void)addResources(allocatable, declared, false);
-    return allocatable;
+  static NodeInfo parseNode(const ObjectPtr& node) {
+    NodeInfo info;
+    info.object = node;
+    info.name = meta::name(*node);
+    const Json& declared = jsonAt(*node, {"status", "allocatable"});
+    if (declared.is_object()) (void)addResources(info.allocatable, declared, false);
+    info.taints = schedulingTaints(*node);
+    const Json& spec = jsonAt(*node, {"spec"});
+    info.unschedulable = spec.is_object() && spec.value("unschedulable", false);
+    return info;
   }
 
-  static Verdict filter(const Json& pod, const ResourceList& requests, const Json& node,
-                        ResourceList& allocatable, const NodeUsage& used) {
+  static Verdict filter(const Json& pod, const ResourceList& requests,
+                        const std::vector<std::string>& resourceOrder, const NodeInfo& node,
+                        const NodeUsage& used) {
     Verdict verdict;
-    const Json& spec = jsonAt(node, {"spec"});
-    if (spec.is_object() && spec.value("unschedulable", false) &&
+    if (node.unschedulable &&
         !tolerates(pod, {{"key", "node.kubernetes.io/unschedulable"}, {"effect", "NoSchedule"}})) {
       verdict.reasons.emplace_back(kReasonUnschedulable);
       verdict.resolvable = false;
       return verdict;
     }
-    for (const auto& taint : schedulingTaints(node)) {
+    for (const auto& taint : node.taints) {
       if (tolerates(pod, taint)) continue;
       verdict.reasons.push_back(fmt::format("node(s) had untolerated taint {{{}: {}}}",
                                             taint.value("key", ""), taint.value("value", "")));
       verdict.resolvable = false;
       return verdict;
     }
-    if (!matchesNodeSelector(pod, node)) {
+    if (!matchesNodeSelector(pod, *node.object)) {
       verdict.reasons.emplace_back(kReasonSelector);
       verdict.resolvable = false;
       return verdict;
     }
-    if (used.pods + 1 > allocatable["pods"]) verdict.reasons.emplace_back(kReasonTooManyPods);
-    // cpu and memory first, then the other resources by name (the plugin's order).
-    std::vector<std::string> names;
-    for (const char* first : {"cpu", "memory"}) {
-      if (requests.count(first)) names.emplace_back(first);
+    if (used.pods + 1 > node.allocatableOf("pods")) {
+      verdict.reasons.emplace_back(kReasonTooManyPods);
     }
-    for (const auto& [name, value] : requests) {
-      if (name != "cpu" && name != "memory") names.push_back(name);
-    }
-    for (const auto& name : names) {
+    for (const auto& name : resourceOrder) {
       std::int64_t want = requests.at(name);
       if (want <= 0) continue;
-      auto usedIt = used.requested.find(name);
-      std::int64_t already = usedIt == used.requested.end() ? 0 : usedIt->second;
-      if (want > allocatable[name] - already) {
+      if (want > node.allocatableOf(name) - used.requestedOf(name)) {
         verdict.reasons.push_back("Insufficient " + name);
       }
     }
@@ -410,17 +542,15 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
 
   // LeastAllocated: the mean over cpu and memory of the share left free once the pod is placed,
   // 0..100.
-  static std::int64_t score(const ResourceList& requests, ResourceList& allocatable,
+  static std::int64_t score(const ResourceList& requests, const NodeInfo& node,
                             const NodeUsage& used) {
-    NodeUsage after = used;
-    after.add(requests);
+    const std::int64_t cpu = used.scoreCpu + NodeUsage::scoreCpuOf(requests);
+    const std::int64_t memory = used.scoreMemory + NodeUsage::scoreMemoryOf(requests);
     auto free = [](std::int64_t capacity, std::int64_t requested) -> std::int64_t {
       if (capacity <= 0 || requested > capacity) return 0;
       return (capacity - requested) * 100 / capacity;
     };
-    return (free(allocatable["cpu"], after.scoreCpu) +
-            free(allocatable["memory"], after.scoreMemory)) /
-           2;
+    return (free(node.allocatableOf("cpu"), cpu) + free(node.allocatableOf("memory"), memory)) / 2;
   }
 
   static std::string histogram(const std::map<std::string, int>& counts) {
@@ -478,11 +608,11 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
     if (!same) {
       Json updated = pod;
       setCondition(updated["status"],
-                   {{"type", "PodScheduled"},
-                    {"status", "False"},
-                    {"reason", "Unschedulable"},
-                    {"message", message}},
-                   manager_.executor().now());
+                              {{"type", "PodScheduled"},
+                               {"status", "False"},
+                               {"reason", "Unschedulable"},
+                               {"message", message}},
+                              manager_.executor().now());
       auto written = manager_.client().updateStatus(kPods, std::move(updated));
       if (!written) {
         if (isNotFound(written.error())) return ReconcileResult{};
@@ -505,15 +635,12 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
   Manager& manager_;
   const Options options_;
   mutable std::mutex mu_;
-  // Looks strings up by string_view without building a std::string.
-  struct StringHash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
-  // Parsed requests of bound pods, by uid (see boundRequests).
-  std::unordered_map<std::string, ResourceList, StringHash, std::equal_to<>> requestsByUid_;
-  std::set<std::string> unschedulable_;               // pod keys
-  std::unordered_map<std::string, Assumed> assumed_;  // by pod uid
+  // The bound pods by uid, and what they use up per node (see NodeState).
+  std::unordered_map<std::string, BoundPod> boundPods_;
+  std::unordered_map<std::string, NodeState> nodeStates_;
+  std::unordered_map<std::string, NodeInfo> nodeInfos_;  // by node name
+  std::set<std::string> unschedulable_;                  // pod keys
+  std::unordered_map<std::string, Assumed> assumed_;     // by pod uid
   std::uint64_t bindings_ = 0;
 };
 

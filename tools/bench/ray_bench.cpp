@@ -5,8 +5,9 @@
 // with every part running and the operator (RayCluster controller, --reconcile-concurrency 2, on
 // a manager of its own) — untimed — then times creating the N RayClusters and running the
 // SimExecutor until a RayCluster watch has seen all N ready. Virtual time never sleeps, so the
-// wall time is the work: the operator's reconciles, the scheduler, the kubelets (3N pods), the
-// simulated Ray head answering GCS health for the workers' init containers, and every watch.
+// wall time is the work: the operator's reconciles, the scheduler, the kubelets (3N pods) and
+// every watch. The containers run the registry's defaults (the workers' wait-gcs-ready init
+// containers exit 0 after 1 s, the Ray containers run forever), not the Ray simulation.
 //
 // BM_RayJobsComplete/100: the same world with the RayJob controller too and the Ray simulation
 // (heads with the Jobs API, the submitter's script): N RayJobs (entrypoint `sleep 10`, one head
@@ -14,8 +15,10 @@
 // us_per_job and virtual_s.
 //
 // Reports us_per_cluster (wall), virtual_s (virtual seconds from the first create to the last
-// ready) and rss_kib_per_cluster (peak resident memory of the iteration over N; the peak is reset
-// before each iteration through /proc/self/clear_refs).
+// ready) and rss_kib_per_cluster: the growth of the process's peak resident memory (VmHWM in
+// /proc/self/status) during the iteration, over N; the peak is reset before each iteration
+// through /proc/self/clear_refs. Run one size per process for it to mean what it says (memory
+// freed by an earlier size is reused by the next without raising the peak).
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -40,7 +43,10 @@
 namespace fakekube::bench {
 namespace {
 
-// Each node holds 100 pods of 50m CPU / 64Mi (the kubelet's limit is 110 pods).
+// Each node holds 100 pods (the kubelet's limit is 110 pods). A RayCluster's head asks for 50m
+// CPU / 64Mi; each worker for 200m / 256Mi, the requests of the wait-gcs-ready init container
+// KubeRay injects, which exceed the worker's own. So that 100 pods fit whatever their mix, a
+// RayCluster node has 32 CPUs and 64Gi.
 constexpr int kPodsPerNode = 100;
 
 Json podTemplate(const std::string& container) {
@@ -99,6 +105,10 @@ struct World {
     options.nodes = (rayClusters * podsPer + kPodsPerNode - 1) / kPodsPerNode;
     // The submitter asks for KubeRay's 500m CPU: 650m a RayJob, on nodes of 8 CPUs.
     if (rayJobs) options.nodes = std::max(options.nodes, (rayClusters * 650 + 7999) / 8000);
+    if (!rayJobs) {
+      options.node.cpu = "32";
+      options.node.memory = "64Gi";
+    }
     options.scheduler.recordEvents = false;
     options.replicaSet.recordEvents = false;
     options.deployment.recordEvents = false;

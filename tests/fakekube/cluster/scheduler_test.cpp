@@ -204,6 +204,55 @@ TEST_F(SchedulerTest, NotReadyAndCordonedNodesAreSkippedUntilTheyRecover) {
   EXPECT_EQ(nodeOf("web"), "node-b");
 }
 
+// The scheduler keeps each node's usage from the pod events rather than recounting every bound
+// pod for each decision: a deleted pod's requests leave its node, a pod recreated under the same
+// name (a new uid) counts once, and a finished one frees its share.
+TEST_F(SchedulerTest, NodeUsageFollowsDeletionRecreationAndCompletion) {
+  addNode("node-a", "1");
+  startCluster(/*withKubelet=*/false);
+  createPod(podWith("a", {container("main", "busybox:1.36", "600m")}));
+  settle();
+  ASSERT_EQ(nodeOf("a"), "node-a");
+  removeNow("a");
+  settle();
+  createPod(podWith("a", {container("main", "busybox:1.36", "600m")}));
+  settle();
+  EXPECT_EQ(nodeOf("a"), "node-a");  // the first a's 600m left with it
+  createPod(podWith("b", {container("main", "busybox:1.36", "600m")}));
+  settle();
+  EXPECT_EQ(nodeOf("b"), "");  // the second a's 600m count
+  EXPECT_EQ(condition(pod("b"), "PodScheduled")["message"],
+            "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 "
+            "No preemption victims found for incoming pod.");
+  Json finished = pod("a");
+  finished["status"]["phase"] = "Succeeded";
+  updateStatus(kPods, finished);
+  settle();
+  EXPECT_EQ(nodeOf("b"), "node-a");
+  createPod(podWith("c", {container("main", "busybox:1.36", "600m")}));
+  settle();
+  EXPECT_EQ(nodeOf("c"), "");  // b's 600m count, the finished a's do not
+}
+
+// Pods bound before the scheduler started (by someone else) count on their node.
+TEST_F(SchedulerTest, PodsBoundBeforeTheSchedulerStartedCount) {
+  addNode("node-a", "1");
+  addNode("node-b", "1");
+  Json placed = podWith("placed", {container("main", "busybox:1.36", "600m")});
+  placed["spec"]["nodeName"] = "node-a";
+  createPod(placed);
+  startCluster(/*withKubelet=*/false);
+  createPod(podWith("web", {container("main", "busybox:1.36", "600m")}));
+  settle();
+  EXPECT_EQ(nodeOf("web"), "node-b");
+  createPod(podWith("more", {container("main", "busybox:1.36", "600m")}));
+  settle();
+  EXPECT_EQ(nodeOf("more"), "");
+  removeNow("placed");
+  settle();
+  EXPECT_EQ(nodeOf("more"), "node-a");
+}
+
 TEST_F(SchedulerTest, NoNodesAtAll) {
   startCluster(/*withKubelet=*/false);
   createPod(podWith("web", {container("main", "nginx:1.27")}));
