@@ -6,13 +6,12 @@
 #include <vector>
 
 #include "fakekube/api/json_lookup.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/apiserver/api_server.h"
 
 namespace fakekube {
 
 namespace {
-
-const GroupVersionResource kPods{"", "v1", "pods"};
 
 std::optional<Status> validateOptions(const std::string& name, const PodLogOptions& o) {
   std::vector<FieldError> errors;

@@ -19,6 +19,7 @@
 #include <sstream>
 #include <string>
 
+#include "controllers/ray/custom_resource_definitions.h"
 #include "fakekube/api/json.h"
 #include "fakekube/client/kubeconfig.h"
 #include "fakekube/client/rest_client.h"
@@ -28,11 +29,10 @@
 namespace fakekube::e2e {
 namespace {
 
+using ray::kRayClusters;
 using std::chrono::seconds;
 using ::testing::HasSubstr;
 using ::testing::MatchesRegex;
-
-const GroupVersionResource kRayClusters{"ray.io", "v1", "rayclusters"};
 
 std::string readManifest(const std::string& name) {
   std::ifstream in(std::string(FAKEKUBE_SOURCE_DIR) + "/tests/http/manifests/" + name);
@@ -66,6 +66,12 @@ std::string placementName(const ::testing::TestParamInfo<OperatorPlacement>& inf
                                                       : "OperatorOutOfProcess";
 }
 
+// Both processes run their clocks and timers ten times faster than real time (`--time-scale`):
+// the submitter's backoffs, TTLs and deadlines pass in a tenth of the wall time, and every
+// duration the tests compare is read from the same scaled clock.
+constexpr double kTimeScale = 10;
+constexpr const char* kTimeScaleArgument = "10";
+
 // The cluster's controllers without the KubeRay ones.
 constexpr const char* kClusterControllers =
     "gc,namespace,node-lifecycle,scheduler,kubelet,job,ttl-after-finished,replicaset,deployment,"
@@ -75,8 +81,11 @@ class RayJobServeTest : public KubectlTest,
                         public ::testing::WithParamInterface<OperatorPlacement> {
  protected:
   std::vector<std::string> serveArguments() override {
-    if (GetParam() == OperatorPlacement::InsideServe) return {"--nodes", "3"};
-    return {"--nodes", "3", "--controllers", kClusterControllers};
+    if (GetParam() == OperatorPlacement::InsideServe) {
+      return {"--nodes", "3", "--time-scale", kTimeScaleArgument};
+    }
+    return {"--nodes",          "3", "--time-scale", kTimeScaleArgument, "--controllers",
+            kClusterControllers};
   }
   void SetUp() override {
     KubectlTest::SetUp();
@@ -88,7 +97,8 @@ class RayJobServeTest : public KubectlTest,
     rest = std::move(*created);
     if (GetParam() == OperatorPlacement::OutOfProcess) {
       rayOperator = std::make_unique<ChildProcess>(
-          std::vector<std::string>{FAKEKUBE_CLI, "operator", "--kubeconfig", serve->kubeconfig()});
+          std::vector<std::string>{FAKEKUBE_CLI, "operator", "--kubeconfig", serve->kubeconfig(),
+                                   "--time-scale", kTimeScaleArgument});
       auto line = rayOperator->readLine();
       ASSERT_TRUE(line.has_value()) << rayOperator->readAllStderr();
       ASSERT_THAT(*line, HasSubstr("fakekube operator: running against " + serve->url()));
@@ -153,15 +163,16 @@ TEST_P(RayJobServeTest, TheShutdownSampleDeletesTheClusterAfterTheTtl) {
   TimePoint endTime;
   ASSERT_TRUE(parseRfc3339(job["status"].value("endTime", ""), &endTime)) << job.dump();
   // endTime has whole seconds: the real end is in [endTime, endTime + 1 s).
+  const RealClock serveClock(kTimeScale);
   TimePoint lastSeen{};
   TimePoint goneBy{};
   ASSERT_TRUE(pollUntil(seconds(60), [&] {
-    const TimePoint asked = std::chrono::system_clock::now();
+    const TimePoint asked = serveClock.now();
     if (rayClusterExists(cluster)) {
       lastSeen = asked;
       return false;
     }
-    goneBy = std::chrono::system_clock::now();
+    goneBy = serveClock.now();
     return true;
   }));
   ASSERT_NE(lastSeen, TimePoint{}) << "the RayCluster was gone when the RayJob was Complete";

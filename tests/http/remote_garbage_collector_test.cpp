@@ -10,6 +10,7 @@
 #include <string>
 
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/client/kubeconfig.h"
 #include "fakekube/client/rest_client.h"
 #include "fakekube/cluster/garbage_collector.h"
@@ -19,8 +20,6 @@
 
 namespace fakekube::e2e {
 namespace {
-
-const GroupVersionResource kConfigMaps{"", "v1", "configmaps"};
 
 Json configMap(const std::string& name) {
   return {{"apiVersion", "v1"},

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/apiserver/api_server.h"
 #include "fakekube/cluster/garbage_collector.h"
 #include "fakekube/sim/sim_executor.h"
@@ -26,9 +27,6 @@ namespace fakekube::bench {
 namespace {
 
 constexpr int kDependents = 1000;
-
-const GroupVersionResource kPods{"", "v1", "pods"};
-const GroupVersionResource kConfigMaps{"", "v1", "configmaps"};
 
 struct World {
   SimExecutor executor{SimExecutor::Options{.seed = 1}};

@@ -11,9 +11,10 @@
 
 #include "controllers/ray/constants.h"
 #include "controllers/ray/rayjob_types.h"
-#include "rayjob_fixture.h"
+#include "fakekube/api/resources.h"
+#include "tests/controllers/ray/ray_fixture.h"
 
-namespace fakekube::ray::jobtest {
+namespace fakekube::ray::testing {
 namespace {
 
 using ::testing::AnyOf;
@@ -76,9 +77,9 @@ TEST_F(RayJobSidecarModeTest, SuccessfulRayJob) {
   ASSERT_TRUE(runUntilDeploymentStatus("counter", kJobDeploymentStatusComplete));
   EXPECT_EQ(statusOf("counter", "jobStatus"), "SUCCEEDED");
   EXPECT_EQ(counterOf("counter", "succeeded"), 1);
-  EXPECT_FALSE(exists(kJobs, "counter"));
+  EXPECT_FALSE(exists(kJobs, "default", "counter"));
   // Torn down once Complete (ttlSecondsAfterFinished 0).
-  ASSERT_TRUE(runUntil([&] { return !exists(kRayClusters, clusterName); }, seconds(30)));
+  ASSERT_TRUE(runUntil([&] { return !exists(kRayClusters, "default", clusterName); }, seconds(30)));
   EXPECT_TRUE(list(kJobs).empty());
 }
 
@@ -93,7 +94,7 @@ TEST_F(RayJobSidecarModeTest, TheSidecarTerminatesWithZeroOnTheHeadPod) {
   const std::string clusterName = statusOf("kept", "rayClusterName");
   ASSERT_TRUE(runUntil([&] { return headPods(clusterName).size() == 1; }));
   const std::string headName = meta::name(headPods(clusterName)[0]);
-  const Json rayCluster = get(kRayClusters, clusterName);
+  const Json rayCluster = get(kRayClusters, "default", clusterName);
   EXPECT_EQ(meta::annotation(rayCluster, kDisableProvisionedHeadRestartAnnotationKey), "true");
   const Json& podSpec = jsonAt(rayCluster, {"spec", "headGroupSpec", "template", "spec"});
   EXPECT_EQ(podSpec["restartPolicy"], "Never");
@@ -130,7 +131,7 @@ TEST_F(RayJobSidecarModeTest, FailingRayJobWithoutClusterShutdownAfterFinished) 
   EXPECT_EQ(statusOf("fail", "reason"), "AppFailed");
   EXPECT_TRUE(list(kJobs).empty());
   const std::string clusterName = statusOf("fail", "rayClusterName");
-  ASSERT_TRUE(exists(kRayClusters, clusterName));
+  ASSERT_TRUE(exists(kRayClusters, "default", clusterName));
   const auto heads = headPods(clusterName);
   ASSERT_EQ(heads.size(), 1u);
   std::set<std::string> containers;
@@ -139,7 +140,7 @@ TEST_F(RayJobSidecarModeTest, FailingRayJobWithoutClusterShutdownAfterFinished) 
   EXPECT_EQ(jsonAt(submitterStatus(clusterName), {"state", "terminated", "exitCode"}), 1);
 
   ASSERT_TRUE(client->deleteObject(kRayJobs, "default", "fail").has_value());
-  ASSERT_TRUE(runUntil([&] { return !exists(kRayClusters, clusterName); }, seconds(60)));
+  ASSERT_TRUE(runUntil([&] { return !exists(kRayClusters, "default", clusterName); }, seconds(60)));
 }
 
 // "Should transition to 'Complete' if the Ray job has stopped": stopping the Ray job while the
@@ -169,7 +170,7 @@ TEST_F(RayJobSidecarModeTest, DeletingTheHeadPodWhileRunningFailsTheRayJob) {
   const std::string name = "delete-head-after-submit-sidecar-mode";
   ASSERT_TRUE(runUntil([&] { return statusOf(name, "jobStatus") == "RUNNING"; }));
   const std::string clusterName = statusOf(name, "rayClusterName");
-  const Json rayCluster = get(kRayClusters, clusterName);
+  const Json rayCluster = get(kRayClusters, "default", clusterName);
   EXPECT_EQ(meta::label(rayCluster, kRayJobSubmissionModeLabelKey), "SidecarMode");
   EXPECT_EQ(meta::annotation(rayCluster, kDisableProvisionedHeadRestartAnnotationKey), "true");
   const auto heads = headPods(clusterName);
@@ -180,7 +181,7 @@ TEST_F(RayJobSidecarModeTest, DeletingTheHeadPodWhileRunningFailsTheRayJob) {
   ASSERT_TRUE(runUntilDeploymentStatus(name, kJobDeploymentStatusFailed, seconds(60)));
   EXPECT_THAT(statusOf(name, "reason"), AnyOf(Eq("AppFailed"), Eq("SubmissionFailed")));
   // Consistently: no new head while the RayCluster is there.
-  for (int i = 0; i < 10 && exists(kRayClusters, clusterName); ++i) {
+  for (int i = 0; i < 10 && exists(kRayClusters, "default", clusterName); ++i) {
     run(seconds(2));
     EXPECT_TRUE(headPods(clusterName).empty());
   }
@@ -233,8 +234,9 @@ TEST_F(RayJobSidecarModeTest, AJobThatEndsBeforeTheClusterIsReadyStaysInitializi
   EXPECT_EQ(deploymentStatus("quick"), kJobDeploymentStatusInitializing);
   ASSERT_TRUE(runUntilDeploymentStatus("quick", kJobDeploymentStatusFailed, seconds(90)));
   EXPECT_EQ(statusOf("quick", "reason"), kPreRunningDeadlineExceeded);
-  EXPECT_NE(stringOr(jsonAt(get(kRayClusters, clusterName), {"status", "state"})), "ready");
+  EXPECT_NE(stringOr(jsonAt(get(kRayClusters, "default", clusterName), {"status", "state"})),
+            "ready");
 }
 
 }  // namespace
-}  // namespace fakekube::ray::jobtest
+}  // namespace fakekube::ray::testing

@@ -4,13 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include "fakekube/api/resources.h"
 #include "fakekube/cluster/container_logs.h"
 #include "http_fixture.h"
 
 namespace fakekube::httptest {
 namespace {
 
-const GroupVersionResource kPods{"", "v1", "pods"};
 constexpr const char* kLog = "/api/v1/namespaces/default/pods/web/log";
 
 // Reads a streamed text body on a thread of its own.
