@@ -16,6 +16,9 @@ set(FAKEKUBE_PUBLIC_HEADERS
   fakekube/api/merge_patch.h
   fakekube/api/object.h
   fakekube/api/object_meta.h
+  fakekube/api/conditions.h
+  fakekube/api/pod_status.h
+  fakekube/api/resources.h
   fakekube/api/resource_registry.h
   fakekube/api/status.h
   fakekube/api/validation.h
@@ -35,6 +38,7 @@ set(FAKEKUBE_PUBLIC_HEADERS
   fakekube/client/rest_client.h
   fakekube/cluster/cluster.h
   fakekube/cluster/container_behavior.h
+  fakekube/cluster/container_logs.h
   fakekube/cluster/cronjob_controller.h
   fakekube/cluster/daemonset_controller.h
   fakekube/cluster/deployment_controller.h
@@ -44,6 +48,7 @@ set(FAKEKUBE_PUBLIC_HEADERS
   fakekube/cluster/kubelet.h
   fakekube/cluster/network.h
   fakekube/cluster/node_lifecycle_controller.h
+  fakekube/cluster/pod_logs.h
   fakekube/cluster/nodes.h
   fakekube/cluster/quantity.h
   fakekube/cluster/replicaset_controller.h
@@ -87,15 +92,19 @@ set(FAKEKUBE_RAY_PUBLIC_HEADERS
 
 # The test library (fakekube::fixtures): all of it.
 set(FAKEKUBE_FIXTURES_PUBLIC_HEADERS
+  fixtures/child_process.h
   fixtures/controller_checks.h
   fixtures/crash_point_runner.h
+  fixtures/crash_trigger.h
   fixtures/eventually.h
   fixtures/expectation.h
   fixtures/invariant.h
   fixtures/json_path.h
   fixtures/manifests.h
   fixtures/matchers.h
+  fixtures/raw_http.h
   fixtures/reactor.h
+  fixtures/serve_process.h
   fixtures/recorded_request.h
   fixtures/test_cluster.h
 )

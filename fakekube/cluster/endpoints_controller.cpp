@@ -60,9 +60,8 @@ ReconcileOutcome reconcileEndpoints(Manager& manager, const ReconcileRequest& re
   const bool publishNotReady = service["spec"].value("publishNotReadyAddresses", false);
 
   std::map<std::string, Json> subsets;  // ports JSON -> subset
-  for (const auto& pod : listInNamespace(manager.cache(), kPods, request.namespace_)) {
-    if (!serviceSelects(service, meta::labels(*pod)) ||
-        !shouldPodBeInEndpoints(*pod, publishNotReady)) {
+  for (const auto& pod : podsSelectedBy(manager.cache(), service)) {
+    if (!shouldPodBeInEndpoints(*pod, publishNotReady)) {
       continue;
     }
     Json ports = endpointPorts(service, *pod);

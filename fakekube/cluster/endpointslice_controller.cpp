@@ -108,8 +108,8 @@ ReconcileOutcome EndpointSliceController::reconcile(const ReconcileRequest& requ
   // The endpoints, grouped by their resolved ports (keyed by the ports' JSON for a stable order).
   std::map<std::string, std::pair<Json, std::vector<Json>>> groups;
   std::vector<ObjectPtr> selected;
-  for (const auto& pod : listInNamespace(manager_.cache(), kPods, request.namespace_)) {
-    if (serviceSelects(service, meta::labels(*pod)) && shouldPodBeInEndpoints(*pod, true)) {
+  for (const auto& pod : podsSelectedBy(manager_.cache(), service)) {
+    if (shouldPodBeInEndpoints(*pod, true)) {
       selected.push_back(pod);
     }
   }

@@ -6,6 +6,7 @@
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/pod_status.h"
 #include "fakekube/api/resources.h"
+#include "fakekube/cache/informer.h"
 #include "fakekube/cluster/controller_utils.h"
 
 namespace fakekube::workload {
@@ -94,6 +95,30 @@ Json endpointPorts(const Json& service, const Json& pod) {
   Json out = Json::array();
   for (const auto& servicePort : serviceSpec(service).value("ports", Json::array())) {
     if (auto port = endpointPort(servicePort, pod)) out.push_back(std::move(*port));
+  }
+  return out;
+}
+
+std::vector<ObjectPtr> podsSelectedBy(Cache& cache, const Json& service) {
+  std::vector<ObjectPtr> out;
+  if (!serviceHasSelector(service)) return out;
+  Informer& pods = cache.informerFor(kPods);
+  std::string narrowest;
+  std::size_t fewest = 0;
+  bool first = true;
+  for (const auto& [key, value] : serviceSpec(service)["selector"].items()) {
+    std::string pair = key + "=" + (value.is_string() ? value.get<std::string>() : value.dump());
+    const std::size_t count = pods.countByIndex(kLabelIndex, pair);
+    if (first || count < fewest) {
+      narrowest = std::move(pair);
+      fewest = count;
+      first = false;
+    }
+  }
+  const std::string ns = meta::namespace_(service);
+  for (auto& pod : pods.byIndex(kLabelIndex, narrowest)) {
+    if (meta::namespace_(*pod) != ns || !serviceSelects(service, meta::labels(*pod))) continue;
+    out.push_back(std::move(pod));
   }
   return out;
 }

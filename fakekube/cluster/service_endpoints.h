@@ -42,6 +42,11 @@ std::optional<Json> endpointPort(const Json& servicePort, const Json& pod);
 // Every resolvable port of the Service on the pod, in the Service's order.
 Json endpointPorts(const Json& service, const Json& pod);
 
+// The pods in the Service's namespace its selector matches, in key order: the cache's pods filed
+// under the selector's pair with the fewest pods (the label index), each checked against the
+// whole selector. Listing the namespace instead cost every pod for every Service reconcile.
+std::vector<ObjectPtr> podsSelectedBy(Cache& cache, const Json& service);
+
 // A pod event's Services: those in its namespace whose selector matches its labels (old and new
 // ones on update).
 EventHandler servicesOfPodHandler(Cache& cache);
