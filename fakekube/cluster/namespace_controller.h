@@ -1,4 +1,4 @@
-// NamespaceController: kube-controller-manager's namespace controller, in process (spec C).
+// NamespaceController: kube-controller-manager's namespace controller, in process.
 //
 // Deleting a Namespace does not remove it: the server marks it (deletionTimestamp, status.phase
 // Terminating) and keeps it while spec.finalizers holds "kubernetes". This controller is what

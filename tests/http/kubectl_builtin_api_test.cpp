@@ -335,7 +335,7 @@ spec:
     spec:
       containers: [{name: manager, image: example.com/gadget-controller:v1}]
 )yaml");
-  RunResult clientSide = kubectl({"apply", "-k", dir.path() + "/large"});
+  ProcessResult clientSide = kubectl({"apply", "-k", dir.path() + "/large"});
   EXPECT_NE(clientSide.exitCode, 0);
   EXPECT_THAT(clientSide.err, HasSubstr("metadata.annotations: Too long: must have at most "
                                         "262144 bytes"));

@@ -29,10 +29,10 @@ std::string readManifest(const std::string& name) {
 class KubectlLogsTest : public KubectlTest {
  protected:
   // kubectl bounded by `seconds` (coreutils' timeout: exit 124 when it ran out).
-  RunResult bounded(int seconds, const std::vector<std::string>& args) {
+  ProcessResult bounded(int seconds, const std::vector<std::string>& args) {
     std::vector<std::string> argv = {"/usr/bin/timeout", std::to_string(seconds)};
     for (auto& a : kubectlArgv(args)) argv.push_back(std::move(a));
-    return run(argv);
+    return runProcess(argv);
   }
 };
 
@@ -49,14 +49,14 @@ TEST_F(KubectlLogsTest, LogsOfPlainContainers) {
   EXPECT_EQ(ok({"logs", "web", "--since=1h"}), line);
   EXPECT_EQ(ok({"logs", "web", "--limit-bytes=9"}), "fakekube:");
 
-  RunResult previous = kubectl({"logs", "web", "--previous"});
+  ProcessResult previous = kubectl({"logs", "web", "--previous"});
   EXPECT_NE(previous.exitCode, 0);
   EXPECT_THAT(previous.err,
               HasSubstr("previous terminated container \"web\" in pod \"web\" not found"));
-  RunResult unknown = kubectl({"logs", "web", "-c", "nope"});
+  ProcessResult unknown = kubectl({"logs", "web", "-c", "nope"});
   EXPECT_NE(unknown.exitCode, 0);
   EXPECT_THAT(unknown.err, HasSubstr("container nope is not valid for pod web"));
-  RunResult missing = kubectl({"logs", "nosuch"});
+  ProcessResult missing = kubectl({"logs", "nosuch"});
   EXPECT_NE(missing.exitCode, 0);
   EXPECT_THAT(missing.err, HasSubstr("pods \"nosuch\" not found"));
 
@@ -66,7 +66,7 @@ TEST_F(KubectlLogsTest, LogsOfPlainContainers) {
        "spec": {"containers": [{"name": "a", "image": "nginx:1.27"},
                                {"name": "b", "image": "redis:7", "command": ["redis-server"]}]}})");
   ok({"wait", "--for=condition=Ready", "pod/two", "--timeout=60s"});
-  RunResult first = kubectl({"logs", "two"});
+  ProcessResult first = kubectl({"logs", "two"});
   EXPECT_EQ(first.exitCode, 0) << first.err;
   EXPECT_THAT(first.out, HasSubstr("simulated container \"a\""));
   EXPECT_THAT(first.err, HasSubstr("Defaulted container \"a\" out of: a, b"));
@@ -107,7 +107,7 @@ TEST_F(KubectlLogsTest, FollowingTheSubmitterEndsWhenItsContainerEnds) {
   ok({"wait", "--for=jsonpath={.status.startTime}", "job/rayjob-sample", "--timeout=60s"});
   ok({"wait", "--for=jsonpath={.status.containerStatuses[0].containerID}", "pod", "-l",
       "batch.kubernetes.io/job-name=rayjob-sample", "--timeout=60s"});
-  RunResult followed = bounded(120, {"logs", "-f", "job/rayjob-sample"});
+  ProcessResult followed = bounded(120, {"logs", "-f", "job/rayjob-sample"});
   ASSERT_EQ(followed.exitCode, 0) << followed.err;
   const std::string jobId =
       Json::parse(ok({"get", "rayjob", "rayjob-sample", "-o", "json"}))["status"]["jobId"];

@@ -52,7 +52,7 @@ std::vector<std::string> awaitDeleted(Watch& watch, std::set<std::string> names)
 }
 
 TEST(RemoteGarbageCollectorTest, CollectsDependentsOverRest) {
-  TempDirectory dir;
+  TemporaryDirectory dir;
   // Everything but the collector.
   Serve serve(dir.path(), {"--controllers",
                            "namespace,node-lifecycle,scheduler,kubelet,job,ttl-after-finished,"

@@ -146,7 +146,7 @@ TEST_F(KubeletTest, AConflictOnTheTerminalStatusWriteIsRetried) {
   run(seconds(10));
   server->removeInterceptor(conflictOnce.get());
   EXPECT_EQ(conflictOnce->conflicts, 1);
-  Json p = pod("job");
+  Json p = getPod("job");
   EXPECT_EQ(p["status"]["phase"], "Failed");
   EXPECT_EQ(containerStatus(p, "main")["state"]["terminated"]["exitCode"], 1);
   EXPECT_EQ(containerStatus(p, "main")["state"]["terminated"]["finishedAt"], at(seconds(4)));

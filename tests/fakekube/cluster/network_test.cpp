@@ -183,7 +183,7 @@ TEST_F(NetworkTest, LoopbackReachesTheCallersOwnPod) {
   createPod(alone);
   run(seconds(5));
   auto exitCodeOf = [&](const std::string& name) {
-    const Json p = pod(name);
+    const Json p = getPod(name);
     for (const Json& s : p["status"].value("containerStatuses", Json::array())) {
       if (s.value("name", "") == "probe" && s.contains("state") &&
           s["state"].contains("terminated")) {

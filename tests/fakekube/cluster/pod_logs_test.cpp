@@ -60,7 +60,7 @@ class PodLogsTest : public PodLifecycleTest {
     Json p = podWith(name, {container("main", image)});
     p["spec"]["restartPolicy"] = restartPolicy;
     Json created = createPod(p);
-    settle();
+    runUntilIdle();
     return created;
   }
 
@@ -92,7 +92,7 @@ TEST_F(PodLogsTest, TheApiServersChecksComeFirst) {
   EXPECT_EQ(errorOf(read("nope")), "404 NotFound: pods \"nope\" not found");
   createPod(podWith("two", {container("a", "nginx"), container("b", "nginx")},
                     {container("setup", "busybox")}));
-  settle();
+  runUntilIdle();
   EXPECT_EQ(errorOf(read("two")),
             "400 BadRequest: a container name must be specified for pod two, choose one of: "
             "[setup a b]");
@@ -131,7 +131,7 @@ TEST_F(PodLogsTest, AContainerThatHasNotStartedHasNoLogYet) {
   Json unscheduled = podWith("pending", {container("main", "nginx")});
   unscheduled["spec"]["schedulerName"] = "nobody";
   createPod(unscheduled);
-  settle();
+  runUntilIdle();
   EXPECT_EQ(read("pending").value_or("?"), "");
 }
 
@@ -167,18 +167,18 @@ TEST_F(PodLogsTest, EachRestartHasItsOwnLogAndPreviousReadsTheOneBefore) {
             "400 BadRequest: previous terminated container \"main\" in pod \"crash\" not found");
   // Exits at 3 s; the first restart is immediate.
   run(seconds(2));
-  ASSERT_EQ(containerStatus(pod("crash"), "main")["restartCount"], 1);
+  ASSERT_EQ(containerStatus(getPod("crash"), "main")["restartCount"], 1);
   EXPECT_EQ(*read("crash"), "run 1\n");
   EXPECT_EQ(*read("crash", {.previous = true}), "run 0\n");
   // In CrashLoopBackOff the log is the last terminated instance's, as the kubelet reads it.
   run(seconds(2) + milliseconds(500));
-  ASSERT_EQ(containerStatus(pod("crash"), "main")["state"]["waiting"]["reason"],
+  ASSERT_EQ(containerStatus(getPod("crash"), "main")["state"]["waiting"]["reason"],
             "CrashLoopBackOff");
   EXPECT_EQ(*read("crash"), "run 1\n");
   EXPECT_EQ(*read("crash", {.previous = true}), "run 1\n");
   // After the back-off (10 s) run 2 starts; only it and run 1 are kept.
   run(seconds(10));
-  ASSERT_EQ(containerStatus(pod("crash"), "main")["restartCount"], 2);
+  ASSERT_EQ(containerStatus(getPod("crash"), "main")["restartCount"], 2);
   EXPECT_EQ(*read("crash"), "run 2\n");
   EXPECT_EQ(*read("crash", {.previous = true}), "run 1\n");
   EXPECT_EQ(logs.size(), 2u);
@@ -200,7 +200,7 @@ TEST_F(PodLogsTest, FollowingALogEndsWhenTheContainerEnds) {
   run(seconds(1));
   EXPECT_EQ((*reader)->read(out, milliseconds(0)), ContainerLogs::LogReader::Step::Ended);
   EXPECT_EQ(out, "tick 0\ntick 1\ntick 2\n");
-  EXPECT_EQ(pod("tick")["status"]["phase"], "Succeeded");
+  EXPECT_EQ(getPod("tick")["status"]["phase"], "Succeeded");
 
   // Following an ended container reads its log and ends at once.
   auto again = podLogs->open("default", "tick", {.follow = true, .tailLines = 1});

@@ -211,26 +211,26 @@ TEST_F(SchedulerTest, NodeUsageFollowsDeletionRecreationAndCompletion) {
   addNode("node-a", "1");
   startCluster(/*withKubelet=*/false);
   createPod(podWith("a", {container("main", "busybox:1.36", "600m")}));
-  settle();
+  runUntilIdle();
   ASSERT_EQ(nodeOf("a"), "node-a");
   removeNow("a");
-  settle();
+  runUntilIdle();
   createPod(podWith("a", {container("main", "busybox:1.36", "600m")}));
-  settle();
+  runUntilIdle();
   EXPECT_EQ(nodeOf("a"), "node-a");  // the first a's 600m left with it
   createPod(podWith("b", {container("main", "busybox:1.36", "600m")}));
-  settle();
+  runUntilIdle();
   EXPECT_EQ(nodeOf("b"), "");  // the second a's 600m count
-  EXPECT_EQ(condition(pod("b"), "PodScheduled")["message"],
+  EXPECT_EQ(condition(getPod("b"), "PodScheduled")["message"],
             "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 "
             "No preemption victims found for incoming pod.");
-  Json finished = pod("a");
+  Json finished = getPod("a");
   finished["status"]["phase"] = "Succeeded";
   updateStatus(kPods, finished);
-  settle();
+  runUntilIdle();
   EXPECT_EQ(nodeOf("b"), "node-a");
   createPod(podWith("c", {container("main", "busybox:1.36", "600m")}));
-  settle();
+  runUntilIdle();
   EXPECT_EQ(nodeOf("c"), "");  // b's 600m count, the finished a's do not
 }
 
@@ -243,13 +243,13 @@ TEST_F(SchedulerTest, PodsBoundBeforeTheSchedulerStartedCount) {
   createPod(placed);
   startCluster(/*withKubelet=*/false);
   createPod(podWith("web", {container("main", "busybox:1.36", "600m")}));
-  settle();
+  runUntilIdle();
   EXPECT_EQ(nodeOf("web"), "node-b");
   createPod(podWith("more", {container("main", "busybox:1.36", "600m")}));
-  settle();
+  runUntilIdle();
   EXPECT_EQ(nodeOf("more"), "");
   removeNow("placed");
-  settle();
+  runUntilIdle();
   EXPECT_EQ(nodeOf("more"), "node-a");
 }
 
