@@ -16,7 +16,7 @@
 namespace greeting {
 
 inline const fakekube::GroupVersionResource kGreetings{"example.com", "v1", "greetings"};
-inline const fakekube::GroupVersionResource kConfigMaps{"", "v1", "configmaps"};
+using fakekube::kConfigMaps;  // fakekube/api/resources.h: the built-in resources
 
 // The Greeting CustomResourceDefinition, as YAML.
 extern const char* const kGreetingCustomResourceDefinition;

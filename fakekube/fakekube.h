@@ -18,12 +18,15 @@
 
 // Objects, errors and names.
 #include "fakekube/api/builtin_resources.h"
+#include "fakekube/api/conditions.h"
 #include "fakekube/api/group_version.h"
 #include "fakekube/api/json.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/label_selector.h"
 #include "fakekube/api/object.h"
 #include "fakekube/api/object_meta.h"
+#include "fakekube/api/pod_status.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/api/status.h"
 #include "fakekube/api/watch_event.h"
 #include "fakekube/api/yaml.h"
