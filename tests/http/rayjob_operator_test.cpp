@@ -9,7 +9,6 @@
 // deadlines a few seconds; every wait is bounded and polls, nothing sleeps a fixed time.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <time.h>
 
 #include <chrono>
 #include <fstream>
@@ -46,17 +45,6 @@ std::string replaced(std::string text, const std::string& from, const std::strin
   EXPECT_NE(at, std::string::npos) << "the manifest has no \"" << from << "\"";
   if (at != std::string::npos) text.replace(at, from.size(), to);
   return text;
-}
-
-// Polls `done` every 100 ms until it holds or `limit` passed.
-bool pollUntil(std::chrono::seconds limit, const std::function<bool()>& done) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    struct timespec interval = {0, 100'000'000};
-    nanosleep(&interval, nullptr);
-  }
-  return true;
 }
 
 enum class OperatorPlacement { InsideServe, OutOfProcess };
@@ -121,6 +109,29 @@ class RayJobServeTest : public KubectlTest,
   bool rayClusterExists(const std::string& name) {
     return rest->get(kRayClusters, "default", name).has_value();
   }
+  // Watches RayCluster `name` from revision `after` until an event satisfies `wanted` (true) or
+  // `limit` of wall time passes (false). Blocks on the stream: the server pushes each write.
+  bool awaitRayClusterEvent(const std::string& name, const std::string& after,
+                            std::chrono::seconds limit,
+                            const std::function<bool(const WatchEvent&)>& wanted) {
+    WatchOptions options;
+    options.resourceVersion = after;
+    options.fieldSelector = "metadata.name=" + name;
+    auto watch = rest->watch(kRayClusters, "default", options);
+    EXPECT_TRUE(watch.has_value()) << watch.error().message;
+    if (!watch) return false;
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    bool found = false;
+    while (!found && !(*watch)->ended()) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      if (left <= std::chrono::milliseconds::zero()) break;
+      auto event = (*watch)->next(left);
+      if (event && wanted(*event)) found = true;
+    }
+    (*watch)->stop();
+    return found;
+  }
 
   std::unique_ptr<RestClient> rest;
   std::unique_ptr<ChildProcess> rayOperator;
@@ -164,20 +175,16 @@ TEST_P(RayJobServeTest, TheShutdownSampleDeletesTheClusterAfterTheTtl) {
   ASSERT_TRUE(parseRfc3339(job["status"].value("endTime", ""), &endTime)) << job.dump();
   // endTime has whole seconds: the real end is in [endTime, endTime + 1 s).
   const RealClock serveClock(kTimeScale);
-  TimePoint lastSeen{};
+  ASSERT_TRUE(rayClusterExists(cluster)) << "the RayCluster was gone when the RayJob was Complete";
+  // The deletion arrives on the watch no earlier than it happened, read on the server's clock.
   TimePoint goneBy{};
-  ASSERT_TRUE(pollUntil(seconds(60), [&] {
-    const TimePoint asked = serveClock.now();
-    if (rayClusterExists(cluster)) {
-      lastSeen = asked;
-      return false;
-    }
-    goneBy = serveClock.now();
-    return true;
-  }));
-  ASSERT_NE(lastSeen, TimePoint{}) << "the RayCluster was gone when the RayJob was Complete";
-  // Still there (to the poll's granularity) at endTime + TTL, and not deleted before it.
-  EXPECT_GE(lastSeen, endTime + kTtl - seconds(1));
+  ASSERT_TRUE(awaitRayClusterEvent(cluster, job["metadata"]["resourceVersion"].get<std::string>(),
+                                   seconds(60), [&](const WatchEvent& event) {
+                                     if (event.type != WatchEventType::Deleted) return false;
+                                     goneBy = serveClock.now();
+                                     return true;
+                                   }));
+  // Not deleted before endTime + TTL.
   EXPECT_GE(goneBy, endTime + kTtl);
   EXPECT_EQ(ok({"get", "job", "rayjob-sample-shutdown", "-o", "jsonpath={.status.succeeded}"}),
             "1");
@@ -208,8 +215,10 @@ TEST_P(RayJobServeTest, DeletingARunningRayJobStopsItAndCleansUp) {
   EXPECT_EQ(job["metadata"]["finalizers"][0], "ray.io/rayjob-finalizer");
   const std::string cluster = job["status"]["rayClusterName"].get<std::string>();
   const std::string jobId = job["status"]["jobId"].get<std::string>();
-  ok({"patch", "raycluster", cluster, "--type=merge", "-p",
-      R"({"metadata":{"finalizers":["e2e.fakekube.io/hold"]}})"});
+  const Json held =
+      Json::parse(ok({"patch", "raycluster", cluster, "--type=merge", "-p",
+                      R"({"metadata":{"finalizers":["e2e.fakekube.io/hold"]}})", "-o", "json"}));
+  const std::string heldAt = held["metadata"]["resourceVersion"].get<std::string>();
 
   ok({"delete", "rayjob", "rayjob-sample-shutdown", "--timeout=30s"});
   EXPECT_NE(kubectl({"get", "rayjob", "rayjob-sample-shutdown"}).exitCode, 0);
@@ -218,9 +227,8 @@ TEST_P(RayJobServeTest, DeletingARunningRayJobStopsItAndCleansUp) {
                                   "-head-svc:dashboard/proxy/api/jobs/" + jobId}));
   EXPECT_EQ(info["status"], "STOPPED");
   // The garbage collector has asked for the RayCluster's deletion; the test's finalizer held it.
-  ASSERT_TRUE(pollUntil(seconds(30), [&] {
-    auto held = rest->get(kRayClusters, "default", cluster);
-    return held && (*held)["metadata"].contains("deletionTimestamp");
+  ASSERT_TRUE(awaitRayClusterEvent(cluster, heldAt, seconds(30), [](const WatchEvent& event) {
+    return (*event.object)["metadata"].contains("deletionTimestamp");
   }));
   ok({"patch", "raycluster", cluster, "--type=merge", "-p", R"({"metadata":{"finalizers":null}})"});
   ok({"wait", "--for=delete", "raycluster/" + cluster, "job/rayjob-sample-shutdown",
