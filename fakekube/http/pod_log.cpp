@@ -5,6 +5,7 @@
 #include <charconv>
 
 #include "fakekube/cluster/pod_logs.h"
+#include "fakekube/http/request_parameters.h"
 #include "fakekube/http/rest_handler.h"
 
 namespace fakekube {
@@ -12,31 +13,6 @@ namespace fakekube {
 namespace {
 
 // Go's strconv.ParseBool, as the API server decodes boolean parameters.
-Result<bool> boolParam(const RestRequest& request, const char* name) {
-  auto value = request.param(name);
-  if (!value) return false;
-  const std::string& v = *value;
-  if (v == "1" || v == "t" || v == "T" || v == "true" || v == "TRUE" || v == "True") return true;
-  if (v == "0" || v == "f" || v == "F" || v == "false" || v == "FALSE" || v == "False" ||
-      v.empty()) {
-    return false;
-  }
-  return tl::unexpected(Status::badRequest(fmt::format(
-      "invalid value for {}: strconv.ParseBool: parsing {}: invalid syntax", name, goQuote(v))));
-}
-
-Result<std::optional<std::int64_t>> intParam(const RestRequest& request, const char* name) {
-  auto value = request.param(name);
-  if (!value || value->empty()) return std::optional<std::int64_t>();
-  std::int64_t n = 0;
-  auto [end, ec] = std::from_chars(value->data(), value->data() + value->size(), n);
-  if (ec != std::errc() || end != value->data() + value->size()) {
-    return tl::unexpected(Status::badRequest(
-        fmt::format("invalid value for {}: strconv.ParseInt: parsing {}: invalid syntax", name,
-                    goQuote(*value))));
-  }
-  return std::optional<std::int64_t>(n);
-}
 
 Result<PodLogOptions> podLogOptions(const RestRequest& request) {
   PodLogOptions options;
@@ -44,14 +20,14 @@ Result<PodLogOptions> podLogOptions(const RestRequest& request) {
   for (auto [name, field] :
        {std::pair{"follow", &options.follow}, std::pair{"previous", &options.previous},
         std::pair{"timestamps", &options.timestamps}}) {
-    auto value = boolParam(request, name);
+    auto value = boolParameter(request, name);
     if (!value) return tl::unexpected(value.error());
-    *field = *value;
+    *field = value->value_or(false);
   }
   for (auto [name, field] : {std::pair{"tailLines", &options.tailLines},
                              std::pair{"sinceSeconds", &options.sinceSeconds},
                              std::pair{"limitBytes", &options.limitBytes}}) {
-    auto value = intParam(request, name);
+    auto value = intParameter(request, name);
     if (!value) return tl::unexpected(value.error());
     *field = *value;
   }

@@ -22,6 +22,7 @@
 #include "fakekube/http/partial_object_metadata.h"
 #include "fakekube/http/pod_log.h"
 #include "fakekube/http/proxy.h"
+#include "fakekube/http/request_parameters.h"
 #include "fakekube/http/reviews.h"
 #include "fakekube/http/table.h"
 #include "fakekube/http/watch_stream.h"
@@ -75,35 +76,6 @@ std::vector<std::string> pathSegments(std::string_view path) {
 
 // --- query parameters ---
 
-// Go's strconv.ParseBool, as the API server decodes boolean parameters.
-Result<std::optional<bool>> boolParam(const RestRequest& request, const char* name) {
-  Query value = request.param(name);
-  if (!value) return std::optional<bool>();
-  const std::string& v = *value;
-  if (v == "1" || v == "t" || v == "T" || v == "true" || v == "TRUE" || v == "True") {
-    return std::optional<bool>(true);
-  }
-  if (v == "0" || v == "f" || v == "F" || v == "false" || v == "FALSE" || v == "False" ||
-      v.empty()) {
-    return std::optional<bool>(false);
-  }
-  return tl::unexpected(Status::badRequest(fmt::format(
-      "invalid value for {}: strconv.ParseBool: parsing {}: invalid syntax", name, goQuote(v))));
-}
-
-Result<std::optional<std::int64_t>> intParam(const RestRequest& request, const char* name) {
-  Query value = request.param(name);
-  if (!value || value->empty()) return std::optional<std::int64_t>();
-  std::int64_t n = 0;
-  auto [end, ec] = std::from_chars(value->data(), value->data() + value->size(), n);
-  if (ec != std::errc() || end != value->data() + value->size()) {
-    return tl::unexpected(Status::badRequest(
-        fmt::format("invalid value for {}: strconv.ParseInt: parsing {}: invalid syntax", name,
-                    goQuote(*value))));
-  }
-  return std::optional<std::int64_t>(n);
-}
-
 // dryRun=All (the only value Kubernetes knows; it may repeat).
 Result<bool> dryRunParam(const RestRequest& request, std::string_view optionsKind) {
   bool dryRun = false;
@@ -139,7 +111,7 @@ Result<ListOptions> listOptions(const RestRequest& request) {
   options.continueToken = request.param("continue").value_or("");
   options.resourceVersion = request.param("resourceVersion").value_or("");
   options.resourceVersionMatch = request.param("resourceVersionMatch").value_or("");
-  auto limit = intParam(request, "limit");
+  auto limit = intParameter(request, "limit");
   if (!limit) return tl::unexpected(limit.error());
   options.limit = limit->value_or(0);
   if (options.limit < 0) options.limit = 0;
@@ -152,13 +124,13 @@ Result<WatchOptions> watchOptions(const RestRequest& request) {
   options.fieldSelector = request.param("fieldSelector").value_or("");
   options.resourceVersion = request.param("resourceVersion").value_or("");
   options.resourceVersionMatch = request.param("resourceVersionMatch").value_or("");
-  auto bookmarks = boolParam(request, "allowWatchBookmarks");
+  auto bookmarks = boolParameter(request, "allowWatchBookmarks");
   if (!bookmarks) return tl::unexpected(bookmarks.error());
   options.allowWatchBookmarks = bookmarks->value_or(false);
-  auto initial = boolParam(request, "sendInitialEvents");
+  auto initial = boolParameter(request, "sendInitialEvents");
   if (!initial) return tl::unexpected(initial.error());
   options.sendInitialEvents = *initial;
-  auto timeout = intParam(request, "timeoutSeconds");
+  auto timeout = intParameter(request, "timeoutSeconds");
   if (!timeout) return tl::unexpected(timeout.error());
   options.timeoutSeconds = *timeout;
   return options;
@@ -212,13 +184,13 @@ Result<DeleteOptions> deleteOptions(const RestRequest& request) {
   auto dryRun = dryRunParam(request, "DeleteOptions");
   if (!dryRun) return tl::unexpected(dryRun.error());
   options.dryRun = *dryRun;
-  auto grace = intParam(request, "gracePeriodSeconds");
+  auto grace = intParameter(request, "gracePeriodSeconds");
   if (!grace) return tl::unexpected(grace.error());
   options.gracePeriodSeconds = *grace;
   if (Query policy = request.param("propagationPolicy"); policy && !policy->empty()) {
     options.propagationPolicy = *policy;
   }
-  auto orphan = boolParam(request, "orphanDependents");
+  auto orphan = boolParameter(request, "orphanDependents");
   if (!orphan) return tl::unexpected(orphan.error());
   if (*orphan && !options.propagationPolicy) {
     options.propagationPolicy = **orphan ? "Orphan" : "Background";
@@ -410,7 +382,7 @@ RestResponse Call::collection() {
   const bool writable = t_.hasNamespace || !t_.info->namespaced;
   const std::string& m = request_.method;
   if (m == "GET" || m == "HEAD") {
-    auto watchParam = boolParam(request_, "watch");
+    auto watchParam = boolParameter(request_, "watch");
     if (!watchParam) return RestHandler::errorResponse(watchParam.error());
     return watchParam->value_or(false) ? watch() : list();
   }
@@ -649,7 +621,7 @@ RestResponse Call::patch(std::string_view subresource) {
   }
   auto dryRun = dryRunParam(request_, "PatchOptions");
   if (!dryRun) return RestHandler::errorResponse(dryRun.error());
-  auto force = boolParam(request_, "force");
+  auto force = boolParameter(request_, "force");
   if (!force) return RestHandler::errorResponse(force.error());
   PatchOptions options;
   options.dryRun = *dryRun;
