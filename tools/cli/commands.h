@@ -59,6 +59,9 @@ struct CrashtestOptions {
   std::optional<std::uint64_t> point;  // --point K --fault F: replay that one run
   std::string fault;
   int nodes = 2;
+  // Runs at a time, each on its own thread (0: one per core). The rows and the summary are the
+  // same whatever the number: every run is its own seeded cluster.
+  int jobs = 0;
   bool teardown = true;  // delete the files' objects at the end and look for leftovers
   // Tests only: the operator under test instead of KubeRay's (its crash points are enumerated).
   std::function<Result<void>(Manager& manager)> operatorFactory;

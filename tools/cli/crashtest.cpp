@@ -34,6 +34,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "controllers/ray/custom_resource_definitions.h"
@@ -455,6 +456,8 @@ int runCrashtest(const CrashtestOptions& options) {
           fmt::format("--fault: unknown fault \"{}\" (known: before, after, lost)", options.fault));
     }
   }
+  if (options.jobs < 0)
+    return badInput(fmt::format("--jobs {}: expected 0 (one per core) or more", options.jobs));
   if (options.nodes < 1 || options.nodes > 100) {
     return badInput(fmt::format("--nodes {}: expected 1..100", options.nodes));
   }
@@ -507,23 +510,17 @@ int runCrashtest(const CrashtestOptions& options) {
   // (never a real socket), and draws its random names (RayJob cluster names, job ids) from the
   // run's seed, so that a run replays exactly; each start of the operator in a run gets the next
   // seed, as a restarted process would draw other names.
-  auto network = std::make_shared<Network*>(nullptr);
-  auto starts = std::make_shared<std::uint64_t>(0);
-  cluster.configureCluster = [network, starts](Cluster& c) {
-    ray::addRayBehaviors(c.behaviors());
-    *network = &c.network();
-    *starts = 0;
-  };
+  cluster.configureCluster = [](Cluster& c) { ray::addRayBehaviors(c.behaviors()); };
   OperatorFactory factory = options.operatorFactory;
   if (!factory) {
-    factory = [network, starts, seed = options.seed](Manager& manager) -> Result<void> {
+    factory = [](Manager& manager, const OperatorContext& context) -> Result<void> {
       const auto& names = ray::rayControllerNames();
       ray::OperatorOptions operatorOptions;
-      operatorOptions.randomSeed = static_cast<std::uint64_t>(seed) * 1000003 + (*starts)++;
-      if (*network == nullptr)
+      operatorOptions.randomSeed = context.seed * 1000003 + context.start;
+      if (context.cluster == nullptr)
         return tl::unexpected(Status::badRequest("the cluster has no network"));
       return ray::addRayOperator(manager, {names.begin(), names.end()}, operatorOptions,
-                                 ray::inProcessDashboardClients(**network));
+                                 ray::inProcessDashboardClients(context.cluster->network()));
     };
   }
   cluster.operators = {{"kuberay", factory}};
@@ -585,15 +582,14 @@ int runCrashtest(const CrashtestOptions& options) {
   out.flush();
   CrashPointReport report;
   report.seed = options.seed;
-  for (const auto& write : *writes) {
-    for (CrashFault fault : faults) {
-      CrashPointRow row = runner.runPoint(write.operatorWrite, fault, &write);
-      out << row.str() << "\n";
-      if (!row.converged) printViolations(row);
-      out.flush();
-      report.rows.push_back(std::move(row));
-    }
-  }
+  const int jobs = options.jobs > 0
+                       ? options.jobs
+                       : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  report.rows = runner.runPoints(runner.pointsOf(*writes), jobs, [&](const CrashPointRow& row) {
+    out << row.str() << "\n";
+    if (!row.converged) printViolations(row);
+    out.flush();
+  });
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
   err << fmt::format("fakekube crashtest: {} runs in {:.2f} s of wall time ({:.1f} runs/s)\n",

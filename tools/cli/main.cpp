@@ -114,6 +114,10 @@ violated, 1 otherwise, 2 on bad input.)");
       "--point", point, "Replay one run: crash at the operator's K-th write (with --fault)");
   crashtestCmd->add_option("--fault", crashtest.fault, "The fault of --point: before, after, lost");
   crashtestCmd->add_option("--nodes", crashtest.nodes, "Simulated nodes")->capture_default_str();
+  crashtestCmd
+      ->add_option("-j,--jobs", crashtest.jobs,
+                   "Runs at a time, each on a thread (0: one per core); the output is the same")
+      ->capture_default_str();
   crashtestCmd->add_flag("--no-teardown", noTeardown,
                          "Skip deleting the files' objects at the end and the leak check");
 #endif
