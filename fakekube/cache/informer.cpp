@@ -9,6 +9,7 @@
 #include <set>
 #include <utility>
 
+#include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 
 namespace fakekube {
@@ -70,6 +71,10 @@ struct Informer::State : std::enable_shared_from_this<State> {
   struct Index {
     IndexFunc fn;
     std::map<std::string, std::set<std::string>, std::less<>> keysByValue;
+    // The metadata member the index's values are made from (built-in indexes only; "" for one
+    // added through addIndexer): an update that leaves it equal leaves the values as they were,
+    // so the index function need not run.
+    std::string_view metadataMember;
   };
   std::map<std::string, ObjectPtr, std::less<>> items;
   std::map<std::string, Index, std::less<>> indexes;
@@ -358,6 +363,11 @@ struct Informer::State : std::enable_shared_from_this<State> {
   // touches nothing in it.
   void indexLocked(const std::string& key, const ObjectPtr& before, const ObjectPtr& after) {
     for (auto& [name, index] : indexes) {
+      if (before && after && !index.metadataMember.empty() &&
+          jsonAt(*before, {"metadata", index.metadataMember}) ==
+              jsonAt(*after, {"metadata", index.metadataMember})) {
+        continue;
+      }
       std::vector<std::string> beforeValues;
       std::vector<std::string> afterValues;
       if (before) beforeValues = index.fn(*before);
@@ -390,6 +400,10 @@ Informer::Informer(Client& client, Executor& executor, GroupVersionResource gvr,
   addIndexer(std::string(kNamespaceIndex), namespaceIndexFunc);
   addIndexer(std::string(kOwnerUidIndex), ownerUidIndexFunc);
   addIndexer(std::string(kLabelIndex), labelIndexFunc);
+  // Most updates (status writes) keep these members: their indexes are then left alone.
+  state_->indexes.find(kNamespaceIndex)->second.metadataMember = "namespace";
+  state_->indexes.find(kOwnerUidIndex)->second.metadataMember = "ownerReferences";
+  state_->indexes.find(kLabelIndex)->second.metadataMember = "labels";
 }
 
 Informer::~Informer() { stop(); }

@@ -462,8 +462,10 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
     Informer& informer = manager_.cache().informerFor(kPods);
     for (auto it = assumed_.begin(); it != assumed_.end();) {
       ObjectPtr cached = informer.get(it->second.key);
-      if (cached == nullptr || meta::uid(*cached) != it->first ||
-          !podNodeName(*cached).empty()) {
+      // Compared in place: this runs for every assumed pod on every decision.
+      const Json* uid = cached ? &jsonAt(*cached, {"metadata", "uid"}) : nullptr;
+      if (cached == nullptr || !uid->is_string() ||
+          uid->get_ref<const std::string&>() != it->first || !podNodeName(*cached).empty()) {
         it = assumed_.erase(it);  // the cache caught up (or the pod is gone)
         continue;
       }
@@ -608,11 +610,11 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
     if (!same) {
       Json updated = pod;
       setCondition(updated["status"],
-                              {{"type", "PodScheduled"},
-                               {"status", "False"},
-                               {"reason", "Unschedulable"},
-                               {"message", message}},
-                              manager_.executor().now());
+                   {{"type", "PodScheduled"},
+                    {"status", "False"},
+                    {"reason", "Unschedulable"},
+                    {"message", message}},
+                   manager_.executor().now());
       auto written = manager_.client().updateStatus(kPods, std::move(updated));
       if (!written) {
         if (isNotFound(written.error())) return ReconcileResult{};
