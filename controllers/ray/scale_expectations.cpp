@@ -1,5 +1,6 @@
 #include "controllers/ray/scale_expectations.h"
 
+#include <set>
 #include <vector>
 
 #include "fakekube/api/resources.h"
@@ -18,11 +19,32 @@ void ScaleExpectations::expectScalePod(std::string_view ns, std::string_view ray
              std::string(group),   action,          clock_.now()};
   std::string key = pod.ns + "/" + pod.name;
   std::lock_guard lock(mu_);
-  items_.insert_or_assign(std::move(key), std::move(pod));
+  if (auto it = items_.find(key); it != items_.end()) eraseLocked(it);
+  groups_[groupKey(ns, rayClusterName, group)].insert(key);
+  items_.emplace(std::move(key), std::move(pod));
+}
+
+std::string ScaleExpectations::groupKey(std::string_view ns, std::string_view rayClusterName,
+                                        std::string_view group) {
+  std::string key;
+  key.reserve(ns.size() + rayClusterName.size() + group.size() + 2);
+  key.append(ns).append(1, '\x1f').append(rayClusterName).append(1, '\x1f').append(group);
+  return key;
+}
+
+void ScaleExpectations::eraseLocked(std::map<std::string, RayPod>::iterator it) {
+  const RayPod& pod = it->second;
+  if (auto group = groups_.find(groupKey(pod.ns, pod.rayCluster, pod.group));
+      group != groups_.end()) {
+    group->second.erase(it->first);
+    if (group->second.empty()) groups_.erase(group);
+  }
+  items_.erase(it);
 }
 
 bool ScaleExpectations::isPodScaled(const RayPod& pod) {
-  auto got = reader_.get(kPods, pod.ns, pod.name);
+  // Only whether it exists: the shared document, not a copy of the pod.
+  auto got = reader_.getShared(kPods, pod.ns, pod.name);
   switch (pod.action) {
     case ScaleAction::Create:
       if (got) return true;
@@ -41,10 +63,9 @@ bool ScaleExpectations::isSatisfied(std::string_view ns, std::string_view rayClu
   std::vector<RayPod> pods;
   {
     std::lock_guard lock(mu_);
-    for (const auto& [key, pod] : items_) {
-      if (pod.ns == ns && pod.rayCluster == rayClusterName && pod.group == group) {
-        pods.push_back(pod);
-      }
+    if (auto records = groups_.find(groupKey(ns, rayClusterName, group));
+        records != groups_.end()) {
+      for (const auto& key : records->second) pods.push_back(items_.at(key));
     }
   }
   for (const RayPod& pod : pods) {
@@ -54,7 +75,7 @@ bool ScaleExpectations::isSatisfied(std::string_view ns, std::string_view rayClu
     // Only the record that was checked: a newer record of the same pod stays.
     if (it != items_.end() && it->second.action == pod.action &&
         it->second.recordTimestamp == pod.recordTimestamp) {
-      items_.erase(it);
+      eraseLocked(it);
     }
   }
   return true;
@@ -62,12 +83,12 @@ bool ScaleExpectations::isSatisfied(std::string_view ns, std::string_view rayClu
 
 void ScaleExpectations::deleteCluster(std::string_view rayClusterName, std::string_view ns) {
   std::lock_guard lock(mu_);
-  for (auto it = items_.begin(); it != items_.end();) {
-    if (it->second.ns == ns && it->second.rayCluster == rayClusterName) {
-      it = items_.erase(it);
-    } else {
-      ++it;
-    }
+  // The cluster's groups are the group keys that start with "ns\x1fcluster\x1f".
+  std::string prefix = groupKey(ns, rayClusterName, "");
+  for (auto group = groups_.lower_bound(prefix);
+       group != groups_.end() && group->first.starts_with(prefix);) {
+    for (const auto& key : group->second) items_.erase(key);
+    group = groups_.erase(group);
   }
 }
 

@@ -30,6 +30,7 @@
 
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -70,9 +71,17 @@ class ScaleExpectations {
   Reader& reader_;
   Clock& clock_;
   const Duration timeout_;
+  // The group index's key of a record: "ns\x1fcluster\x1fgroup" (no name holds \x1f).
+  static std::string groupKey(std::string_view ns, std::string_view rayClusterName,
+                              std::string_view group);
+  void eraseLocked(std::map<std::string, RayPod>::iterator it);
+
   mutable std::mutex mu_;
-  // "ns/pod" -> record. The group index is a scan: a cluster holds a handful of records.
+  // "ns/pod" -> record.
   std::map<std::string, RayPod> items_;
+  // groupKey -> the "ns/pod" keys of its records, in key order. Every cluster of the operator
+  // shares this object: a scan of every record for each isSatisfied made N clusters cost N^2.
+  std::map<std::string, std::set<std::string>, std::less<>> groups_;
 };
 
 }  // namespace fakekube::ray

@@ -871,17 +871,27 @@ Result<ObjectPtr> ApiServer::Impl::updateLocked(const ResourceInfo& info, std::s
       metadata["generation"] = meta::generation(old) + 1;
     }
   }
-  return commitUpdate(info, objectKey, oldPtr, std::move(updated), dryRun);
+  // A status write took everything but .status from the stored object.
+  return commitUpdate(info, objectKey, oldPtr, std::move(updated), dryRun,
+                      subresource == "status" ? std::string_view("status") : std::string_view());
 }
 
 Result<ObjectPtr> ApiServer::Impl::commitUpdate(const ResourceInfo& info,
                                                 const std::string& objectKey,
-                                                const ObjectPtr& oldPtr, Json updated,
-                                                bool dryRun) {
+                                                const ObjectPtr& oldPtr, Json updated, bool dryRun,
+                                                std::string_view changedMember) {
   const Json& old = *oldPtr;
   meta::setResourceVersion(updated, meta::resourceVersion(old));
   // A write that changes nothing is not a write: same resourceVersion, no event.
-  if (updated == old) return oldPtr;
+  if (changedMember.empty()) {
+    if (updated == old) return oldPtr;
+  } else {
+    auto before = old.find(changedMember);
+    auto after = updated.find(changedMember);
+    const bool hadIt = before != old.end();
+    const bool hasIt = after != updated.end();
+    if (hadIt == hasIt && (!hadIt || *before == *after)) return oldPtr;
+  }
 
   // Removing the last finalizer of an object whose deletion has started deletes it
   // (ShouldDeleteDuringUpdate); a namespace also waits for its spec.finalizers.

@@ -112,8 +112,11 @@ class ApiServer::Impl {
                                  bool dryRun);
   Result<ObjectPtr> updateLocked(const ResourceInfo& info, std::string ns, Json object,
                                  std::string_view subresource, bool dryRun, bool fromPatch);
+  // `changedMember`, when not empty, names the only top-level member `updated` can differ from
+  // `old` in (a status write copies the rest from `old`): the no-op check compares just that.
   Result<ObjectPtr> commitUpdate(const ResourceInfo& info, const std::string& key,
-                                 const ObjectPtr& old, Json updated, bool dryRun);
+                                 const ObjectPtr& old, Json updated, bool dryRun,
+                                 std::string_view changedMember = {});
   Result<DeleteResult> deleteLocked(const ResourceInfo& info, const std::string& ns,
                                     const std::string& name, const DeleteOptions& options);
   Result<ObjectList> listLocked(const ResourceInfo& info, const std::string& ns,

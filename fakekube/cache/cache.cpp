@@ -141,10 +141,10 @@ Result<Json> Cache::list(const GroupVersionResource& gvr, std::string_view ns,
   std::string narrowest;
   std::size_t fewest = 0;
   for (const auto& requirement : labels->requirements()) {
-    const bool equality = requirement.op == LabelSelector::Operator::Equals ||
-                          requirement.op == LabelSelector::Operator::DoubleEquals ||
-                          (requirement.op == LabelSelector::Operator::In &&
-                           requirement.values.size() == 1);
+    const bool equality =
+        requirement.op == LabelSelector::Operator::Equals ||
+        requirement.op == LabelSelector::Operator::DoubleEquals ||
+        (requirement.op == LabelSelector::Operator::In && requirement.values.size() == 1);
     if (!equality) continue;
     std::string value = requirement.key + "=" + requirement.values[0];
     const std::size_t count = (*informer)->countByIndex(kLabelIndex, value);

@@ -73,7 +73,7 @@ class Cache : public Reader {
 
   // The cached document itself, shared and immutable (no copy).
   Result<ObjectPtr> getShared(const GroupVersionResource& gvr, std::string_view ns,
-                              std::string_view name);
+                              std::string_view name) override;
 
  private:
   // The informer, synced; or why it cannot be.

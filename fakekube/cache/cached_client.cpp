@@ -10,6 +10,11 @@ Result<Json> CachedClient::get(const GroupVersionResource& gvr, std::string_view
   return cache_.get(gvr, ns, name);
 }
 
+Result<ObjectPtr> CachedClient::getShared(const GroupVersionResource& gvr, std::string_view ns,
+                                          std::string_view name) {
+  return cache_.getShared(gvr, ns, name);
+}
+
 Result<Json> CachedClient::list(const GroupVersionResource& gvr, std::string_view ns,
                                 const ListOptions& options) {
   return cache_.list(gvr, ns, options);

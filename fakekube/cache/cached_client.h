@@ -28,6 +28,9 @@ class CachedClient final : public Client {
                    std::string_view name) override;
   Result<Json> list(const GroupVersionResource& gvr, std::string_view ns,
                     const ListOptions& options = {}) override;
+  // The cache's own document, not a copy.
+  Result<ObjectPtr> getShared(const GroupVersionResource& gvr, std::string_view ns,
+                              std::string_view name) override;
 
   // --- writes and watches: through the client ---
   Result<Json> create(const GroupVersionResource& gvr, Json object,

@@ -9,6 +9,7 @@
 #include <set>
 #include <utility>
 
+#include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 
 namespace fakekube {
@@ -70,6 +71,10 @@ struct Informer::State : std::enable_shared_from_this<State> {
   struct Index {
     IndexFunc fn;
     std::map<std::string, std::set<std::string>, std::less<>> keysByValue;
+    // The metadata member the index's values are made from (built-in indexes only; "" for one
+    // added through addIndexer): an update that leaves it equal leaves the values as they were,
+    // so the index function need not run.
+    std::string_view metadataMember;
   };
   std::map<std::string, ObjectPtr, std::less<>> items;
   std::map<std::string, Index, std::less<>> indexes;
@@ -353,23 +358,35 @@ struct Informer::State : std::enable_shared_from_this<State> {
     }
   }
 
-  // Moves `key` from the index values of `before` to those of `after` (either may be null).
+  // Moves `key` from the index values of `before` to those of `after` (either may be null). An
+  // update that leaves an index's values as they were (a status write: same labels, same owners)
+  // touches nothing in it.
   void indexLocked(const std::string& key, const ObjectPtr& before, const ObjectPtr& after) {
     for (auto& [name, index] : indexes) {
-      if (before) {
-        for (const auto& value : index.fn(*before)) {
-          auto it = index.keysByValue.find(value);
-          if (it == index.keysByValue.end()) continue;
-          it->second.erase(key);
-          if (it->second.empty()) index.keysByValue.erase(it);
-        }
+      if (before && after && !index.metadataMember.empty() &&
+          jsonAt(*before, {"metadata", index.metadataMember}) ==
+              jsonAt(*after, {"metadata", index.metadataMember})) {
+        continue;
       }
-      if (after) {
-        for (auto& value : index.fn(*after)) {
-          // A relist files keys in key order: the end hint makes that a constant-time append.
-          auto& keys = index.keysByValue[std::move(value)];
-          keys.insert(keys.end(), key);
+      std::vector<std::string> beforeValues;
+      std::vector<std::string> afterValues;
+      if (before) beforeValues = index.fn(*before);
+      if (after) afterValues = index.fn(*after);
+      if (before && after && beforeValues == afterValues) continue;
+      for (const auto& value : beforeValues) {
+        if (std::find(afterValues.begin(), afterValues.end(), value) != afterValues.end()) continue;
+        auto it = index.keysByValue.find(value);
+        if (it == index.keysByValue.end()) continue;
+        it->second.erase(key);
+        if (it->second.empty()) index.keysByValue.erase(it);
+      }
+      for (auto& value : afterValues) {
+        if (std::find(beforeValues.begin(), beforeValues.end(), value) != beforeValues.end()) {
+          continue;
         }
+        // A relist files keys in key order: the end hint makes that a constant-time append.
+        auto& keys = index.keysByValue[std::move(value)];
+        keys.insert(keys.end(), key);
       }
     }
   }
@@ -383,6 +400,10 @@ Informer::Informer(Client& client, Executor& executor, GroupVersionResource gvr,
   addIndexer(std::string(kNamespaceIndex), namespaceIndexFunc);
   addIndexer(std::string(kOwnerUidIndex), ownerUidIndexFunc);
   addIndexer(std::string(kLabelIndex), labelIndexFunc);
+  // Most updates (status writes) keep these members: their indexes are then left alone.
+  state_->indexes.find(kNamespaceIndex)->second.metadataMember = "namespace";
+  state_->indexes.find(kOwnerUidIndex)->second.metadataMember = "ownerReferences";
+  state_->indexes.find(kLabelIndex)->second.metadataMember = "labels";
 }
 
 Informer::~Informer() { stop(); }
@@ -495,6 +516,21 @@ std::size_t Informer::countByIndex(std::string_view name, std::string_view value
   if (index == state_->indexes.end()) return 0;
   auto keys = index->second.keysByValue.find(value);
   return keys == index->second.keysByValue.end() ? 0 : keys->second.size();
+}
+
+std::vector<std::string> Informer::indexValues(std::string_view name,
+                                               std::string_view prefix) const {
+  std::lock_guard lock(state_->mu);
+  std::vector<std::string> out;
+  auto index = state_->indexes.find(name);
+  if (index == state_->indexes.end()) return out;
+  const auto& keysByValue = index->second.keysByValue;
+  for (auto it = keysByValue.lower_bound(prefix);
+       it != keysByValue.end() && std::string_view(it->first).substr(0, prefix.size()) == prefix;
+       ++it) {
+    out.push_back(it->first);
+  }
+  return out;
 }
 
 ObjectPtr Informer::get(std::string_view key) const {

@@ -111,6 +111,11 @@ class Informer {
   std::vector<ObjectPtr> byIndex(std::string_view name, std::string_view value) const;
   // How many cached objects byIndex(name, value) answers, without building the answer.
   std::size_t countByIndex(std::string_view name, std::string_view value) const;
+  // The values of index `name` that some cached object is filed under and that start with
+  // `prefix`, in order. For an index whose values are few and whose objects are looked up by a
+  // value built from another object: a Service's selector key set, say, which names the labels a
+  // pod's value for the selector index is built from.
+  std::vector<std::string> indexValues(std::string_view name, std::string_view prefix = {}) const;
 
   // The cached object with key "ns/name" (or "name" when cluster-scoped), or nullptr.
   ObjectPtr get(std::string_view key) const;

@@ -4,6 +4,13 @@
 
 namespace fakekube {
 
+Result<ObjectPtr> Reader::getShared(const GroupVersionResource& gvr, std::string_view ns,
+                                    std::string_view name) {
+  auto got = get(gvr, ns, name);
+  if (!got) return tl::unexpected(std::move(got.error()));
+  return std::make_shared<const Json>(std::move(*got));
+}
+
 Result<ObjectList> Reader::listShared(const GroupVersionResource& gvr, std::string_view ns,
                                       const ListOptions& options) {
   auto listed = list(gvr, ns, options);
@@ -24,8 +31,8 @@ Result<ObjectList> Reader::listShared(const GroupVersionResource& gvr, std::stri
 }
 
 Result<Json> Client::createSubresource(const GroupVersionResource& gvr, std::string_view,
-                                      std::string_view, std::string_view subresource, Json,
-                                      const CreateOptions&) {
+                                       std::string_view, std::string_view subresource, Json,
+                                       const CreateOptions&) {
   return tl::unexpected(Status::methodNotSupported(
       {gvr.group, gvr.resource + "/" + std::string(subresource)}, "create"));
 }

@@ -35,6 +35,11 @@ class Reader {
   // The object, or the server's 404 NotFound Status (Status::notFound) when there is none.
   virtual Result<Json> get(const GroupVersionResource& gvr, std::string_view ns,
                            std::string_view name) = 0;
+  // The same object as a shared, immutable document, for readers that only look at it (whether
+  // it exists, a field or two). This default wraps get(); a reader that already holds shared
+  // documents (the Cache, InProcessClient) hands its own out without a copy.
+  virtual Result<ObjectPtr> getShared(const GroupVersionResource& gvr, std::string_view ns,
+                                      std::string_view name);
   // The list as the wire shows it: {"apiVersion","kind":"<Kind>List","metadata":
   // {"resourceVersion","continue"},"items":[...]}. `ns` "" lists every namespace.
   virtual Result<Json> list(const GroupVersionResource& gvr, std::string_view ns,

@@ -18,6 +18,11 @@ Result<Json> InProcessClient::get(const GroupVersionResource& gvr, std::string_v
   return copied(server_.get(gvr, ns, name));
 }
 
+Result<ObjectPtr> InProcessClient::getShared(const GroupVersionResource& gvr, std::string_view ns,
+                                             std::string_view name) {
+  return server_.get(gvr, ns, name);
+}
+
 Result<Json> InProcessClient::list(const GroupVersionResource& gvr, std::string_view ns,
                                    const ListOptions& options) {
   auto listed = server_.list(gvr, ns, options);
@@ -74,9 +79,9 @@ Result<std::shared_ptr<Watch>> InProcessClient::watch(const GroupVersionResource
 }
 
 Result<Json> InProcessClient::createSubresource(const GroupVersionResource& gvr,
-                                               std::string_view ns, std::string_view name,
-                                               std::string_view subresource, Json body,
-                                               const CreateOptions& options) {
+                                                std::string_view ns, std::string_view name,
+                                                std::string_view subresource, Json body,
+                                                const CreateOptions& options) {
   return server_.createSubresource(gvr, ns, name, subresource, std::move(body), options);
 }
 

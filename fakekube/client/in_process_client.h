@@ -20,6 +20,9 @@ class InProcessClient final : public Client {
   Result<Json> list(const GroupVersionResource& gvr, std::string_view ns,
                     const ListOptions& options = {}) override;
   // The server's own documents: no copy.
+  // The server's stored document (in the requested version), not a copy.
+  Result<ObjectPtr> getShared(const GroupVersionResource& gvr, std::string_view ns,
+                              std::string_view name) override;
   Result<ObjectList> listShared(const GroupVersionResource& gvr, std::string_view ns,
                                 const ListOptions& options = {}) override;
   Result<Json> create(const GroupVersionResource& gvr, Json object,

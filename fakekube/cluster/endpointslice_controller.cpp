@@ -74,9 +74,13 @@ class EndpointSliceController {
 
 std::vector<ObjectPtr> EndpointSliceController::managedSlices(const std::string& ns,
                                                               const std::string& service) {
+  // The slices filed under the Service's name label (the label index), not every slice of the
+  // namespace: that cost every slice for every Service reconcile.
   std::vector<ObjectPtr> out;
-  for (const auto& slice : listInNamespace(manager_.cache(), kEndpointSlices, ns)) {
-    if (meta::label(*slice, kServiceNameLabel) == service &&
+  const std::string serviceLabel = std::string(kServiceNameLabel) + "=" + service;
+  for (const auto& slice :
+       manager_.cache().informerFor(kEndpointSlices).byIndex(kLabelIndex, serviceLabel)) {
+    if (meta::namespace_(*slice) == ns && meta::label(*slice, kServiceNameLabel) == service &&
         meta::label(*slice, kManagedByLabel) == kManagedBy && !meta::isDeleting(*slice)) {
       out.push_back(slice);
     }

@@ -553,9 +553,9 @@ class GarbageCollector::Impl : public std::enable_shared_from_this<Impl> {
 
   Outcome attemptToDelete(const Node& node) {
     // The graph may lag: act on the live object only.
-    auto latest = client_->get(node.resource->gvr, node.ns, node.name);
+    auto latest = client_->getShared(node.resource->gvr, node.ns, node.name);
     if (!latest) return outcomeOf(latest.error());
-    const Json& object = *latest;
+    const Json& object = **latest;
     if (meta::uid(object) != node.uid) return Outcome::Done;  // replaced; its own events follow
     if (meta::isDeleting(object)) return Outcome::Done;       // its update follows
     const auto refs = meta::ownerReferences(object);
@@ -574,13 +574,13 @@ class GarbageCollector::Impl : public std::enable_shared_from_this<Impl> {
       }
       // A namespaced owner lives in the dependent's namespace or nowhere.
       const std::string ns = owner.namespaced ? node.ns : "";
-      auto live = client_->get(owner.gvr, ns, ref.name);
+      auto live = client_->getShared(owner.gvr, ns, ref.name);
       if (!live) {
         if (!isNotFound(live.error())) return outcomeOf(live.error());
         dangling.push_back(ref.uid);
-      } else if (meta::uid(*live) != ref.uid) {
+      } else if (meta::uid(**live) != ref.uid) {
         dangling.push_back(ref.uid);
-      } else if (meta::isDeleting(*live) && meta::hasFinalizer(*live, kForeground)) {
+      } else if (meta::isDeleting(**live) && meta::hasFinalizer(**live, kForeground)) {
         waiting.push_back(ref.uid);
         if (ref.blockOwnerDeletion) blocking = true;
       } else {
@@ -641,9 +641,9 @@ class GarbageCollector::Impl : public std::enable_shared_from_this<Impl> {
   // resourceVersion it was computed from, so a concurrent change answers 409 and is retried.
   template <class Edit>
   Outcome editOwnerRefs(const Node& node, Edit edit) {
-    auto latest = client_->get(node.resource->gvr, node.ns, node.name);
+    auto latest = client_->getShared(node.resource->gvr, node.ns, node.name);
     if (!latest) return outcomeOf(latest.error());
-    const Json& object = *latest;
+    const Json& object = **latest;
     if (meta::uid(object) != node.uid) return Outcome::Done;
     const Json& metadata = object["metadata"];
     Json refs = metadata.contains("ownerReferences") ? metadata["ownerReferences"] : Json::array();
@@ -685,9 +685,9 @@ class GarbageCollector::Impl : public std::enable_shared_from_this<Impl> {
 
   // Drops one finalizer from the live object, if it is still being deleted and carries it.
   Outcome removeFinalizer(const Node& node, std::string_view finalizer) {
-    auto latest = client_->get(node.resource->gvr, node.ns, node.name);
+    auto latest = client_->getShared(node.resource->gvr, node.ns, node.name);
     if (!latest) return outcomeOf(latest.error());
-    const Json& object = *latest;
+    const Json& object = **latest;
     if (meta::uid(object) != node.uid || !meta::isDeleting(object) ||
         !meta::hasFinalizer(object, finalizer)) {
       return Outcome::Done;

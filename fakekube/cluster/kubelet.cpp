@@ -752,6 +752,17 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
 
   // --- the reconcile ---
 
+  // The pod with `status` for its status: every other member copied, the old status not (a
+  // status write's body is a whole pod, and this runs for every one the kubelet makes).
+  static Json withStatus(const Json& pod, Json status) {
+    Json updated = Json::object();
+    for (auto it = pod.begin(); it != pod.end(); ++it) {
+      if (it.key() != "status") updated.emplace(it.key(), *it);
+    }
+    updated["status"] = std::move(status);
+    return updated;
+  }
+
   void markFinalStatusSaved(const std::string& uid) {
     std::lock_guard lock(mu_);
     auto it = runs_.find(uid);
@@ -817,8 +828,7 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
     }
     if (run.finished) {
       if (!run.unsavedFinalStatus) return ReconcileResult{};
-      Json updated = pod;
-      updated["status"] = *run.unsavedFinalStatus;
+      Json updated = withStatus(pod, *run.unsavedFinalStatus);
       const std::string uid = run.uid;
       lock.unlock();
       auto written = manager_.client().updateStatus(kPods, std::move(updated));
@@ -843,8 +853,7 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
     lock.unlock();
 
     if (changed) {
-      Json updated = pod;
-      updated["status"] = std::move(status);
+      Json updated = withStatus(pod, std::move(status));
       auto written = manager_.client().updateStatus(kPods, std::move(updated));
       if (!written) {
         if (isNotFound(written.error())) return ReconcileResult{};

@@ -388,7 +388,7 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
     std::lock_guard lock(mu_);
     const std::string uid = meta::uid(pod);
     forgetLocked(uid);
-    assumed_.erase(uid);  // gone: nothing to wait for
+    eraseAssumedLocked(uid);  // gone: nothing to wait for
   }
 
   // Counts `pod` as it is now (idempotent: a pod seen twice in the same state counts once).
@@ -399,7 +399,7 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
       forgetLocked(uid);
       return;
     }
-    assumed_.erase(uid);  // the cache shows it bound
+    eraseAssumedLocked(uid);  // the cache shows it bound
     const bool counted = !isPodTerminal(pod);
     auto it = boundPods_.find(uid);
     if (it != boundPods_.end() && it->second.node == node && it->second.counted == counted) return;
@@ -459,18 +459,33 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
   std::unordered_map<std::string, NodeUsage> assumedUsageLocked() {
     std::unordered_map<std::string, NodeUsage> usage;
     if (assumed_.empty()) return usage;
-    Informer& informer = manager_.cache().informerFor(kPods);
-    for (auto it = assumed_.begin(); it != assumed_.end();) {
-      ObjectPtr cached = informer.get(it->second.key);
-      if (cached == nullptr || meta::uid(*cached) != it->first ||
-          !podNodeName(*cached).empty()) {
-        it = assumed_.erase(it);  // the cache caught up (or the pod is gone)
-        continue;
+    // The informer's handler forgets an assumed pod as soon as the cache shows it bound or gone,
+    // so checking every assumed pod against the cache only matters while the handler lags the
+    // informer (a scheduler started on a running informer). Checking them all on every decision
+    // cost a burst of N bindings N^2; past a handful they are checked every kFullCheckEvery-th
+    // decision (a stale one only makes its node look fuller until then).
+    if (assumed_.size() <= kFullCheckEvery || ++decisionsSinceCheck_ >= kFullCheckEvery) {
+      decisionsSinceCheck_ = 0;
+      Informer& informer = manager_.cache().informerFor(kPods);
+      for (auto it = assumed_.begin(); it != assumed_.end();) {
+        ObjectPtr cached = informer.get(it->second.key);
+        // Compared in place: this runs for every assumed pod.
+        const Json* uid = cached ? &jsonAt(*cached, {"metadata", "uid"}) : nullptr;
+        if (cached == nullptr || !uid->is_string() ||
+            uid->get_ref<const std::string&>() != it->first || !podNodeName(*cached).empty()) {
+          it = eraseAssumedLocked(it);  // the cache caught up (or the pod is gone)
+          continue;
+        }
+        ++it;
       }
-      auto [entry, inserted] = usage.try_emplace(it->second.node);
-      if (inserted) entry->second = usageLocked(it->second.node);
-      entry->second.add(it->second.requests);
-      ++it;
+    }
+    for (const auto& [node, assumed] : assumedByNode_) {
+      NodeUsage& entry = usage[node];
+      entry = usageLocked(node);
+      for (const auto& [name, value] : assumed.requested) entry.requested[name] += value;
+      entry.pods += assumed.pods;
+      entry.scoreCpu += assumed.scoreCpu;
+      entry.scoreMemory += assumed.scoreMemory;
     }
     return usage;
   }
@@ -582,7 +597,7 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
     }
     {
       std::lock_guard lock(mu_);
-      assumed_[meta::uid(pod)] = Assumed{key, node, requests};
+      assumeLocked(meta::uid(pod), Assumed{key, node, requests});
       unschedulable_.erase(key);
       ++bindings_;
     }
@@ -608,11 +623,11 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
     if (!same) {
       Json updated = pod;
       setCondition(updated["status"],
-                              {{"type", "PodScheduled"},
-                               {"status", "False"},
-                               {"reason", "Unschedulable"},
-                               {"message", message}},
-                              manager_.executor().now());
+                   {{"type", "PodScheduled"},
+                    {"status", "False"},
+                    {"reason", "Unschedulable"},
+                    {"message", message}},
+                   manager_.executor().now());
       auto written = manager_.client().updateStatus(kPods, std::move(updated));
       if (!written) {
         if (isNotFound(written.error())) return ReconcileResult{};
@@ -632,6 +647,25 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
     ResourceList requests;
   };
 
+  // Forgets an assumed pod, and its requests on its node.
+  std::unordered_map<std::string, Assumed>::iterator eraseAssumedLocked(
+      std::unordered_map<std::string, Assumed>::iterator it) {
+    auto node = assumedByNode_.find(it->second.node);
+    if (node != assumedByNode_.end()) {
+      node->second.remove(it->second.requests);
+      if (node->second.pods == 0) assumedByNode_.erase(node);
+    }
+    return assumed_.erase(it);
+  }
+  void eraseAssumedLocked(const std::string& uid) {
+    if (auto it = assumed_.find(uid); it != assumed_.end()) eraseAssumedLocked(it);
+  }
+  void assumeLocked(const std::string& uid, Assumed assumed) {
+    eraseAssumedLocked(uid);
+    assumedByNode_[assumed.node].add(assumed.requests);
+    assumed_.emplace(uid, std::move(assumed));
+  }
+
   Manager& manager_;
   const Options options_;
   mutable std::mutex mu_;
@@ -641,6 +675,10 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
   std::unordered_map<std::string, NodeInfo> nodeInfos_;  // by node name
   std::set<std::string> unschedulable_;                  // pod keys
   std::unordered_map<std::string, Assumed> assumed_;     // by pod uid
+  // What the assumed pods of each node use (node name -> their usage alone).
+  std::unordered_map<std::string, NodeUsage> assumedByNode_;
+  static constexpr std::size_t kFullCheckEvery = 64;
+  std::size_t decisionsSinceCheck_ = 0;
   std::uint64_t bindings_ = 0;
 };
 

@@ -123,15 +123,88 @@ std::vector<ObjectPtr> podsSelectedBy(Cache& cache, const Json& service) {
   return out;
 }
 
-EventHandler servicesOfPodHandler(Cache& cache) {
-  auto servicesOf = [&cache](const Json& pod, const Json* oldPod) {
-    std::vector<ReconcileRequest> out;
-    for (const auto& service : listInNamespace(cache, kServices, meta::namespace_(pod))) {
-      if (serviceSelects(*service, meta::labels(pod)) ||
-          (oldPod && serviceSelects(*service, meta::labels(*oldPod)))) {
-        out.push_back({meta::namespace_(*service), meta::name(*service)});
+namespace {
+
+// Two indexes of the Services informer find a pod's Services without reading every Service of
+// its namespace (which made each pod event cost every Service: O(pods x services) in all).
+//   kSelectorIndex      "<ns>\x1f<key>=<value>\x1f..." the whole selector, pairs in key order;
+//   kSelectorKeysIndex  "<ns>\x1f<key>\x1f..."         the selector's keys alone.
+// A pod's Services are, for each selector key set of its namespace whose keys its labels all
+// have, the Services filed under the selector made of the pod's values for those keys: an exact
+// match on the whole selector, so no Service is missed and none is picked that does not select
+// the pod. Key sets are few (one per kind of Service a controller makes), Services many.
+// Neither a label key nor a value may hold \x1f, so the values cannot collide.
+constexpr std::string_view kSelectorIndex = "serviceSelector";
+constexpr std::string_view kSelectorKeysIndex = "serviceSelectorKeys";
+constexpr char kSeparator = '\x1f';
+
+std::vector<std::string> selectorIndexFunc(const Json& service) {
+  if (!serviceHasSelector(service)) return {};
+  std::string value = meta::namespace_(service);
+  for (const auto& [key, pairValue] : serviceSpec(service)["selector"].items()) {
+    // A label is a string: a selector that asks for anything else selects no pod.
+    if (!pairValue.is_string()) return {};
+    value += kSeparator;
+    value += key;
+    value += '=';
+    value += pairValue.get_ref<const std::string&>();
+  }
+  return {std::move(value)};
+}
+
+std::vector<std::string> selectorKeysIndexFunc(const Json& service) {
+  if (selectorIndexFunc(service).empty()) return {};
+  std::string value = meta::namespace_(service);
+  for (const auto& [key, pairValue] : serviceSpec(service)["selector"].items()) {
+    value += kSeparator;
+    value += key;
+  }
+  return {std::move(value)};
+}
+
+// Adds to `out` the Services of the pod's namespace whose selector its labels match.
+void addServicesSelecting(Informer& services, const Json& pod, std::vector<ReconcileRequest>& out) {
+  const Json& labels = meta::labels(pod);
+  if (!labels.is_object() || labels.empty()) return;
+  const std::string ns = meta::namespace_(pod);
+  const std::string prefix = ns + kSeparator;
+  for (const std::string& keySet : services.indexValues(kSelectorKeysIndex, prefix)) {
+    std::string selector = ns;
+    bool matches = true;
+    std::size_t begin = prefix.size();
+    while (matches && begin <= keySet.size()) {
+      std::size_t end = keySet.find(kSeparator, begin);
+      if (end == std::string::npos) end = keySet.size();
+      auto label = labels.find(keySet.substr(begin, end - begin));
+      if (label == labels.end() || !label->is_string()) {
+        matches = false;
+        break;
       }
+      selector += kSeparator;
+      selector += label.key();
+      selector += '=';
+      selector += label->get_ref<const std::string&>();
+      begin = end + 1;
     }
+    if (!matches) continue;
+    for (const auto& service : services.byIndex(kSelectorIndex, selector)) {
+      ReconcileRequest request{meta::namespace_(*service), meta::name(*service)};
+      if (std::find(out.begin(), out.end(), request) == out.end())
+        out.push_back(std::move(request));
+    }
+  }
+}
+
+}  // namespace
+
+EventHandler servicesOfPodHandler(Cache& cache) {
+  Informer& services = cache.informerFor(kServices);
+  services.addIndexer(std::string(kSelectorIndex), selectorIndexFunc);
+  services.addIndexer(std::string(kSelectorKeysIndex), selectorKeysIndexFunc);
+  auto servicesOf = [&services](const Json& pod, const Json* oldPod) {
+    std::vector<ReconcileRequest> out;
+    addServicesSelecting(services, pod, out);
+    if (oldPod) addServicesSelecting(services, *oldPod, out);
     return out;
   };
   EventHandler h;

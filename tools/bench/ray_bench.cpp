@@ -15,10 +15,11 @@
 // us_per_job and virtual_s.
 //
 // Reports us_per_cluster (wall), virtual_s (virtual seconds from the first create to the last
-// ready) and rss_kib_per_cluster: the growth of the process's peak resident memory (VmHWM in
-// /proc/self/status) during the iteration, over N; the peak is reset before each iteration
-// through /proc/self/clear_refs. Run one size per process for it to mean what it says (memory
-// freed by an earlier size is reused by the next without raising the peak).
+// ready), writes_per_cluster (how far the server's revision moved, over N: every create, update
+// and delete of the run) and rss_kib_per_cluster: the growth of the process's peak resident memory
+// (VmHWM in /proc/self/status) during the iteration, over N; the peak is reset before each
+// iteration through /proc/self/clear_refs. Run one size per process for it to mean what it says
+// (memory freed by an earlier size is reused by the next without raising the peak).
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -162,12 +163,14 @@ void BM_RayClustersReady(benchmark::State& state) {
   const int count = static_cast<int>(state.range(0));
   double virtualSeconds = 0;
   double rssKib = 0;
+  double writes = 0;
   for (auto _ : state) {
     state.PauseTiming();
     resetPeakRss();
     const long rssBefore = peakRssKib();
     auto world = std::make_unique<World>(count);
     const TimePoint start = world->executor.now();
+    const auto revisionBefore = world->server->revision();
     state.ResumeTiming();
 
     bool created = true;
@@ -187,6 +190,7 @@ void BM_RayClustersReady(benchmark::State& state) {
     state.PauseTiming();
     virtualSeconds += std::chrono::duration<double>(world->executor.now() - start).count();
     rssKib += static_cast<double>(peakRssKib() - rssBefore);
+    writes += static_cast<double>(world->server->revision() - revisionBefore);
     world.reset();
     state.ResumeTiming();
   }
@@ -198,6 +202,8 @@ void BM_RayClustersReady(benchmark::State& state) {
       benchmark::Counter(virtualSeconds, benchmark::Counter::kAvgIterations);
   state.counters["rss_kib_per_cluster"] =
       benchmark::Counter(rssKib / static_cast<double>(count), benchmark::Counter::kAvgIterations);
+  state.counters["writes_per_cluster"] =
+      benchmark::Counter(writes / static_cast<double>(count), benchmark::Counter::kAvgIterations);
 }
 BENCHMARK(BM_RayClustersReady)
     ->Arg(100)

@@ -98,6 +98,29 @@ TEST_F(ScaleExpectationsTest, DeleteAll) {
   EXPECT_FALSE(expectations.isSatisfied("default", "other", "group-a"));
 }
 
+// The records are indexed by namespace, cluster and group: a pod recorded again under another
+// group leaves the first group's index; deleteCluster takes one cluster's groups only, not those
+// of a cluster whose name it begins, nor those of its namesake in another namespace.
+TEST_F(ScaleExpectationsTest, GroupIndexFollowsReRecordsAndClusterDeletion) {
+  ScaleExpectations expectations(*client, ex.clock());
+  expectations.expectScalePod("default", "ray", "group-a", "pod-1", ScaleAction::Create);
+  expectations.expectScalePod("default", "ray", "group-b", "pod-1", ScaleAction::Create);
+  EXPECT_EQ(expectations.size(), 1u);
+  EXPECT_TRUE(expectations.isSatisfied("default", "ray", "group-a")) << "pod-1 moved to group-b";
+  EXPECT_FALSE(expectations.isSatisfied("default", "ray", "group-b"));
+
+  expectations.expectScalePod("default", "ray-2", "group-a", "pod-2", ScaleAction::Create);
+  expectations.expectScalePod("team", "ray", "group-a", "pod-3", ScaleAction::Create);
+  expectations.deleteCluster("ray", "default");
+  EXPECT_EQ(expectations.size(), 2u);
+  EXPECT_TRUE(expectations.isSatisfied("default", "ray", "group-b"));
+  EXPECT_FALSE(expectations.isSatisfied("default", "ray-2", "group-a"));
+  EXPECT_FALSE(expectations.isSatisfied("team", "ray", "group-a"));
+  createPod("pod-2");
+  EXPECT_TRUE(expectations.isSatisfied("default", "ray-2", "group-a"));
+  EXPECT_EQ(expectations.size(), 1u);
+}
+
 // TestRayClusterExpectationsTimeout / TestIsPodScaledTimeout: a Create whose pod never shows up
 // is met 30 s (virtual) after it was recorded; a Delete never times out.
 TEST_F(ScaleExpectationsTest, Timeout) {

@@ -202,6 +202,42 @@ TEST_F(InformerTest, Indexers) {
   EXPECT_THAT(names(informer.byIndex("image", "nginx:1.27")), ElementsAre("team/p2", "team/p3"));
 }
 
+// indexValues answers the values objects are filed under, by prefix; an update that keeps some
+// of an object's values and changes others moves only those, and one that changes none of them
+// (a status write) leaves the index as it was.
+TEST_F(InformerTest, IndexValuesFollowPartialAndNoOpUpdates) {
+  must(client->create(kNamespaces, apitest::namespaceObject("team")));
+  Json p1 = labelled(pod("p1"), "app", "web");
+  p1["metadata"]["labels"]["tier"] = "front";
+  create(kPods, p1);
+  create(kPods, labelled(pod("p2", "team"), "app", "web"));
+
+  Informer informer(*client, ex, kPods);
+  informer.start();
+  ex.runUntilIdle();
+  EXPECT_THAT(informer.indexValues(kLabelIndex), ElementsAre("app=web", "tier=front"));
+  EXPECT_THAT(informer.indexValues(kLabelIndex, "tier"), ElementsAre("tier=front"));
+  EXPECT_THAT(informer.indexValues(kLabelIndex, "zone"), IsEmpty());
+  EXPECT_THAT(informer.indexValues("no-such-index"), IsEmpty());
+
+  // app stays, tier changes: p1 stays under app=web and moves from tier=front to tier=back.
+  mergePatch(kPods, "default", "p1", {{"metadata", {{"labels", {{"tier", "back"}}}}}});
+  ex.runUntilIdle();
+  EXPECT_THAT(names(informer.byIndex(kLabelIndex, "app=web")),
+              ElementsAre("default/p1", "team/p2"));
+  EXPECT_THAT(informer.indexValues(kLabelIndex), ElementsAre("app=web", "tier=back"));
+  EXPECT_EQ(informer.countByIndex(kLabelIndex, "tier=back"), 1u);
+
+  // A status write keeps every value.
+  must(server->patch(kPods, "team", "p2", PatchType::Merge,
+                     Json{{"status", {{"phase", "Running"}}}}.dump(), {}, "status"));
+  ex.runUntilIdle();
+  EXPECT_EQ(informer.get("team/p2")->at("status").value("phase", ""), "Running");
+  EXPECT_THAT(names(informer.byIndex(kLabelIndex, "app=web")),
+              ElementsAre("default/p1", "team/p2"));
+  EXPECT_THAT(names(informer.byIndex(kNamespaceIndex, "team")), ElementsAre("team/p2"));
+}
+
 TEST_F(InformerTest, LabelRestrictedInformerSeesOnlyMatchingObjects) {
   create(kConfigMaps, configMap("plain"));
   create(kConfigMaps, labelled(configMap("managed"), "ray.io/managed", "true"));

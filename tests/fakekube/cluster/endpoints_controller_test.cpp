@@ -220,5 +220,120 @@ TEST_F(EndpointsControllerTest, EditedSliceIsPutBack) {
   EXPECT_EQ(slices("web")[0]["endpoints"].size(), 1u);
 }
 
+// servicesOfPodHandler finds a pod's Services through the Services informer's selector indexes:
+// exactly those of its namespace whose whole selector its labels hold, on create, update (old and
+// new labels) and delete, following selector edits and Service deletions.
+class ServicesOfPodHandlerTest : public EndpointsControllerTest {
+ protected:
+  std::vector<std::string> keys(const std::vector<ReconcileRequest>& requests) {
+    std::vector<std::string> out;
+    for (const auto& r : requests) out.push_back(r.key());
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+  static ObjectPtr labelled(const std::string& name, Json labels,
+                            const std::string& ns = "default") {
+    Json p = webPod(name);
+    p["metadata"]["namespace"] = ns;
+    p["metadata"]["labels"] = std::move(labels);
+    p["metadata"]["resourceVersion"] = name;  // the handler ignores an update to the same version
+    return std::make_shared<const Json>(std::move(p));
+  }
+};
+
+TEST_F(ServicesOfPodHandlerTest, FindsEveryServiceWhoseWholeSelectorTheLabelsHold) {
+  EventHandler handler = workload::servicesOfPodHandler(manager->cache());
+  create(kServices, service("web"));
+  create(kServices, service("web-v1", {{"app", "web"}, {"version", "v1"}}));
+  create(kServices, service("web-v2", {{"app", "web"}, {"version", "v2"}}));
+  create(kServices, service("db", {{"app", "db"}}));
+  create(kServices, service("tier", {{"tier", "front"}}));
+  Json noSelector = service("manual");
+  noSelector["spec"].erase("selector");
+  create(kServices, noSelector);
+  create(kNamespaces,
+         Json{{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", "other"}}}});
+  Json elsewhere = service("web");
+  elsewhere["metadata"]["namespace"] = "other";
+  create(kServices, elsewhere);
+  run();
+
+  EXPECT_THAT(keys(handler.create(labelled("a", {{"app", "web"}, {"version", "v1"}}))),
+              ::testing::ElementsAre("default/web", "default/web-v1"));
+  EXPECT_THAT(keys(handler.create(labelled("b", {{"app", "web"}, {"tier", "front"}}))),
+              ::testing::ElementsAre("default/tier", "default/web"));
+  EXPECT_THAT(keys(handler.delete_(labelled("c", {{"app", "web"}}, "other"))),
+              ::testing::ElementsAre("other/web"));
+  EXPECT_TRUE(handler.create(labelled("d", {{"version", "v1"}})).empty())
+      << "a pod with only part of a selector's labels is not selected";
+  EXPECT_TRUE(handler.create(labelled("e", Json::object())).empty());
+  // A label change reaches the Services of the old labels and of the new ones, once each.
+  EXPECT_THAT(keys(handler.update(labelled("f", {{"app", "web"}, {"version", "v1"}}),
+                                  labelled("g", {{"app", "db"}, {"version", "v1"}}))),
+              ::testing::ElementsAre("default/db", "default/web", "default/web-v1"));
+}
+
+TEST_F(ServicesOfPodHandlerTest, FollowsSelectorEditsAndDeletedServices) {
+  EventHandler handler = workload::servicesOfPodHandler(manager->cache());
+  Json web = create(kServices, service("web-v1", {{"app", "web"}, {"version", "v1"}}));
+  run();
+  const ObjectPtr pod = labelled("a", {{"app", "web"}, {"version", "v1"}});
+  ASSERT_THAT(keys(handler.create(pod)), ::testing::ElementsAre("default/web-v1"));
+
+  web["spec"]["selector"] = {{"app", "web"}, {"version", "v2"}};
+  web = update(kServices, web);
+  run();
+  EXPECT_TRUE(handler.create(pod).empty()) << "the old selector no longer finds it";
+  EXPECT_THAT(keys(handler.create(labelled("b", {{"app", "web"}, {"version", "v2"}}))),
+              ::testing::ElementsAre("default/web-v1"));
+
+  web["spec"]["selector"] = {{"app", "web"}};  // another key set
+  web = update(kServices, web);
+  run();
+  EXPECT_THAT(keys(handler.create(pod)), ::testing::ElementsAre("default/web-v1"));
+
+  remove(kServices, "default", "web-v1");
+  run();
+  EXPECT_TRUE(handler.create(pod).empty());
+}
+
+// End to end: the endpoints move when a Service's selector or a pod's labels change.
+TEST_F(EndpointsControllerTest, EndpointsFollowSelectorAndLabelChanges) {
+  Json web = create(kServices, service("web"));
+  startPod(create(kPods, webPod("a")), "10.0.0.1", true);
+  Json b = webPod("b");
+  b["metadata"]["labels"] = {{"app", "api"}};
+  b = startPod(create(kPods, b), "10.0.0.2", true);
+  run();
+  auto names = [&] {
+    std::vector<std::string> out;
+    for (const auto& slice : slices("web")) {
+      for (const auto& e : slice.value("endpoints", Json::array())) {
+        out.push_back(e["targetRef"]["name"]);
+      }
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  ASSERT_THAT(names(), ::testing::ElementsAre("a"));
+
+  web["spec"]["selector"] = {{"app", "api"}};
+  update(kServices, web);
+  run();
+  EXPECT_THAT(names(), ::testing::ElementsAre("b"));
+  EXPECT_EQ(get(kEndpoints, "default", "web")["subsets"][0]["addresses"][0]["ip"], "10.0.0.2");
+
+  // Pod a takes the new label: it joins; pod b drops it: it leaves.
+  Json a = get(kPods, "default", "a");
+  a["metadata"]["labels"] = {{"app", "api"}};
+  update(kPods, a);
+  b = get(kPods, "default", "b");
+  b["metadata"]["labels"] = {{"app", "none"}};
+  update(kPods, b);
+  run();
+  EXPECT_THAT(names(), ::testing::ElementsAre("a"));
+  EXPECT_EQ(get(kEndpoints, "default", "web")["subsets"][0]["addresses"][0]["ip"], "10.0.0.1");
+}
+
 }  // namespace
 }  // namespace fakekube::workloadtest
