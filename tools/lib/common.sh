@@ -4,7 +4,7 @@
 FAKEKUBE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 
 FAKEKUBE_PACKAGES=(
-  cmake ninja-build g++ pkg-config
+  cmake ninja-build g++ lld pkg-config
   libsqlite3-dev nlohmann-json3-dev libfmt-dev libexpected-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev libyaml-cpp-dev libssl-dev
 )
