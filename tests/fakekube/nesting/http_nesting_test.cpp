@@ -2,7 +2,7 @@
 // their default stacks: at the limit each body is served, one level past it is a 400 or 422
 // Status, and the store is unchanged. Covers create, every patch type, apply, and YAML bodies.
 #include "fakekube/api/json_decode.h"
-#include "http_fixture.h"
+#include "fakekube/http/http_fixture.h"
 
 namespace fakekube::httptest {
 namespace {
