@@ -138,12 +138,20 @@ constexpr std::string_view kSelectorIndex = "serviceSelector";
 constexpr std::string_view kSelectorKeysIndex = "serviceSelectorKeys";
 constexpr char kSeparator = '\x1f';
 
+// Whether the Service's selector can select a pod at all: a label is a string, so a selector that
+// asks for anything else selects none (and is filed under neither index).
+bool hasIndexableSelector(const Json& service) {
+  if (!serviceHasSelector(service)) return false;
+  for (const auto& pairValue : serviceSpec(service)["selector"]) {
+    if (!pairValue.is_string()) return false;
+  }
+  return true;
+}
+
 std::vector<std::string> selectorIndexFunc(const Json& service) {
-  if (!serviceHasSelector(service)) return {};
+  if (!hasIndexableSelector(service)) return {};
   std::string value = meta::namespace_(service);
   for (const auto& [key, pairValue] : serviceSpec(service)["selector"].items()) {
-    // A label is a string: a selector that asks for anything else selects no pod.
-    if (!pairValue.is_string()) return {};
     value += kSeparator;
     value += key;
     value += '=';
@@ -153,7 +161,7 @@ std::vector<std::string> selectorIndexFunc(const Json& service) {
 }
 
 std::vector<std::string> selectorKeysIndexFunc(const Json& service) {
-  if (selectorIndexFunc(service).empty()) return {};
+  if (!hasIndexableSelector(service)) return {};
   std::string value = meta::namespace_(service);
   for (const auto& [key, pairValue] : serviceSpec(service)["selector"].items()) {
     value += kSeparator;

@@ -19,13 +19,6 @@ using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 using ::testing::MatchesRegex;
 
-std::string readManifest(const std::string& name) {
-  std::ifstream in(std::string(FAKEKUBE_SOURCE_DIR) + "/tests/http/manifests/" + name);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 class KubectlLogsTest : public KubectlTest {
  protected:
   // kubectl bounded by `seconds` (coreutils' timeout: exit 124 when it ran out).

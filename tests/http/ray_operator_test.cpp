@@ -19,13 +19,6 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::MatchesRegex;
 
-std::string readManifest(const std::string& name) {
-  std::ifstream in(std::string(FAKEKUBE_SOURCE_DIR) + "/tests/http/manifests/" + name);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 class RayOperatorTest : public KubectlTest {
  protected:
   // What upstream KubeRay shows for its sample once the cluster is up.

@@ -76,10 +76,8 @@ class RayProxyTest : public KubectlTest {
                       "gcs_healthz"})
                  .out == "success";
     }));
-    auto config = loadKubeconfig(serve->kubeconfig());
-    ASSERT_TRUE(config.has_value());
-    auto created = RestClient::create(*config);
-    ASSERT_TRUE(created.has_value());
+    auto created = serve->restClient();
+    ASSERT_TRUE(created.has_value()) << created.error().message;
     rest = std::move(*created);
   }
 

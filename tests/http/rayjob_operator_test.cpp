@@ -33,13 +33,6 @@ using std::chrono::seconds;
 using ::testing::HasSubstr;
 using ::testing::MatchesRegex;
 
-std::string readManifest(const std::string& name) {
-  std::ifstream in(std::string(FAKEKUBE_SOURCE_DIR) + "/tests/http/manifests/" + name);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 std::string replaced(std::string text, const std::string& from, const std::string& to) {
   const auto at = text.find(from);
   EXPECT_NE(at, std::string::npos) << "the manifest has no \"" << from << "\"";
@@ -78,9 +71,7 @@ class RayJobServeTest : public KubectlTest,
   void SetUp() override {
     KubectlTest::SetUp();
     if (IsSkipped() || HasFatalFailure()) return;
-    auto config = loadKubeconfig(serve->kubeconfig());
-    ASSERT_TRUE(config.has_value()) << config.error().message;
-    auto created = RestClient::create(*config);
+    auto created = serve->restClient();
     ASSERT_TRUE(created.has_value()) << created.error().message;
     rest = std::move(*created);
     if (GetParam() == OperatorPlacement::OutOfProcess) {

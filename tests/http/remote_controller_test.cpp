@@ -59,9 +59,7 @@ class RemoteControllerTest : public ::testing::Test {
 };
 
 TEST_F(RemoteControllerTest, AControllerOverTheRestClientMirrorsConfigMaps) {
-  auto config = loadKubeconfig(serve.kubeconfig());
-  ASSERT_TRUE(config.has_value()) << config.error().message;
-  auto rest = RestClient::create(*config);
+  auto rest = serve.restClient();
   ASSERT_TRUE(rest.has_value()) << rest.error().message;
   RestClient& client = **rest;
 

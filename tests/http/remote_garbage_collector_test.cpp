@@ -57,9 +57,7 @@ TEST(RemoteGarbageCollectorTest, CollectsDependentsOverRest) {
   Serve serve(dir.path(), {"--controllers",
                            "namespace,node-lifecycle,scheduler,kubelet,job,ttl-after-finished,"
                            "replicaset,deployment"});
-  auto config = loadKubeconfig(serve.kubeconfig());
-  ASSERT_TRUE(config.has_value()) << config.error().message;
-  auto rest = RestClient::create(*config);
+  auto rest = serve.restClient();
   ASSERT_TRUE(rest.has_value()) << rest.error().message;
   RestClient& client = **rest;
 

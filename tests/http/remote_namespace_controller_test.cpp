@@ -22,9 +22,7 @@ namespace {
 TEST(RemoteNamespaceControllerTest, DiscoveryOverHttpListsTheServedKinds) {
   TemporaryDirectory dir;
   Serve serve(dir.path());
-  auto config = loadKubeconfig(serve.kubeconfig());
-  ASSERT_TRUE(config.has_value()) << config.error().message;
-  auto rest = RestClient::create(*config);
+  auto rest = serve.restClient();
   ASSERT_TRUE(rest.has_value()) << rest.error().message;
   auto served = servedResources(**rest);
   ASSERT_TRUE(served.has_value()) << served.error().message;
@@ -45,9 +43,7 @@ TEST(RemoteNamespaceControllerTest, DeletesTheContentsAndFinalizesTheNamespaceOv
   Serve serve(dir.path(), {"--controllers",
                            "gc,node-lifecycle,scheduler,kubelet,job,ttl-after-finished,"
                            "replicaset,deployment"});
-  auto config = loadKubeconfig(serve.kubeconfig());
-  ASSERT_TRUE(config.has_value()) << config.error().message;
-  auto rest = RestClient::create(*config);
+  auto rest = serve.restClient();
   ASSERT_TRUE(rest.has_value()) << rest.error().message;
   RestClient& client = **rest;
 

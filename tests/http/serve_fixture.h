@@ -9,7 +9,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,15 @@
 namespace fakekube::e2e {
 
 inline const char* kKubectl = "/usr/bin/kubectl";
+
+// The text of tests/http/manifests/<name> (the KubeRay samples and the other files kubectl
+// applies).
+inline std::string readManifest(const std::string& name) {
+  std::ifstream in(std::string(FAKEKUBE_SOURCE_DIR) + "/tests/http/manifests/" + name);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
 
 // `fakekube serve` of the binary this build made.
 class Serve : public ServeProcess {
