@@ -6,7 +6,8 @@
 //                          `fakekube serve --controllers <the cluster's, no Ray ones>`: informers
 //                          over REST, dashboards through the API server's service proxy
 // Timing: entrypoints are the simulation's (1 s for the sample's python, `sleep N`), TTLs and
-// deadlines a few seconds; every wait is bounded and polls, nothing sleeps a fixed time.
+// deadlines a few seconds; every wait is bounded and waits on a watch (`kubectl wait`, a RestClient
+// watch), nothing sleeps.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
