@@ -95,7 +95,11 @@ std::int64_t revisionOf(const Json& object) {
   return end != nullptr && *end == '\0' ? value : 0;
 }
 
-// PEM text written to a private temporary file, for the TLS options that take paths.
+}  // namespace
+
+// PEM text written to a private temporary file, for the TLS options that take paths. Outside the
+// anonymous namespace because RestClient::Impl holds it: a member whose type has internal linkage
+// is a -Wsubobject-linkage warning once this file is compiled inside a unity batch.
 class TempPem {
  public:
   explicit TempPem(const std::string& text) {
@@ -122,8 +126,6 @@ class TempPem {
  private:
   std::string path_;
 };
-
-}  // namespace
 
 class RestClient::Impl {
  public:
