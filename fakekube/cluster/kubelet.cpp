@@ -770,14 +770,16 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
 
   // --- the reconcile ---
 
-  // The pod with `status` for its status: every other member copied, the old status not (a
-  // status write's body is a whole pod, and this runs for every one the kubelet makes).
+  // The body of a status write of the pod: its type and metadata (name, namespace, uid and
+  // resourceVersion are the preconditions) and `status`. The spec stays out: a pods/status update
+  // takes everything but the status from the stored pod (kube-apiserver's podStatusStrategy copies
+  // the old spec over whatever the body says), and this runs for every write the kubelet makes.
   static Json withStatus(const Json& pod, Json status) {
     Json updated = Json::object();
-    for (auto it = pod.begin(); it != pod.end(); ++it) {
-      if (it.key() != "status") updated.emplace(it.key(), *it);
+    for (const char* member : {"apiVersion", "kind", "metadata"}) {
+      if (auto it = pod.find(member); it != pod.end()) updated.emplace(member, *it);
     }
-    updated["status"] = std::move(status);
+    updated.emplace("status", std::move(status));
     return updated;
   }
 
