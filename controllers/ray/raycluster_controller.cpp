@@ -163,7 +163,8 @@ class RayClusterReconciler : public std::enable_shared_from_this<RayClusterRecon
     return services;
   }
   // updateRayClusterStatus: whether the status was inconsistent, or the write's error.
-  tl::expected<bool, Status> updateRayClusterStatus(const Json& original, const Json& next);
+  // `oldStatus` is the status the round started from (null for none).
+  tl::expected<bool, Status> updateRayClusterStatus(const Json& oldStatus, Json next);
 
   Manager& manager_;
   const OperatorOptions options_;
@@ -252,7 +253,8 @@ ReconcileOutcome RayClusterReconciler::rayClusterReconcile(Json instance) {
                           ReconcileResult{.requeueAfter = kRayClusterDefaultRequeueDuration});
   }
 
-  const Json original = instance;
+  // Only the status of the object as read is compared with the next one (updateRayClusterStatus).
+  const Json originalStatus = memberOrNull(instance, "status");
   if (auto finalizerOutcome = reconcileRedisCleanupFinalizer(instance)) return *finalizerOutcome;
   if (meta::isDeleting(instance)) return ReconcileResult{};
 
@@ -266,7 +268,7 @@ ReconcileOutcome RayClusterReconciler::rayClusterReconcile(Json instance) {
   bool inconsistent = false;
   std::optional<Status> updateErr;
   if (next) {
-    auto updated = updateRayClusterStatus(original, *next);
+    auto updated = updateRayClusterStatus(originalStatus, std::move(*next));
     if (updated) {
       inconsistent = *updated;
     } else {
@@ -424,7 +426,7 @@ Failure RayClusterReconciler::createService(const Json& instance, Json service) 
   const std::string ns = meta::namespace_(instance);
   meta::addOwnerReference(service, meta::controllerRefTo(instance));
   const std::string serviceName = meta::name(service);
-  auto created = client().create(kServices, std::move(service));
+  auto created = client().createShared(kServices, std::move(service));
   if (!created) {
     event(
         instance, "Warning", "FailedToCreateService",
@@ -432,7 +434,7 @@ Failure RayClusterReconciler::createService(const Json& instance, Json service) 
     return plain(created.error());
   }
   event(instance, "Normal", "CreatedService",
-        fmt::format("Created service {}/{}", ns, meta::name(*created)));
+        fmt::format("Created service {}/{}", ns, meta::name(**created)));
   return std::nullopt;
 }
 
@@ -447,7 +449,7 @@ Failure RayClusterReconciler::reconcileServeService(const Json& instance) {
   if (!service) return plain(service.error());
   meta::addOwnerReference(*service, meta::controllerRefTo(instance));
   // KubeRay creates this one without an Event.
-  if (auto created = client().create(kServices, std::move(*service)); !created) {
+  if (auto created = client().createShared(kServices, std::move(*service)); !created) {
     return plain(created.error());
   }
   return std::nullopt;
@@ -493,7 +495,7 @@ Failure RayClusterReconciler::createHeadPod(const Json& instance, const std::str
   const std::string ns = meta::namespace_(instance);
   Json pod = buildHeadPod(instance, options_, hash);
   const std::string shownName = meta::name(pod).empty() ? meta::generateName(pod) : meta::name(pod);
-  auto created = client().create(kPods, std::move(pod));
+  auto created = client().createShared(kPods, std::move(pod));
   if (!created) {
     event(
         instance, "Warning", "FailedToCreateHeadPod",
@@ -501,26 +503,27 @@ Failure RayClusterReconciler::createHeadPod(const Json& instance, const std::str
     return tagged("FailedCreateHeadPod", created.error());
   }
   expectations_.expectScalePod(ns, meta::name(instance), kExpectationsHeadGroup,
-                               meta::name(*created), ScaleAction::Create);
+                               meta::name(**created), ScaleAction::Create);
   event(instance, "Normal", "CreatedHeadPod",
-        fmt::format("Created head Pod {}/{}", ns, meta::name(*created)));
+        fmt::format("Created head Pod {}/{}", ns, meta::name(**created)));
   return std::nullopt;
 }
 
 Failure RayClusterReconciler::createWorkerPod(const Json& instance, const WorkerGroupSpec& group,
                                               int replicaIndex) {
   const std::string ns = meta::namespace_(instance);
-  auto created = client().create(kPods, buildWorkerPod(instance, group, options_, replicaIndex));
+  auto created =
+      client().createShared(kPods, buildWorkerPod(instance, group, options_, replicaIndex));
   if (!created) {
     event(instance, "Warning", "FailedToCreateWorkerPod",
           fmt::format("Failed to create worker Pod for the cluster {}/{}, {}", ns,
                       meta::name(instance), created.error().message));
     return tagged("FailedCreateWorkerPod", created.error());
   }
-  expectations_.expectScalePod(ns, meta::name(instance), group.groupName, meta::name(*created),
+  expectations_.expectScalePod(ns, meta::name(instance), group.groupName, meta::name(**created),
                                ScaleAction::Create);
   event(instance, "Normal", "CreatedWorkerPod",
-        fmt::format("Created worker Pod {}/{}", ns, meta::name(*created)));
+        fmt::format("Created worker Pod {}/{}", ns, meta::name(**created)));
   return std::nullopt;
 }
 
@@ -726,12 +729,11 @@ Failure RayClusterReconciler::reconcilePods(const Json& instance) {
   return std::nullopt;
 }
 
-tl::expected<bool, Status> RayClusterReconciler::updateRayClusterStatus(const Json& original,
-                                                                        const Json& next) {
-  const Json& oldStatus = memberOrNull(original, "status");
+tl::expected<bool, Status> RayClusterReconciler::updateRayClusterStatus(const Json& oldStatus,
+                                                                        Json next) {
   const Json& newStatus = memberOrNull(next, "status");
   if (!inconsistentRayClusterStatus(oldStatus, newStatus)) return false;
-  auto written = client().updateStatus(kRayClusters, next);
+  auto written = client().updateStatusShared(kRayClusters, std::move(next));
   if (!written) return tl::unexpected(written.error());
   return true;
 }

@@ -773,14 +773,17 @@ Result<ObjectPtr> ApiServer::Impl::updateLocked(const ResourceInfo& info, std::s
   Json updated;
   if (subresource == "status" || subresource == "finalize") {
     // Only .status (or a namespace's spec.finalizers) comes from the request.
-    updated = old;
     if (subresource == "status") {
-      if (object.contains("status")) {
-        updated["status"] = std::move(object["status"]);
-      } else {
-        updated.erase("status");
+      // Every member but the old status is copied: the request's status replaces it.
+      updated = Json::object();
+      for (auto it = old.begin(); it != old.end(); ++it) {
+        if (it.key() != "status") updated.emplace(it.key(), *it);
+      }
+      if (auto status = object.find("status"); status != object.end()) {
+        updated.emplace("status", std::move(*status));
       }
     } else {
+      updated = old;
       Json finalizers = object.contains("spec") && object["spec"].is_object() &&
                                 object["spec"].contains("finalizers")
                             ? object["spec"]["finalizers"]

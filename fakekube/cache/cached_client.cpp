@@ -35,6 +35,21 @@ Result<Json> CachedClient::updateStatus(const GroupVersionResource& gvr, Json ob
   return client_.updateStatus(gvr, std::move(object), options);
 }
 
+Result<ObjectPtr> CachedClient::createShared(const GroupVersionResource& gvr, Json object,
+                                             const CreateOptions& options) {
+  return client_.createShared(gvr, std::move(object), options);
+}
+
+Result<ObjectPtr> CachedClient::updateShared(const GroupVersionResource& gvr, Json object,
+                                             const UpdateOptions& options) {
+  return client_.updateShared(gvr, std::move(object), options);
+}
+
+Result<ObjectPtr> CachedClient::updateStatusShared(const GroupVersionResource& gvr, Json object,
+                                                   const UpdateOptions& options) {
+  return client_.updateStatusShared(gvr, std::move(object), options);
+}
+
 Result<Json> CachedClient::patch(const GroupVersionResource& gvr, std::string_view ns,
                                  std::string_view name, PatchType type, std::string patch,
                                  const PatchOptions& options, std::string subresource) {

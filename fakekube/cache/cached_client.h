@@ -39,6 +39,12 @@ class CachedClient final : public Client {
                       const UpdateOptions& options = {}) override;
   Result<Json> updateStatus(const GroupVersionResource& gvr, Json object,
                             const UpdateOptions& options = {}) override;
+  Result<ObjectPtr> createShared(const GroupVersionResource& gvr, Json object,
+                                 const CreateOptions& options = {}) override;
+  Result<ObjectPtr> updateShared(const GroupVersionResource& gvr, Json object,
+                                 const UpdateOptions& options = {}) override;
+  Result<ObjectPtr> updateStatusShared(const GroupVersionResource& gvr, Json object,
+                                       const UpdateOptions& options = {}) override;
   Result<Json> patch(const GroupVersionResource& gvr, std::string_view ns, std::string_view name,
                      PatchType type, std::string patch, const PatchOptions& options = {},
                      std::string subresource = "") override;

@@ -30,6 +30,30 @@ Result<ObjectList> Reader::listShared(const GroupVersionResource& gvr, std::stri
   return out;
 }
 
+namespace {
+
+Result<ObjectPtr> shared(Result<Json> answer) {
+  if (!answer) return tl::unexpected(std::move(answer.error()));
+  return std::make_shared<const Json>(std::move(*answer));
+}
+
+}  // namespace
+
+Result<ObjectPtr> Client::createShared(const GroupVersionResource& gvr, Json object,
+                                       const CreateOptions& options) {
+  return shared(create(gvr, std::move(object), options));
+}
+
+Result<ObjectPtr> Client::updateShared(const GroupVersionResource& gvr, Json object,
+                                       const UpdateOptions& options) {
+  return shared(update(gvr, std::move(object), options));
+}
+
+Result<ObjectPtr> Client::updateStatusShared(const GroupVersionResource& gvr, Json object,
+                                             const UpdateOptions& options) {
+  return shared(updateStatus(gvr, std::move(object), options));
+}
+
 Result<Json> Client::createSubresource(const GroupVersionResource& gvr, std::string_view,
                                        std::string_view, std::string_view subresource, Json,
                                        const CreateOptions&) {

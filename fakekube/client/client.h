@@ -65,6 +65,17 @@ class Client : public Reader {
   // PUT …/status: replaces status only.
   virtual Result<Json> updateStatus(const GroupVersionResource& gvr, Json object,
                                     const UpdateOptions& options = {}) = 0;
+  // The same three writes, answering the stored document shared and immutable instead of a
+  // mutable copy: for writers that drop the answer or only look at it (its name, uid or
+  // resourceVersion). Same requests, same errors. These defaults wrap create / update /
+  // updateStatus (so a client that overrides only those behaves the same through these); a
+  // client that holds the server's documents (InProcessClient) answers them without a copy.
+  virtual Result<ObjectPtr> createShared(const GroupVersionResource& gvr, Json object,
+                                         const CreateOptions& options = {});
+  virtual Result<ObjectPtr> updateShared(const GroupVersionResource& gvr, Json object,
+                                         const UpdateOptions& options = {});
+  virtual Result<ObjectPtr> updateStatusShared(const GroupVersionResource& gvr, Json object,
+                                               const UpdateOptions& options = {});
   // subresource: "" or "status".
   virtual Result<Json> patch(const GroupVersionResource& gvr, std::string_view ns,
                              std::string_view name, PatchType type, std::string patch,

@@ -51,6 +51,21 @@ Result<Json> InProcessClient::updateStatus(const GroupVersionResource& gvr, Json
   return copied(server_.updateStatus(gvr, "", std::move(object), options));
 }
 
+Result<ObjectPtr> InProcessClient::createShared(const GroupVersionResource& gvr, Json object,
+                                                const CreateOptions& options) {
+  return server_.create(gvr, "", std::move(object), options);
+}
+
+Result<ObjectPtr> InProcessClient::updateShared(const GroupVersionResource& gvr, Json object,
+                                                const UpdateOptions& options) {
+  return server_.update(gvr, "", std::move(object), options);
+}
+
+Result<ObjectPtr> InProcessClient::updateStatusShared(const GroupVersionResource& gvr, Json object,
+                                                      const UpdateOptions& options) {
+  return server_.updateStatus(gvr, "", std::move(object), options);
+}
+
 Result<Json> InProcessClient::patch(const GroupVersionResource& gvr, std::string_view ns,
                                     std::string_view name, PatchType type, std::string patch,
                                     const PatchOptions& options, std::string subresource) {

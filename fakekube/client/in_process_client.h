@@ -1,7 +1,8 @@
 // InProcessClient: a Client over an ApiServer in the same process.
 //
-// Each answer is a copy of the shared document the server returns, because callers change what
-// they read and write it back; the server's own objects stay immutable. Errors are the server's
+// Each answer of the Result<Json> verbs is a copy of the shared document the server returns,
+// because callers change what they read and write it back; the server's own objects stay
+// immutable. The *Shared verbs hand out the server's document itself. Errors are the server's
 // Status values, unchanged.
 #pragma once
 
@@ -19,7 +20,6 @@ class InProcessClient final : public Client {
                    std::string_view name) override;
   Result<Json> list(const GroupVersionResource& gvr, std::string_view ns,
                     const ListOptions& options = {}) override;
-  // The server's own documents: no copy.
   // The server's stored document (in the requested version), not a copy.
   Result<ObjectPtr> getShared(const GroupVersionResource& gvr, std::string_view ns,
                               std::string_view name) override;
@@ -31,6 +31,13 @@ class InProcessClient final : public Client {
                       const UpdateOptions& options = {}) override;
   Result<Json> updateStatus(const GroupVersionResource& gvr, Json object,
                             const UpdateOptions& options = {}) override;
+  // The server's stored document, not a copy.
+  Result<ObjectPtr> createShared(const GroupVersionResource& gvr, Json object,
+                                 const CreateOptions& options = {}) override;
+  Result<ObjectPtr> updateShared(const GroupVersionResource& gvr, Json object,
+                                 const UpdateOptions& options = {}) override;
+  Result<ObjectPtr> updateStatusShared(const GroupVersionResource& gvr, Json object,
+                                       const UpdateOptions& options = {}) override;
   Result<Json> patch(const GroupVersionResource& gvr, std::string_view ns, std::string_view name,
                      PatchType type, std::string patch, const PatchOptions& options = {},
                      std::string subresource = "") override;

@@ -100,7 +100,7 @@ ReconcileOutcome reconcileEndpoints(Manager& manager, const ReconcileRequest& re
     } else {
       updated["subsets"] = subsetList;
     }
-    auto written = client.update(kEndpoints, std::move(updated));
+    auto written = client.updateShared(kEndpoints, std::move(updated));
     if (!written) return reconcileError(written.error());
     return ReconcileResult{};
   }
@@ -111,7 +111,7 @@ ReconcileOutcome reconcileEndpoints(Manager& manager, const ReconcileRequest& re
       {"metadata",
        {{"name", request.name}, {"namespace", request.namespace_}, {"labels", labels}}}};
   if (!subsetList.empty()) endpoints["subsets"] = subsetList;
-  auto created = client.create(kEndpoints, std::move(endpoints));
+  auto created = client.createShared(kEndpoints, std::move(endpoints));
   // AlreadyExists: the cache lags behind the server; the retry sees it.
   if (!created) return reconcileError(created.error());
   return ReconcileResult{};

@@ -175,7 +175,7 @@ ReconcileOutcome EndpointSliceController::reconcile(const ReconcileRequest& requ
       if (!isControlledBy(slice, meta::uid(service))) {
         updated["metadata"]["ownerReferences"] = Json::array({ownerRef});
       }
-      auto written = client.update(kEndpointSlices, std::move(updated));
+      auto written = client.updateShared(kEndpointSlices, std::move(updated));
       if (!written) return reconcileError(written.error());
       continue;
     }
@@ -189,7 +189,7 @@ ReconcileOutcome EndpointSliceController::reconcile(const ReconcileRequest& requ
                   {"addressType", "IPv4"},
                   {"endpoints", want.endpoints},
                   {"ports", want.ports}};
-    auto created = client.create(kEndpointSlices, std::move(slice));
+    auto created = client.createShared(kEndpointSlices, std::move(slice));
     if (!created) return reconcileError(created.error());
   }
   std::vector<ObjectPtr> leftOver;

@@ -195,6 +195,15 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
     std::optional<Json> unsavedFinalStatus;
     bool deleting = false;
     TimePoint deleteAt{};
+    // Process exits and readiness changes so far: the run's changes that no timer foresees.
+    std::uint64_t changes = 0;
+    // The pod's resourceVersion whose status the last reconcile found right (written or already
+    // there), with `changes` and the next due time then. A reconcile that finds the pod at that
+    // version, no change since and nothing due computes that same status again: it skips the
+    // work (most reconciles are the echo of the kubelet's own status write).
+    std::string settledResourceVersion;
+    std::uint64_t changesWhenSettled = 0;
+    std::optional<TimePoint> wakeWhenSettled;
   };
 
   // Per-node host-local IPAM over 10.244.<n>.0/24.
@@ -345,6 +354,7 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
       ContainerRun* c = findContainer(uid, name, init, runId, &pod);
       if (c == nullptr) return;
       endProcess(*c, /*kill=*/false);
+      ++pod->changes;
       c->state = State::Exited;
       c->exitCode = code;
       c->finishedAt = manager_.executor().now();
@@ -361,6 +371,7 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
       PodRun* pod = nullptr;
       ContainerRun* c = findContainer(uid, name, init, runId, &pod);
       if (c == nullptr || c->processReady == ready) return;
+      ++pod->changes;
       c->processReady = ready;
       request = {pod->ns, pod->name};
     }
@@ -565,8 +576,15 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
   // The status the kubelet reports, over the pod's current one (fields it does not own kept).
   Json statusOf(const PodRun& run, const Json& pod, TimePoint now) const {
     const std::string policy = pod["spec"].value("restartPolicy", "Always");
-    Json status =
-        pod.contains("status") && pod["status"].is_object() ? pod["status"] : Json::object();
+    // The old container statuses are not copied: they are rebuilt below.
+    Json status = Json::object();
+    if (auto old = pod.find("status"); old != pod.end() && old->is_object()) {
+      for (auto it = old->begin(); it != old->end(); ++it) {
+        if (it.key() == "containerStatuses") continue;
+        if (it.key() == "initContainerStatuses" && !run.inits.empty()) continue;
+        status.emplace(it.key(), *it);
+      }
+    }
     const std::string phase = phaseOf(run, policy);
     const bool terminal = phase == "Succeeded" || phase == "Failed";
     status["phase"] = phase;
@@ -752,15 +770,26 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
 
   // --- the reconcile ---
 
-  // The pod with `status` for its status: every other member copied, the old status not (a
-  // status write's body is a whole pod, and this runs for every one the kubelet makes).
+  // The body of a status write of the pod: its type and metadata (name, namespace, uid and
+  // resourceVersion are the preconditions) and `status`. The spec stays out: a pods/status update
+  // takes everything but the status from the stored pod (kube-apiserver's podStatusStrategy copies
+  // the old spec over whatever the body says), and this runs for every write the kubelet makes.
   static Json withStatus(const Json& pod, Json status) {
     Json updated = Json::object();
-    for (auto it = pod.begin(); it != pod.end(); ++it) {
-      if (it.key() != "status") updated.emplace(it.key(), *it);
+    for (const char* member : {"apiVersion", "kind", "metadata"}) {
+      if (auto it = pod.find(member); it != pod.end()) updated.emplace(member, *it);
     }
-    updated["status"] = std::move(status);
+    updated.emplace("status", std::move(status));
     return updated;
+  }
+
+  // Records that the pod at `resourceVersion` carries the status of the run as it was with
+  // `changes` (see PodRun::settledResourceVersion).
+  static void settle(PodRun& run, std::string resourceVersion, std::uint64_t changes,
+                     std::optional<TimePoint> wake) {
+    run.settledResourceVersion = std::move(resourceVersion);
+    run.changesWhenSettled = changes;
+    run.wakeWhenSettled = wake;
   }
 
   void markFinalStatusSaved(const std::string& uid) {
@@ -831,10 +860,17 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
       Json updated = withStatus(pod, *run.unsavedFinalStatus);
       const std::string uid = run.uid;
       lock.unlock();
-      auto written = manager_.client().updateStatus(kPods, std::move(updated));
+      auto written = manager_.client().updateStatusShared(kPods, std::move(updated));
       if (!written && !isNotFound(written.error())) return reconcileError(written.error());
       markFinalStatusSaved(uid);
       return ReconcileResult{};
+    }
+
+    if (run.sandboxReady && !run.settledResourceVersion.empty() &&
+        run.changes == run.changesWhenSettled &&
+        (!run.wakeWhenSettled || now < *run.wakeWhenSettled) &&
+        meta::resourceVersion(pod) == run.settledResourceVersion) {
+      return run.wakeWhenSettled ? ReconcileResult{*run.wakeWhenSettled - now} : ReconcileResult{};
     }
 
     step(run, pod, now);
@@ -850,14 +886,20 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
     const bool changed = !pod.contains("status") || pod["status"] != status;
     const bool finished = run.finished;
     const std::string uid = run.uid;
+    const std::uint64_t changes = run.changes;
+    if (!changed) settle(run, meta::resourceVersion(pod), changes, wake);
     lock.unlock();
 
     if (changed) {
       Json updated = withStatus(pod, std::move(status));
-      auto written = manager_.client().updateStatus(kPods, std::move(updated));
+      auto written = manager_.client().updateStatusShared(kPods, std::move(updated));
       if (!written) {
         if (isNotFound(written.error())) return ReconcileResult{};
         return reconcileError(written.error());  // 409: again, on a fresher cache
+      }
+      std::lock_guard relock(mu_);
+      if (auto it = runs_.find(uid); it != runs_.end()) {
+        settle(*it->second, meta::resourceVersion(**written), changes, wake);
       }
     }
     if (finished) markFinalStatusSaved(uid);

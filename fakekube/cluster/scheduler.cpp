@@ -140,6 +140,13 @@ struct NodeUsage {
     scoreCpu += scoreCpuOf(requests);
     scoreMemory += scoreMemoryOf(requests);
   }
+  // Adds another usage (the assumed pods of a node to its bound ones).
+  void add(const NodeUsage& other) {
+    for (const auto& [name, value] : other.requested) requested[name] += value;
+    pods += other.pods;
+    scoreCpu += other.scoreCpu;
+    scoreMemory += other.scoreMemory;
+  }
   void remove(const ResourceList& requests) {
     for (const auto& [name, value] : requests) {
       auto it = requested.find(name);
@@ -332,23 +339,37 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
     {
       std::lock_guard lock(mu_);
       const std::vector<const NodeInfo*> infos = nodeInfosLocked(nodes);
-      std::unordered_map<std::string, NodeUsage> withAssumed = assumedUsageLocked();
+      const std::size_t toFind = numFeasibleNodesToFind(infos.size());
+      const std::size_t start = infos.empty() ? 0 : nextStartNodeIndex_ % infos.size();
+      std::size_t feasible = 0;
+      std::size_t processed = 0;
       std::int64_t bestScore = -1;
-      for (const NodeInfo* node : infos) {
+      NodeUsage withAssumed;
+      for (std::size_t i = 0; i < infos.size() && feasible < toFind; ++i) {
+        const NodeInfo* node = infos[(start + i) % infos.size()];
+        ++processed;
+        // The bound pods first: counting them may show some assumed pods bound (and forget
+        // them), so the node's assumed pods are looked up after.
         const NodeUsage* used = &usageLocked(node->name);
-        if (auto it = withAssumed.find(node->name); it != withAssumed.end()) used = &it->second;
+        if (auto it = assumedByNode_.find(node->name); it != assumedByNode_.end()) {
+          withAssumed = *used;
+          withAssumed.add(it->second);
+          used = &withAssumed;
+        }
         Verdict verdict = filter(pod, *requests, resourceOrder, *node, *used);
         if (!verdict.reasons.empty()) {
           for (const auto& r : verdict.reasons) ++reasonCounts[r];
           ++preemptionCounts[std::string(verdict.resolvable ? kNoVictims : kNotHelpful)];
           continue;
         }
+        ++feasible;
         std::int64_t s = score(*requests, *node, *used);
-        if (s > bestScore) {
+        if (s > bestScore || (s == bestScore && node->name < best)) {
           bestScore = s;
           best = node->name;
         }
       }
+      if (!infos.empty()) nextStartNodeIndex_ = (start + processed) % infos.size();
     }
     if (!best.empty()) return bind(pod, key, *requests, best);
     return markUnschedulable(pod, key, fitError(nodes.size(), reasonCounts, preemptionCounts));
@@ -381,7 +402,11 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
 
   void observe(const Json* oldPod, const Json& pod) {
     std::lock_guard lock(mu_);
-    if (oldPod != nullptr && meta::uid(*oldPod) != meta::uid(pod)) forgetLocked(meta::uid(*oldPod));
+    if (oldPod != nullptr && meta::uid(*oldPod) != meta::uid(pod)) {
+      // Another pod took the name: the old one is gone, bound or assumed.
+      forgetLocked(meta::uid(*oldPod));
+      eraseAssumedLocked(meta::uid(*oldPod));
+    }
     countLocked(pod);
   }
   void observeDelete(const Json& pod) {
@@ -453,41 +478,17 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
     return state == nodeStates_.end() ? kNothing : state->second.usage;
   }
 
-  // The nodes that hold pods this scheduler bound and the cache does not show bound yet (the
-  // scheduler cache's assumed pods), with those pods added to their usage. An assumed pod the
-  // cache no longer holds (deleted, or replaced by a pod of another uid) is forgotten.
-  std::unordered_map<std::string, NodeUsage> assumedUsageLocked() {
-    std::unordered_map<std::string, NodeUsage> usage;
-    if (assumed_.empty()) return usage;
-    // The informer's handler forgets an assumed pod as soon as the cache shows it bound or gone,
-    // so checking every assumed pod against the cache only matters while the handler lags the
-    // informer (a scheduler started on a running informer). Checking them all on every decision
-    // cost a burst of N bindings N^2; past a handful they are checked every kFullCheckEvery-th
-    // decision (a stale one only makes its node look fuller until then).
-    if (assumed_.size() <= kFullCheckEvery || ++decisionsSinceCheck_ >= kFullCheckEvery) {
-      decisionsSinceCheck_ = 0;
-      Informer& informer = manager_.cache().informerFor(kPods);
-      for (auto it = assumed_.begin(); it != assumed_.end();) {
-        ObjectPtr cached = informer.get(it->second.key);
-        // Compared in place: this runs for every assumed pod.
-        const Json* uid = cached ? &jsonAt(*cached, {"metadata", "uid"}) : nullptr;
-        if (cached == nullptr || !uid->is_string() ||
-            uid->get_ref<const std::string&>() != it->first || !podNodeName(*cached).empty()) {
-          it = eraseAssumedLocked(it);  // the cache caught up (or the pod is gone)
-          continue;
-        }
-        ++it;
-      }
-    }
-    for (const auto& [node, assumed] : assumedByNode_) {
-      NodeUsage& entry = usage[node];
-      entry = usageLocked(node);
-      for (const auto& [name, value] : assumed.requested) entry.requested[name] += value;
-      entry.pods += assumed.pods;
-      entry.scoreCpu += assumed.scoreCpu;
-      entry.scoreMemory += assumed.scoreMemory;
-    }
-    return usage;
+  // How many feasible nodes a decision looks for before it stops filtering (kube-scheduler's
+  // numFeasibleNodesToFind with the default percentageOfNodesToScore): every node below 100;
+  // above, 50% less one point per 125 nodes, at least 5% and at least 100 nodes.
+  static std::size_t numFeasibleNodesToFind(std::size_t numAllNodes) {
+    constexpr std::size_t kMinFeasibleNodesToFind = 100;
+    constexpr std::int64_t kMinFeasibleNodesPercentageToFind = 5;
+    if (numAllNodes < kMinFeasibleNodesToFind) return numAllNodes;
+    const std::int64_t percentage = std::max<std::int64_t>(
+        kMinFeasibleNodesPercentageToFind, 50 - static_cast<std::int64_t>(numAllNodes) / 125);
+    const std::size_t numNodes = numAllNodes * static_cast<std::size_t>(percentage) / 100;
+    return std::max(numNodes, kMinFeasibleNodesToFind);
   }
 
   // The parsed form of each node, refreshed for a node whose cached document changed.
@@ -588,16 +589,26 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
                     {"kind", "Binding"},
                     {"metadata", {{"name", meta::name(pod)}, {"namespace", meta::namespace_(pod)}}},
                     {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", node}}}};
+    // Assumed before the binding is sent, as kube-scheduler's AssumePod: the informer's event
+    // of the bound pod, whenever it comes, finds the assumption and forgets it.
+    const std::string uid = meta::uid(pod);
+    {
+      std::lock_guard lock(mu_);
+      assumeLocked(uid, Assumed{node, requests});
+    }
     auto bound = manager_.client().createSubresource(kPods, meta::namespace_(pod), meta::name(pod),
                                                      "binding", std::move(binding));
     if (!bound) {
+      {
+        std::lock_guard lock(mu_);
+        eraseAssumedLocked(uid);  // ForgetPod
+      }
       // 409: bound by someone else or being deleted; 404: gone. The watch tells what happened.
       if (isConflict(bound.error()) || isNotFound(bound.error())) return ReconcileResult{};
       return reconcileError(bound.error());
     }
     {
       std::lock_guard lock(mu_);
-      assumeLocked(meta::uid(pod), Assumed{key, node, requests});
       unschedulable_.erase(key);
       ++bindings_;
     }
@@ -628,7 +639,7 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
                     {"reason", "Unschedulable"},
                     {"message", message}},
                    manager_.executor().now());
-      auto written = manager_.client().updateStatus(kPods, std::move(updated));
+      auto written = manager_.client().updateStatusShared(kPods, std::move(updated));
       if (!written) {
         if (isNotFound(written.error())) return ReconcileResult{};
         return reconcileError(written.error());  // 409: try again on a fresher cache
@@ -642,7 +653,6 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
   }
 
   struct Assumed {
-    std::string key;
     std::string node;
     ResourceList requests;
   };
@@ -677,8 +687,9 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
   std::unordered_map<std::string, Assumed> assumed_;     // by pod uid
   // What the assumed pods of each node use (node name -> their usage alone).
   std::unordered_map<std::string, NodeUsage> assumedByNode_;
-  static constexpr std::size_t kFullCheckEvery = 64;
-  std::size_t decisionsSinceCheck_ = 0;
+  // Where the next decision starts filtering (kube-scheduler's nextStartNodeIndex): a decision
+  // that stops after numFeasibleNodesToFind nodes leaves the rest for the next ones.
+  std::size_t nextStartNodeIndex_ = 0;
   std::uint64_t bindings_ = 0;
 };
 

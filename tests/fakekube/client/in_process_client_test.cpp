@@ -1,4 +1,5 @@
-// InProcessClient: the server's answers as mutable copies, its errors unchanged.
+// InProcessClient: the server's answers as mutable copies (or, from the *Shared writes, its own
+// documents), its errors unchanged.
 #include "fakekube/client/in_process_client.h"
 
 #include <gtest/gtest.h>
@@ -124,6 +125,111 @@ TEST_F(InProcessClientTest, PatchAndStatusSubresource) {
   Json statusPatched = must(client->patch(kPods, "default", "p", PatchType::Merge,
                                           R"({"status":{"phase":"Succeeded"}})", {}, "status"));
   EXPECT_EQ(statusPatched["status"]["phase"], "Succeeded");
+}
+
+// The *Shared writes answer the server's stored document itself: the same pointer a get of the
+// server answers, with what the write stored (uid, resourceVersion, the status only for
+// updateStatus), and the same errors as the copying verbs.
+TEST_F(InProcessClientTest, SharedWritesAnswerTheStoredDocument) {
+  ObjectPtr created = must<ObjectPtr>(client->createShared(kPods, pod("p")));
+  EXPECT_EQ(created, must<ObjectPtr>(server->get(kPods, "default", "p")));
+  EXPECT_FALSE(meta::uid(*created).empty());
+
+  Json changed = *created;
+  meta::setLabel(changed, "app", "web");
+  changed["status"] = {{"phase", "Running"}};  // not written by an update: status subresource
+  ObjectPtr updated = must<ObjectPtr>(client->updateShared(kPods, changed));
+  EXPECT_EQ(updated, must<ObjectPtr>(server->get(kPods, "default", "p")));
+  EXPECT_EQ(meta::label(*updated, "app"), "web");
+  EXPECT_EQ(updated->value("status", Json()), created->value("status", Json()));
+  EXPECT_NE(meta::resourceVersion(*updated), meta::resourceVersion(*created));
+
+  Json withStatus = *updated;
+  withStatus["status"] = {{"phase", "Running"}};
+  ObjectPtr status = must<ObjectPtr>(client->updateStatusShared(kPods, withStatus));
+  EXPECT_EQ(status, must<ObjectPtr>(server->get(kPods, "default", "p")));
+  EXPECT_EQ((*status)["status"]["phase"], "Running");
+  EXPECT_EQ(meta::label(*status, "app"), "web");
+
+  // A stale write is the same 409 through either verb.
+  Json stale = *created;
+  stale["status"] = {{"phase", "Failed"}};
+  auto copied = client->updateStatus(kPods, stale);
+  auto shared = client->updateStatusShared(kPods, stale);
+  ASSERT_FALSE(copied.has_value());
+  ASSERT_FALSE(shared.has_value());
+  EXPECT_EQ(shared.error().toJson(), copied.error().toJson());
+  EXPECT_TRUE(failsWith(client->createShared(kPods, pod("p")), 409, "AlreadyExists",
+                        "pods \"p\" already exists"));
+}
+
+// A Client that implements only the copying verbs still answers the *Shared ones, through them:
+// a wrapper that overrides create sees the requests made through createShared.
+TEST_F(InProcessClientTest, SharedWritesDefaultToTheCopyingVerbs) {
+  class CountingClient : public Client {
+   public:
+    explicit CountingClient(Client& inner) : inner_(inner) {}
+    Result<Json> get(const GroupVersionResource& gvr, std::string_view ns,
+                     std::string_view name) override {
+      return inner_.get(gvr, ns, name);
+    }
+    Result<Json> list(const GroupVersionResource& gvr, std::string_view ns,
+                      const ListOptions& options) override {
+      return inner_.list(gvr, ns, options);
+    }
+    Result<Json> create(const GroupVersionResource& gvr, Json object,
+                        const CreateOptions& options) override {
+      ++writes;
+      return inner_.create(gvr, std::move(object), options);
+    }
+    Result<Json> update(const GroupVersionResource& gvr, Json object,
+                        const UpdateOptions& options) override {
+      ++writes;
+      return inner_.update(gvr, std::move(object), options);
+    }
+    Result<Json> updateStatus(const GroupVersionResource& gvr, Json object,
+                              const UpdateOptions& options) override {
+      ++writes;
+      return inner_.updateStatus(gvr, std::move(object), options);
+    }
+    Result<Json> patch(const GroupVersionResource& gvr, std::string_view ns, std::string_view name,
+                       PatchType type, std::string patch, const PatchOptions& options,
+                       std::string subresource) override {
+      return inner_.patch(gvr, ns, name, type, std::move(patch), options, subresource);
+    }
+    Result<Json> deleteObject(const GroupVersionResource& gvr, std::string_view ns,
+                              std::string_view name, const DeleteOptions& options) override {
+      return inner_.deleteObject(gvr, ns, name, options);
+    }
+    Result<void> deleteAllOf(const GroupVersionResource& gvr, std::string_view ns,
+                             const ListOptions& listOptions,
+                             const DeleteOptions& deleteOptions) override {
+      return inner_.deleteAllOf(gvr, ns, listOptions, deleteOptions);
+    }
+    Result<std::shared_ptr<Watch>> watch(const GroupVersionResource& gvr, std::string_view ns,
+                                         const WatchOptions& options) override {
+      return inner_.watch(gvr, ns, options);
+    }
+    int writes = 0;
+
+   private:
+    Client& inner_;
+  };
+  CountingClient counting(*client);
+  ObjectPtr created = must<ObjectPtr>(counting.createShared(kConfigMaps, configMap("a")));
+  EXPECT_EQ(*created, *must<ObjectPtr>(server->get(kConfigMaps, "default", "a")));
+  Json changed = *created;
+  changed["data"]["key"] = "changed";
+  ObjectPtr updated = must<ObjectPtr>(counting.updateShared(kConfigMaps, changed));
+  EXPECT_EQ((*updated)["data"]["key"], "changed");
+  must(counting.createShared(kPods, pod("p")));
+  Json withStatus = *must<ObjectPtr>(server->get(kPods, "default", "p"));
+  withStatus["status"] = {{"phase", "Running"}};
+  ObjectPtr status = must<ObjectPtr>(counting.updateStatusShared(kPods, withStatus));
+  EXPECT_EQ((*status)["status"]["phase"], "Running");
+  EXPECT_EQ(counting.writes, 4);
+  EXPECT_TRUE(failsWith(counting.createShared(kConfigMaps, configMap("a")), 409, "AlreadyExists",
+                        "configmaps \"a\" already exists"));
 }
 
 TEST_F(InProcessClientTest, DeleteAnswersTheWireBody) {

@@ -2,6 +2,7 @@
 // the retries when capacity frees.
 #include "fakekube/cluster/scheduler.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "fakekube/api/pod_status.h"
@@ -251,6 +252,91 @@ TEST_F(SchedulerTest, PodsBoundBeforeTheSchedulerStartedCount) {
   removeNow("placed");
   runUntilIdle();
   EXPECT_EQ(nodeOf("more"), "node-a");
+}
+
+// The scheduler cache's assumed pods, event-driven as in kube-scheduler: a pod is assumed on its
+// node when its binding is sent and forgotten when the informer delivers it bound (its requests
+// then count as bound) or deleted. With the informer 2 s behind, 70 pods (more than any batch a
+// periodic check of the cache would wait for) fill a 70-cpu node by assumption alone: the 71st
+// does not fit although the cache shows the node empty. Once the cache has them bound and one is
+// deleted, the waiting pod takes its place at once, not at the 5-minute retry.
+TEST_F(SchedulerTest, AssumedPodsHoldTheirNodeUntilTheCacheShowsThemBoundOrGone) {
+  InformerOptions lagging;
+  lagging.deliveryDelay = seconds(2);
+  ASSERT_TRUE(manager->cache().setResourceOptions(kPods, lagging));
+  addNode("node-a", "70");
+  startCluster(/*withKubelet=*/false);
+  for (int i = 0; i < 70; ++i) {
+    createPod(podWith("pod-" + std::to_string(i), {container("main", "busybox:1.36", "1")}));
+  }
+  createPod(podWith("late", {container("main", "busybox:1.36", "1")}));
+  run(milliseconds(2500));  // the creates arrived; the bindings have not come back yet
+  for (int i = 0; i < 70; ++i) ASSERT_EQ(nodeOf("pod-" + std::to_string(i)), "node-a") << i;
+  EXPECT_EQ(scheduler->bindings(), 70u);
+  EXPECT_EQ(nodeOf("late"), "");
+  EXPECT_EQ(condition(getPod("late"), "PodScheduled")["message"],
+            "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 "
+            "No preemption victims found for incoming pod.");
+  EXPECT_EQ(manager->cache().informerFor(kPods).countByIndex("spec.nodeName", "node-a"), 0u);
+
+  removeNow("pod-0");
+  run(milliseconds(2000));  // the bindings, then the deletion, reach the cache
+  EXPECT_EQ(nodeOf("late"), "node-a");
+  // 69 bound in the cache; "late" is assumed until its own binding comes back.
+  EXPECT_EQ(manager->cache().informerFor(kPods).countByIndex("spec.nodeName", "node-a"), 69u);
+  EXPECT_EQ(scheduler->unschedulablePods(), 0u);
+  createPod(podWith("one-more", {container("main", "busybox:1.36", "1")}));
+  run(seconds(3));
+  EXPECT_EQ(nodeOf("one-more"), "");  // 69 bound and "late": full, by what the cache shows
+}
+
+// A binding that fails forgets its assumption (kube-scheduler's ForgetPod): the retry finds the
+// node as free as before, rather than holding the pod's own requests against it.
+TEST_F(SchedulerTest, AFailedBindingForgetsItsAssumedPod) {
+  struct FailFirstBinding : Interceptor {
+    int failures = 0;
+    std::optional<Status> before(const Request& request) override {
+      if (request.subresource != "binding" || failures > 0) return std::nullopt;
+      ++failures;
+      return Status::internal("injected binding failure");
+    }
+  };
+  auto failing = std::make_shared<FailFirstBinding>();
+  server->addInterceptor(failing);
+  addNode("node-a", "1");
+  startCluster(/*withKubelet=*/false);
+  createPod(podWith("web", {container("main", "busybox:1.36", "600m")}));
+  run(seconds(1));
+  EXPECT_EQ(failing->failures, 1);
+  EXPECT_EQ(nodeOf("web"), "node-a");
+  EXPECT_EQ(scheduler->bindings(), 1u);
+  EXPECT_EQ(scheduler->unschedulablePods(), 0u);
+  server->removeInterceptor(failing.get());
+}
+
+// From 100 nodes on, a decision stops filtering once it has found numFeasibleNodesToFind
+// feasible nodes (100 of 120 here: 50% - 120/125 = 50% is 60, raised to the minimum of 100), and
+// the next decision starts where it stopped (nextStartNodeIndex). Nodes 80..99 are twice as big,
+// so they score best while empty. The first pod is filtered against nodes 0..99 and takes
+// node-080; the second against nodes 100..119 and 0..79, which leave the big ones out: it takes
+// node-000 (the first name among equal scores), where scoring every node would give node-081.
+TEST_F(SchedulerTest, LargeClustersFilterOnlyTheFeasibleNodesToFind) {
+  for (int i = 0; i < 120; ++i) {
+    addNode(fmt::format("node-{:03}", i), i >= 80 && i < 100 ? "16" : "8");
+  }
+  startCluster(/*withKubelet=*/false);
+  createPod(podWith("first", {container("main", "nginx:1.27", "1")}));
+  runUntilIdle();
+  EXPECT_EQ(nodeOf("first"), "node-080");
+  createPod(podWith("second", {container("main", "nginx:1.27", "1")}));
+  runUntilIdle();
+  EXPECT_EQ(nodeOf("second"), "node-000");
+  // A pod that fits nowhere has been filtered against every node.
+  createPod(podWith("huge", {container("main", "nginx:1.27", "64")}));
+  runUntilIdle();
+  EXPECT_EQ(condition(getPod("huge"), "PodScheduled")["message"],
+            "0/120 nodes are available: 120 Insufficient cpu. preemption: 0/120 nodes are "
+            "available: 120 No preemption victims found for incoming pod.");
 }
 
 TEST_F(SchedulerTest, NoNodesAtAll) {
