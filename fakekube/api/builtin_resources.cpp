@@ -33,8 +33,8 @@ struct Row {
   std::vector<std::string> fieldSelectors;
 };
 
-std::string lower(std::string_view s) {
-  std::string out(s);
+std::string singularOf(std::string_view kind) {
+  std::string out(kind);
   for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
 }
@@ -424,7 +424,7 @@ std::vector<ResourceInfo> builtinResources() {
     info.versions = std::move(row.versions);
     info.resource = row.resource;
     info.kind = row.kind;
-    info.singular = lower(row.kind);
+    info.singular = singularOf(row.kind);
     info.listKind = std::string(row.kind) + "List";
     info.namespaced = (row.flags & kCluster) == 0;
     info.hasStatus = (row.flags & kStatus) != 0;

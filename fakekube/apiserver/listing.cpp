@@ -64,13 +64,6 @@ Result<ContinueToken> decodeContinue(std::string_view token) {
   return ContinueToken{rv->get<std::int64_t>(), start->get<std::string>()};
 }
 
-Result<std::int64_t> parseResourceVersion(const std::string& rv) {
-  if (rv.empty() || rv.size() > 18 || rv.find_first_not_of("0123456789") != std::string::npos) {
-    return tl::unexpected(Status::badRequest(fmt::format("invalid resource version: {}", rv)));
-  }
-  return std::stoll(rv);
-}
-
 Status listOptionsInvalid(FieldError error) {
   return Status::invalid("meta.k8s.io", "ListOptions", "", {std::move(error)});
 }

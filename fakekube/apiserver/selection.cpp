@@ -25,4 +25,11 @@ bool Selection::matches(const Json& object) const {
   return labels.matches(meta::labels(object)) && (fields.empty() || fields.matchesObject(object));
 }
 
+Result<std::int64_t> parseResourceVersion(const std::string& rv) {
+  if (rv.empty() || rv.size() > 18 || rv.find_first_not_of("0123456789") != std::string::npos) {
+    return tl::unexpected(Status::badRequest(fmt::format("invalid resource version: {}", rv)));
+  }
+  return std::stoll(rv);
+}
+
 }  // namespace fakekube

@@ -2,6 +2,8 @@
 // the kind supports, and matched against objects. LIST and WATCH must select exactly alike.
 #pragma once
 
+#include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "fakekube/api/field_selector.h"
@@ -24,5 +26,9 @@ struct Selection {
   bool empty() const { return labels.empty() && fields.empty(); }
   bool matches(const Json& object) const;
 };
+
+// The resourceVersion of a LIST or WATCH as a store revision: 400 BadRequest `invalid resource
+// version: <rv>` unless it is a decimal number of at most 18 digits.
+Result<std::int64_t> parseResourceVersion(const std::string& rv);
 
 }  // namespace fakekube

@@ -63,13 +63,6 @@ std::optional<Status> validateWatchOptions(const WatchOptions& options) {
   return invalidWatchOptions(std::move(errors));
 }
 
-Result<std::int64_t> parseResourceVersion(const std::string& rv) {
-  if (rv.empty() || rv.size() > 18 || rv.find_first_not_of("0123456789") != std::string::npos) {
-    return tl::unexpected(Status::badRequest(fmt::format("invalid resource version: {}", rv)));
-  }
-  return std::stoll(rv);
-}
-
 // The object stored under `key` at `revision`, or null if there was none.
 Result<ObjectPtr> objectAt(const Store& store, const std::string& key, std::int64_t revision) {
   ObjectPtr found;

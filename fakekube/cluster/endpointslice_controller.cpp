@@ -21,7 +21,7 @@ using namespace workload;  // NOLINT: the shared controller helpers
 constexpr std::string_view kServiceNameLabel = "kubernetes.io/service-name";
 constexpr std::string_view kManagedByLabel = "endpointslice.kubernetes.io/managed-by";
 constexpr std::string_view kManagedBy = "endpointslice-controller.k8s.io";
-constexpr std::string_view kHeadlessLabel = "service.kubernetes.io/headless";
+constexpr std::string_view kHeadlessServiceLabel = "service.kubernetes.io/headless";
 
 Json endpointOf(const Json& service, const Json& pod) {
   const bool publishNotReady =
@@ -51,9 +51,9 @@ Json sliceLabels(const Json& service) {
   labels[std::string(kServiceNameLabel)] = meta::name(service);
   labels[std::string(kManagedByLabel)] = kManagedBy;
   if (isHeadless(service)) {
-    labels[std::string(kHeadlessLabel)] = "";
+    labels[std::string(kHeadlessServiceLabel)] = "";
   } else {
-    labels.erase(std::string(kHeadlessLabel));
+    labels.erase(std::string(kHeadlessServiceLabel));
   }
   return labels;
 }

@@ -36,14 +36,14 @@ bool isTerminating(const Json& ns) {
 }
 
 // What became of one pass over a namespace.
-enum class Outcome { Done, Retry, Waiting };
+enum class StepOutcome { Done, Retry, Waiting };
 
 // 404: the world moved on. A conflict or server-side trouble is worth another try; any other
 // client error would fail the same way again.
-Outcome outcomeOf(const Status& error) {
-  if (isNotFound(error)) return Outcome::Done;
-  if (isConflict(error) || error.code == 429 || error.code >= 500) return Outcome::Retry;
-  return Outcome::Done;
+StepOutcome outcomeOf(const Status& error) {
+  if (isNotFound(error)) return StepOutcome::Done;
+  if (isConflict(error) || error.code == 429 || error.code >= 500) return StepOutcome::Retry;
+  return StepOutcome::Done;
 }
 
 bool hasItems(const Json& list) {
@@ -61,15 +61,15 @@ struct Reconcile {
 
   ReconcileOutcome operator()(const ReconcileRequest& request) {
     Status error;
-    Outcome outcome = sync(request.name, error);
+    StepOutcome outcome = sync(request.name, error);
     std::lock_guard lock(mu);
     switch (outcome) {
-      case Outcome::Done:
+      case StepOutcome::Done:
         waiting.erase(request.name);
         return ReconcileResult{};
-      case Outcome::Retry:
+      case StepOutcome::Retry:
         return reconcileError(error);
-      case Outcome::Waiting:
+      case StepOutcome::Waiting:
         waiting.insert(request.name);
         return ReconcileResult{.requeueAfter = options.recheckDelay};
     }
@@ -77,7 +77,7 @@ struct Reconcile {
   }
 
   // One pass of the namespace deletion: delete what is left, finalize when nothing is.
-  Outcome sync(const std::string& name, Status& error) {
+  StepOutcome sync(const std::string& name, Status& error) {
     Reader& reader = manager.apiReader();  // the live state, never a lagging cache
     Client& writer = manager.client();
     auto fail = [&](const Status& status) {
@@ -87,7 +87,7 @@ struct Reconcile {
     auto current = reader.get(kNamespaces, "", name);
     if (!current) return fail(current.error());
     const Json& ns = *current;
-    if (!isTerminating(ns)) return Outcome::Done;
+    if (!isTerminating(ns)) return StepOutcome::Done;
 
     auto resources = servedResources(reader);
     if (!resources) return fail(resources.error());
@@ -98,7 +98,7 @@ struct Reconcile {
       // A kind whose definition went away meanwhile took its objects with it (404).
       auto before = reader.list(resource.gvr, name);
       if (!before) {
-        if (fail(before.error()) == Outcome::Retry) retry = true;
+        if (fail(before.error()) == StepOutcome::Retry) retry = true;
         continue;
       }
       if (!hasItems(*before)) continue;
@@ -106,19 +106,19 @@ struct Reconcile {
       options.propagationPolicy = "Background";
       auto deleted = writer.deleteAllOf(resource.gvr, name, ListOptions{}, options);
       if (!deleted) {
-        if (fail(deleted.error()) == Outcome::Retry) retry = true;
+        if (fail(deleted.error()) == StepOutcome::Retry) retry = true;
         continue;
       }
       // What is still there after the DELETE waits for finalizers or a graceful shutdown.
       auto after = reader.list(resource.gvr, name);
       if (!after) {
-        if (fail(after.error()) == Outcome::Retry) retry = true;
+        if (fail(after.error()) == StepOutcome::Retry) retry = true;
         continue;
       }
       if (hasItems(*after)) remaining = true;
     }
-    if (retry) return Outcome::Retry;
-    if (remaining) return Outcome::Waiting;
+    if (retry) return StepOutcome::Retry;
+    if (remaining) return StepOutcome::Waiting;
 
     Json finalized = ns;
     Json kept = Json::array();
@@ -128,7 +128,7 @@ struct Reconcile {
     finalized["spec"]["finalizers"] = std::move(kept);
     auto done = finalizeNamespace(reader, std::move(finalized));
     if (!done) return fail(done.error());
-    return Outcome::Done;
+    return StepOutcome::Done;
   }
 };
 

@@ -40,7 +40,7 @@ bool isLoopback(std::string_view host) {
   return host == "localhost" || (host.starts_with("127.") && isIpv4(host));
 }
 
-std::vector<std::string> split(std::string_view text, char separator) {
+std::vector<std::string> splitToStrings(std::string_view text, char separator) {
   std::vector<std::string> parts;
   std::size_t i = 0;
   while (true) {
@@ -127,7 +127,7 @@ std::optional<Json> Network::serviceFor(std::string_view host, std::string_view 
   }
   std::string_view name = host;
   if (name.ends_with('.')) name.remove_suffix(1);
-  std::vector<std::string> labels = split(name, '.');
+  std::vector<std::string> labels = splitToStrings(name, '.');
   std::string service;
   std::string ns;
   if (labels.size() == 1) {

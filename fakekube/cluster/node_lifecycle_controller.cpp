@@ -16,7 +16,7 @@ namespace fakekube {
 
 namespace {
 
-constexpr std::string_view kNodeNameIndex = "spec.nodeName";
+constexpr std::string_view kPodsByNodeIndex = "spec.nodeName";
 
 // The pod's own tolerationSeconds for the taint a node with this Ready status carries.
 std::optional<Duration> podToleration(const Json& pod, const std::string& readyStatus) {
@@ -39,7 +39,7 @@ class NodeLifecycleController::Impl : public std::enable_shared_from_this<Impl> 
 
   Result<void> start() {
     Informer& pods = manager_.cache().informerFor(kPods);
-    pods.addIndexer(std::string(kNodeNameIndex), [](const Json& pod) {
+    pods.addIndexer(std::string(kPodsByNodeIndex), [](const Json& pod) {
       std::string node = podNodeName(pod);
       return node.empty() ? std::vector<std::string>{} : std::vector<std::string>{node};
     });
@@ -72,7 +72,7 @@ class NodeLifecycleController::Impl : public std::enable_shared_from_this<Impl> 
 
     std::optional<Duration> wake;
     std::optional<Status> failure;
-    auto pods = manager_.cache().informerFor(kPods).byIndex(kNodeNameIndex, request.name);
+    auto pods = manager_.cache().informerFor(kPods).byIndex(kPodsByNodeIndex, request.name);
     for (const auto& podPtr : pods) {
       const Json& pod = *podPtr;
       if (isPodTerminal(pod)) continue;

@@ -10,7 +10,7 @@ namespace fakekube {
 
 namespace {
 
-double seconds(Duration d) { return std::chrono::duration<double>(d).count(); }
+double inSeconds(Duration d) { return std::chrono::duration<double>(d).count(); }
 
 // What an exception escaping a reconciler becomes (controller-runtime's recovered panic).
 ReconcileOutcome panicOutcome(std::exception_ptr e) {
@@ -162,7 +162,7 @@ struct Controller::State : std::enable_shared_from_this<State> {
           ++metrics.success;
           break;
       }
-      metrics.reconcileTime.observe(seconds(executor.now() - start));
+      metrics.reconcileTime.observe(inSeconds(executor.now() - start));
       --metrics.activeWorkers;
       auto it = running.find(item.key);
       if (it != running.end() && --it->second == 0) running.erase(it);

@@ -26,13 +26,13 @@ struct Record {
   std::int64_t transitions = 0;
 };
 
-std::string stringField(const Json& spec, const char* key) {
+std::string leaseString(const Json& spec, const char* key) {
   if (!spec.is_object()) return {};
   auto it = spec.find(key);
   return it != spec.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-std::int64_t intField(const Json& spec, const char* key) {
+std::int64_t leaseInteger(const Json& spec, const char* key) {
   if (!spec.is_object()) return 0;
   auto it = spec.find(key);
   return it != spec.end() && it->is_number_integer() ? it->get<std::int64_t>() : 0;
@@ -41,9 +41,9 @@ std::int64_t intField(const Json& spec, const char* key) {
 Record readRecord(const Json& lease) {
   static const Json kNull;
   const Json& spec = lease.is_object() && lease.contains("spec") ? lease["spec"] : kNull;
-  return {stringField(spec, "holderIdentity"), intField(spec, "leaseDurationSeconds"),
-          stringField(spec, "acquireTime"), stringField(spec, "renewTime"),
-          intField(spec, "leaseTransitions")};
+  return {leaseString(spec, "holderIdentity"), leaseInteger(spec, "leaseDurationSeconds"),
+          leaseString(spec, "acquireTime"), leaseString(spec, "renewTime"),
+          leaseInteger(spec, "leaseTransitions")};
 }
 
 void writeRecord(Json& lease, const Record& r) {

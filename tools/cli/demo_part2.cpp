@@ -40,7 +40,8 @@ namespace {
 
 using std::chrono::seconds;
 
-Json rayContainer(const std::string& name, const std::string& cpu, const std::string& memory) {
+Json rayClusterContainer(const std::string& name, const std::string& cpu,
+                         const std::string& memory) {
   return {{"name", name},
           {"image", "rayproject/ray:2.52.0"},
           {"resources", {{"requests", {{"cpu", cpu}, {"memory", memory}}}}}};
@@ -48,32 +49,31 @@ Json rayContainer(const std::string& name, const std::string& cpu, const std::st
 
 // The seed's cluster: one head, the worker group `compute` of two.
 Json demoCluster() {
-  Json head = rayContainer("ray-head", "1", "2Gi");
+  Json head = rayClusterContainer("ray-head", "1", "2Gi");
   head["ports"] = Json::array({{{"containerPort", 6379}, {"name", "gcs-server"}},
                                {{"containerPort", 8265}, {"name", "dashboard"}},
                                {{"containerPort", 10001}, {"name", "client"}}});
-  return {
-      {"apiVersion", "ray.io/v1"},
-      {"kind", "RayCluster"},
-      {"metadata", {{"name", "demo-cluster"}, {"namespace", "default"}}},
-      {"spec",
-       {{"rayVersion", "2.52.0"},
-        {"headGroupSpec",
-         {{"rayStartParams", Json::object()},
-          {"template", {{"spec", {{"containers", Json::array({head})}}}}}}},
-        {"workerGroupSpecs",
-         Json::array(
-             {{{"groupName", "compute"},
-               {"replicas", 2},
-               {"minReplicas", 2},
-               {"maxReplicas", 2},
-               {"rayStartParams", Json::object()},
-               {"template",
-                {{"spec",
-                  {{"containers", Json::array({rayContainer("ray-worker", "1", "1Gi")})}}}}}}})}}}};
+  return {{"apiVersion", "ray.io/v1"},
+          {"kind", "RayCluster"},
+          {"metadata", {{"name", "demo-cluster"}, {"namespace", "default"}}},
+          {"spec",
+           {{"rayVersion", "2.52.0"},
+            {"headGroupSpec",
+             {{"rayStartParams", Json::object()},
+              {"template", {{"spec", {{"containers", Json::array({head})}}}}}}},
+            {"workerGroupSpecs",
+             Json::array({{{"groupName", "compute"},
+                           {"replicas", 2},
+                           {"minReplicas", 2},
+                           {"maxReplicas", 2},
+                           {"rayStartParams", Json::object()},
+                           {"template",
+                            {{"spec",
+                              {{"containers", Json::array({rayClusterContainer("ray-worker", "1",
+                                                                               "1Gi")})}}}}}}})}}}};
 }
 
-std::string conditionText(const Json& object, const std::string& type) {
+std::string clusterConditionText(const Json& object, const std::string& type) {
   const Json* c = findCondition(object, type);
   if (c == nullptr) return type + " absent";
   std::string text = fmt::format("{}={}", type, c->value("status", ""));
@@ -132,8 +132,8 @@ class RayClusterNarrator : public Narrator {
         "state {}, workers ready {}/{} (available {}), {}, {}",
         state.is_string() ? state.get<std::string>() : "(none)",
         status.value("readyWorkerReplicas", 0), status.value("desiredWorkerReplicas", 0),
-        status.value("availableWorkerReplicas", 0), conditionText(cluster, "HeadPodReady"),
-        conditionText(cluster, "RayClusterProvisioned"));
+        status.value("availableWorkerReplicas", 0), clusterConditionText(cluster, "HeadPodReady"),
+        clusterConditionText(cluster, "RayClusterProvisioned"));
     if (told == clusterTold_) return;
     clusterTold_ = told;
     t_.line(revisionOf(cluster), fmt::format("RayCluster {} status written by calculateStatus: {}",
@@ -203,8 +203,8 @@ bool clusterReady(ApiServer& server) {
   return state.is_string() && state == "ready";
 }
 
-int tell(SimExecutor& executor, ApiServer& server, Cluster& cluster, Manager& rayOperator,
-         bool color) {
+int tellRayClusterStory(SimExecutor& executor, ApiServer& server, Cluster& cluster,
+                        Manager& rayOperator, bool color) {
   Timeline t(executor, server, color);
   t.heading("The seed's part 2: a worker's Ready turns into a ready RayCluster");
   t.chapter("2.1 demo-cluster: one head, the group compute of two workers, on two nodes");
@@ -279,7 +279,7 @@ int rayClusterStory(bool color) {
   Cluster cluster(executor, *server, options);
   ray::addRayBehaviors(cluster.behaviors());
   Manager rayOperator(executor, *server);
-  return tell(executor, *server, cluster, rayOperator, color);
+  return tellRayClusterStory(executor, *server, cluster, rayOperator, color);
 }
 
 }  // namespace fakekube::cli

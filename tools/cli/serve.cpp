@@ -32,7 +32,7 @@
 namespace fakekube::cli {
 namespace {
 
-int fail(const std::string& message) {
+int serveError(const std::string& message) {
   std::fprintf(stderr, "fakekube serve: %s\n", message.c_str());
   return 1;
 }
@@ -93,21 +93,21 @@ int runServe(const ServeOptions& options) {
   std::string host;
   int port = 0;
   if (!parseListen(options.listen, host, port)) {
-    return fail(fmt::format("--listen \"{}\": expected HOST:PORT (port 0 picks a free one)",
-                            options.listen));
+    return serveError(fmt::format("--listen \"{}\": expected HOST:PORT (port 0 picks a free one)",
+                                  options.listen));
   }
   if (options.nodes < 0 || options.nodes > 10000) {
-    return fail(fmt::format("--nodes {}: expected 0..10000", options.nodes));
+    return serveError(fmt::format("--nodes {}: expected 0..10000", options.nodes));
   }
   if (options.retainedRevisions < 0) {
-    return fail(
+    return serveError(
         fmt::format("--retained-revisions {}: expected 0 or more", options.retainedRevisions));
   }
   if (!(options.timeScale >= 1 && options.timeScale <= 1000)) {
-    return fail(fmt::format("--time-scale {}: expected 1..1000", options.timeScale));
+    return serveError(fmt::format("--time-scale {}: expected 1..1000", options.timeScale));
   }
   auto controllers = splitControllers(options.controllers);
-  if (!controllers) return fail(controllers.error().message);
+  if (!controllers) return serveError(controllers.error().message);
 
   // Block the stop signals before any thread starts, so every thread inherits the mask and
   // sigwait() below is the only place they are seen.
@@ -123,7 +123,7 @@ int runServe(const ServeOptions& options) {
   if (!options.db.empty()) serverOptions.store.path = options.db;
   serverOptions.store.retainedRevisions = options.retainedRevisions;
   auto opened = ApiServer::open(executor.clock(), serverOptions);
-  if (!opened) return fail(fmt::format("cannot open the store: {}", opened.error().message));
+  if (!opened) return serveError(fmt::format("cannot open the store: {}", opened.error().message));
   std::unique_ptr<ApiServer> server = std::move(*opened);
 
   ClusterOptions clusterOptions;
@@ -133,7 +133,7 @@ int runServe(const ServeOptions& options) {
   // Pods in KubeRay's shape run the simulated Ray head, workers and submitter.
   ray::addRayBehaviors(cluster.behaviors());
   if (auto started = cluster.start(); !started) {
-    return fail(fmt::format("cannot start the controllers: {}", started.error().message));
+    return serveError(fmt::format("cannot start the controllers: {}", started.error().message));
   }
 
   // The KubeRay operator runs beside the cluster on a manager of its own (its own cache and
@@ -145,7 +145,7 @@ int runServe(const ServeOptions& options) {
                                        ray::OperatorOptions::fromEnvironment(),
                                        ray::inProcessDashboardClients(cluster.network()));
       !added) {
-    return fail(fmt::format("cannot start the KubeRay operator: {}", added.error().message));
+    return serveError(fmt::format("cannot start the KubeRay operator: {}", added.error().message));
   }
   rayOperator.start();
 
@@ -166,17 +166,17 @@ int runServe(const ServeOptions& options) {
   if (options.tls || !options.token.empty()) {
     std::vector<std::string> names = {host, "localhost", "127.0.0.1"};
     auto certificate = makeSelfSignedCertificate(names);
-    if (!certificate) return fail(certificate.error().message);
+    if (!certificate) return serveError(certificate.error().message);
     httpOptions.tls = *certificate;
   }
   HttpServer http(*server, httpOptions);
-  if (auto started = http.start(); !started) return fail(started.error().message);
+  if (auto started = http.start(); !started) return serveError(started.error().message);
 
   if (!options.kubeconfigOut.empty()) {
     std::ofstream out(options.kubeconfigOut, std::ios::trunc);
     out << renderKubeconfig(http.url(), options.token,
                             httpOptions.tls ? httpOptions.tls->certificatePem : "");
-    if (!out) return fail(fmt::format("cannot write {}", options.kubeconfigOut));
+    if (!out) return serveError(fmt::format("cannot write {}", options.kubeconfigOut));
   }
   // Watches that allow bookmarks get one a minute, as from a real API server: it lets a client
   // that resumes after a dropped connection start from a recent revision.
