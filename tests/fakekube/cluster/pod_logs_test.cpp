@@ -28,17 +28,21 @@ class PodLogsTest : public PodLifecycleTest {
     kubeletOptions.containerLogs = &logs;
     // Prints "tick N" every second, N = 0..2, then exits 0.
     behaviors.onImage("ticker", behavior::fromFunction([](std::shared_ptr<ProcessContext> c) {
+                        // The pending timer owns the function; the function only names
+                        // itself weakly, or the two would keep each other alive for ever.
                         auto tick = std::make_shared<std::function<void(int)>>();
+                        std::weak_ptr<std::function<void(int)>> self = tick;
                         std::weak_ptr<ProcessContext> weak = c;
-                        *tick = [weak, tick](int n) {
+                        *tick = [weak, self](int n) {
                           auto context = weak.lock();
-                          if (!context) return;
+                          auto next = self.lock();
+                          if (!context || !next) return;
                           context->print("tick " + std::to_string(n));
                           if (n == 2) {
                             context->exit(0);
                             return;
                           }
-                          context->after(seconds(1), [tick, n] { (*tick)(n + 1); });
+                          context->after(seconds(1), [next, n] { (*next)(n + 1); });
                         };
                         (*tick)(0);
                       }));
