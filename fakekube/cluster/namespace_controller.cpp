@@ -51,9 +51,12 @@ bool hasItems(const Json& list) {
   return items != list.end() && items->is_array() && !items->empty();
 }
 
+}  // namespace
+
 // The reconciler's state. Shared with the reconcile closure, which the manager owns and may keep
-// after the NamespaceController is gone (until the manager is).
-struct Reconcile {
+// after the NamespaceController is gone (until the manager is). Outside the anonymous namespace
+// because Impl holds it (a -Wsubobject-linkage warning inside a unity batch otherwise).
+struct NamespaceReconcile {
   Manager& manager;
   NamespaceController::Options options;
   mutable std::mutex mu;
@@ -132,8 +135,6 @@ struct Reconcile {
   }
 };
 
-}  // namespace
-
 class NamespaceController::Impl {
  public:
   Impl(Executor& executor, ApiServer* server, Manager* manager, Options options)
@@ -147,7 +148,7 @@ class NamespaceController::Impl {
       ownManager_ = std::make_unique<Manager>(executor_, *server_);
       manager_ = ownManager_.get();
     }
-    reconcile_ = std::make_shared<Reconcile>(*manager_, options_);
+    reconcile_ = std::make_shared<NamespaceReconcile>(*manager_, options_);
     ControllerOptions controllerOptions;
     std::vector<std::unique_ptr<RateLimiter>> limiters;
     limiters.push_back(std::make_unique<ItemExponentialFailureRateLimiter>(options_.retryDelay,
@@ -211,7 +212,7 @@ class NamespaceController::Impl {
   Manager* manager_;
   const Options options_;
   std::unique_ptr<Manager> ownManager_;
-  std::shared_ptr<Reconcile> reconcile_;
+  std::shared_ptr<NamespaceReconcile> reconcile_;
   Controller* controller_ = nullptr;  // owned by the manager
 };
 
