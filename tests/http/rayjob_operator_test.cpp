@@ -50,8 +50,7 @@ std::string placementName(const ::testing::TestParamInfo<OperatorPlacement>& inf
 
 // Both processes run their clocks and timers ten times faster than real time (`--time-scale`):
 // the submitter's backoffs, TTLs and deadlines pass in a tenth of the wall time, and every
-// duration the tests compare is read from the same scaled clock.
-constexpr double kTimeScale = 10;
+// duration the tests compare is read from the timestamps the controllers wrote.
 constexpr const char* kTimeScaleArgument = "10";
 
 // The cluster's controllers without the KubeRay ones.
@@ -106,10 +105,16 @@ class RayJobServeTest : public KubectlTest,
   bool awaitRayClusterEvent(const std::string& name, const std::string& after,
                             std::chrono::seconds limit,
                             const std::function<bool(const WatchEvent&)>& wanted) {
+    return awaitWatchEvent(kRayClusters, "metadata.name=" + name, after, limit, wanted);
+  }
+  // The same for any resource in "default" and a field selector.
+  bool awaitWatchEvent(const GroupVersionResource& gvr, const std::string& fieldSelector,
+                       const std::string& after, std::chrono::seconds limit,
+                       const std::function<bool(const WatchEvent&)>& wanted) {
     WatchOptions options;
     options.resourceVersion = after;
-    options.fieldSelector = "metadata.name=" + name;
-    auto watch = rest->watch(kRayClusters, "default", options);
+    options.fieldSelector = fieldSelector;
+    auto watch = rest->watch(gvr, "default", options);
     EXPECT_TRUE(watch.has_value()) << watch.error().message;
     if (!watch) return false;
     const auto deadline = std::chrono::steady_clock::now() + limit;
@@ -155,9 +160,15 @@ TEST_P(RayJobServeTest, TheRayJobSampleCompletes) {
 }
 
 // config/samples/ray-job.shutdown.yaml (ttlSecondsAfterFinished 5 instead of 10): the RayCluster
-// is there until endTime + 5 s and gone after; the RayJob and the submitter Job stay.
+// is there until endTime + 5 s and gone after; the RayJob and the submitter Job stay. Everything
+// is read after the fact, from the server's history, so a slow machine cannot make the cluster
+// look deleted early: the watches replay from a revision taken before the apply, and the time of
+// the deletion is the RayJob controller's DeletedRayCluster Event, on the clock that set endTime.
 TEST_P(RayJobServeTest, TheShutdownSampleDeletesTheClusterAfterTheTtl) {
   constexpr seconds kTtl{5};
+  auto before = rest->list(kRayClusters, "default");
+  ASSERT_TRUE(before.has_value()) << before.error().message;
+  const std::string start = (*before)["metadata"]["resourceVersion"].get<std::string>();
   ok({"apply", "-f", "-"}, replaced(readManifest("ray-job.shutdown.yaml"),
                                     "ttlSecondsAfterFinished: 10", "ttlSecondsAfterFinished: 5"));
   waitFor("{.status.jobDeploymentStatus}=Complete", "rayjob/rayjob-sample-shutdown", "120s");
@@ -165,19 +176,31 @@ TEST_P(RayJobServeTest, TheShutdownSampleDeletesTheClusterAfterTheTtl) {
   const std::string cluster = job["status"]["rayClusterName"].get<std::string>();
   TimePoint endTime;
   ASSERT_TRUE(parseRfc3339(job["status"].value("endTime", ""), &endTime)) << job.dump();
-  // endTime has whole seconds: the real end is in [endTime, endTime + 1 s).
-  const RealClock serveClock(kTimeScale);
-  ASSERT_TRUE(rayClusterExists(cluster)) << "the RayCluster was gone when the RayJob was Complete";
-  // The deletion arrives on the watch no earlier than it happened, read on the server's clock.
-  TimePoint goneBy{};
-  ASSERT_TRUE(awaitRayClusterEvent(cluster, job["metadata"]["resourceVersion"].get<std::string>(),
-                                   seconds(60), [&](const WatchEvent& event) {
-                                     if (event.type != WatchEventType::Deleted) return false;
-                                     goneBy = serveClock.now();
-                                     return true;
-                                   }));
-  // Not deleted before endTime + TTL.
-  EXPECT_GE(goneBy, endTime + kTtl);
+  // The cluster's history: created, then deleted.
+  bool added = false;
+  ASSERT_TRUE(awaitRayClusterEvent(cluster, start, seconds(60), [&](const WatchEvent& event) {
+    if (event.type == WatchEventType::Added) added = true;
+    return event.type == WatchEventType::Deleted;
+  })) << "the RayCluster was not deleted";
+  EXPECT_TRUE(added);
+  // When: the controller records the Event right after its delete call. endTime has whole
+  // seconds (the real end is in [endTime, endTime + 1 s)) and so has the Event's timestamp, so a
+  // deletion at or after the real end + TTL stamps no earlier than endTime + TTL.
+  std::string deletedAt;
+  ASSERT_TRUE(awaitWatchEvent(kEvents,
+                              "involvedObject.name=rayjob-sample-shutdown,reason=DeletedRayCluster",
+                              start, seconds(30),
+                              [&](const WatchEvent& event) {
+                                if (event.type != WatchEventType::Added || !event.object)
+                                  return false;
+                                deletedAt = event.object->value("firstTimestamp", "");
+                                return true;
+                              }))
+      << "no DeletedRayCluster Event";
+  TimePoint deletedTime;
+  ASSERT_TRUE(parseRfc3339(deletedAt, &deletedTime)) << deletedAt;
+  EXPECT_GE(deletedTime, endTime + kTtl)
+      << "deleted at " << deletedAt << ", endTime " << job["status"].value("endTime", "");
   EXPECT_EQ(ok({"get", "job", "rayjob-sample-shutdown", "-o", "jsonpath={.status.succeeded}"}),
             "1");
   EXPECT_EQ(rayJob("rayjob-sample-shutdown")["status"]["jobDeploymentStatus"], "Complete");
