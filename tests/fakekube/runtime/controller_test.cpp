@@ -137,6 +137,66 @@ TEST_F(ControllerContractTest, RequeueIsRateLimitedButNotAnError) {
   EXPECT_EQ(m.errors, 0u);
 }
 
+// Why a few of 3,000 RayClusters created at once wait about 300 s for their last status write
+// (docs/ray-operator.md). Nothing is lost: this is controller-runtime's queue and default rate
+// limiter, and it delays such a key the same way there. `failingAtOnce` other keys fail once at
+// t = 0 (each RayCluster's first round fails: the cache has not seen the head Service it has just
+// created). Each failure spends a token of the 10 qps / burst 100 bucket that every key of the
+// controller shares, so the bucket ends (failingAtOnce - 100) / 10 s in debt. Then the key
+// "default/target":
+//   t = 0     its round wrote a status and asks for requeueAfter 2 s;
+//   t = 1 s   an event (a worker Pod became Ready) makes the waiting item ready at once. Handed
+//             out, the item is gone, and with it the 2 s ready time;
+//             that round fails (a conflict: the cache had not seen the status write yet, and the
+//             event of that write reconciles nothing, the For predicate drops status changes);
+//   then      the retry waits for the shared bucket, not for its own 5 ms backoff.
+// Returns when the target's rounds started, in ms.
+std::vector<long long> targetRoundsAfterBucketDebt(SimExecutor& ex, int failingAtOnce) {
+  const TimePoint start = ex.now();
+  std::vector<long long> targetRounds;
+  std::set<std::string> failedOnce;
+  ControllerOptions options;  // the default rate limiter
+  options.name = "test";
+  Reconciler reconciler = [&](const ReconcileRequest& r) -> ReconcileOutcome {
+    if (r.name != "target") {
+      if (failedOnce.insert(r.name).second) return failed();
+      return ok();
+    }
+    targetRounds.push_back(std::chrono::duration_cast<milliseconds>(ex.now() - start).count());
+    switch (targetRounds.size()) {
+      case 1:
+        return after(seconds(2));
+      case 2:
+        return reconcileError(Status::conflictModified({"example.com", "widgets"}, r.name),
+                              {seconds(2), false});
+      default:
+        return ok();
+    }
+  };
+  Controller c(ex, std::move(options), std::move(reconciler));
+  c.start();
+  for (int i = 0; i < failingAtOnce; ++i) c.enqueue(req("other-" + std::to_string(i)));
+  c.enqueue(req("target"));
+  ex.advance(seconds(1));
+  c.enqueue(req("target"));  // the event
+  ex.advance(seconds(60));
+  EXPECT_EQ(failedOnce.size(), static_cast<std::size_t>(failingAtOnce));
+  return targetRounds;
+}
+
+TEST_F(ControllerContractTest, ErrorAfterAnEventWaitsForTheSharedBucketNotItsRequeueAfter) {
+  // 300 failures at t = 0: the bucket is 200 tokens in debt; at 1 s it has refilled 10 of them,
+  // so the target's failure waits 191 tokens, 19.1 s. Nothing runs at 2 s: the requeueAfter was
+  // consumed by the event.
+  EXPECT_THAT(targetRoundsAfterBucketDebt(ex, 300), ElementsAre(0, 1000, 20100));
+}
+
+TEST_F(ControllerContractTest, ErrorAfterAnEventRetriesAfter5msWhenTheBucketHasTokens) {
+  // The same, with a bucket that has tokens left (50 failures): the retry is the key's own first
+  // backoff, 5 ms. The bucket's debt alone makes the difference.
+  EXPECT_THAT(targetRoundsAfterBucketDebt(ex, 50), ElementsAre(0, 1000, 1005));
+}
+
 TEST_F(ControllerContractTest, ExceptionIsCaughtAndTreatedAsError) {
   int rounds = 0;
   ControllerOptions options;
