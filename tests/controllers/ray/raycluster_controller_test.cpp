@@ -8,6 +8,7 @@
 #include "fakekube/api/resources.h"
 #include "fakekube/apiserver/interceptor.h"
 #include "tests/controllers/ray/ray_fixture.h"
+#include "tests/support/forwarding_client.h"
 
 namespace fakekube::ray::testing {
 namespace {
@@ -696,51 +697,7 @@ namespace {
 
 // A Client that is not an InProcessClient (as RestClient is not): the manager cannot tell the
 // kind of a resource, so the controller names its For kind itself.
-class ForwardingClient : public Client {
- public:
-  explicit ForwardingClient(Client& inner) : inner_(inner) {}
-  Result<Json> get(const GroupVersionResource& gvr, std::string_view ns,
-                   std::string_view name) override {
-    return inner_.get(gvr, ns, name);
-  }
-  Result<Json> list(const GroupVersionResource& gvr, std::string_view ns,
-                    const ListOptions& options = {}) override {
-    return inner_.list(gvr, ns, options);
-  }
-  Result<Json> create(const GroupVersionResource& gvr, Json object,
-                      const CreateOptions& options = {}) override {
-    return inner_.create(gvr, std::move(object), options);
-  }
-  Result<Json> update(const GroupVersionResource& gvr, Json object,
-                      const UpdateOptions& options = {}) override {
-    return inner_.update(gvr, std::move(object), options);
-  }
-  Result<Json> updateStatus(const GroupVersionResource& gvr, Json object,
-                            const UpdateOptions& options = {}) override {
-    return inner_.updateStatus(gvr, std::move(object), options);
-  }
-  Result<Json> patch(const GroupVersionResource& gvr, std::string_view ns, std::string_view name,
-                     PatchType type, std::string patch, const PatchOptions& options = {},
-                     std::string subresource = "") override {
-    return inner_.patch(gvr, ns, name, type, std::move(patch), options, std::move(subresource));
-  }
-  Result<Json> deleteObject(const GroupVersionResource& gvr, std::string_view ns,
-                            std::string_view name, const DeleteOptions& options = {}) override {
-    return inner_.deleteObject(gvr, ns, name, options);
-  }
-  Result<void> deleteAllOf(const GroupVersionResource& gvr, std::string_view ns,
-                           const ListOptions& listOptions = {},
-                           const DeleteOptions& deleteOptions = {}) override {
-    return inner_.deleteAllOf(gvr, ns, listOptions, deleteOptions);
-  }
-  Result<std::shared_ptr<Watch>> watch(const GroupVersionResource& gvr, std::string_view ns,
-                                       const WatchOptions& options = {}) override {
-    return inner_.watch(gvr, ns, options);
-  }
-
- private:
-  Client& inner_;
-};
+using fakekube::testing::ForwardingClient;
 
 TEST_F(RayClusterTest, RunsOverAClientThatIsNotInProcess) {
   ForwardingClient remote(*client);

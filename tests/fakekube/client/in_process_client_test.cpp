@@ -9,6 +9,7 @@
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/resources.h"
 #include "fakekube/apiserver/fixture.h"
+#include "tests/support/forwarding_client.h"
 
 namespace fakekube {
 namespace {
@@ -166,54 +167,25 @@ TEST_F(InProcessClientTest, SharedWritesAnswerTheStoredDocument) {
 // A Client that implements only the copying verbs still answers the *Shared ones, through them:
 // a wrapper that overrides create sees the requests made through createShared.
 TEST_F(InProcessClientTest, SharedWritesDefaultToTheCopyingVerbs) {
-  class CountingClient : public Client {
+  class CountingClient : public testing::ForwardingClient {
    public:
-    explicit CountingClient(Client& inner) : inner_(inner) {}
-    Result<Json> get(const GroupVersionResource& gvr, std::string_view ns,
-                     std::string_view name) override {
-      return inner_.get(gvr, ns, name);
-    }
-    Result<Json> list(const GroupVersionResource& gvr, std::string_view ns,
-                      const ListOptions& options) override {
-      return inner_.list(gvr, ns, options);
-    }
+    using ForwardingClient::ForwardingClient;
     Result<Json> create(const GroupVersionResource& gvr, Json object,
                         const CreateOptions& options) override {
       ++writes;
-      return inner_.create(gvr, std::move(object), options);
+      return ForwardingClient::create(gvr, std::move(object), options);
     }
     Result<Json> update(const GroupVersionResource& gvr, Json object,
                         const UpdateOptions& options) override {
       ++writes;
-      return inner_.update(gvr, std::move(object), options);
+      return ForwardingClient::update(gvr, std::move(object), options);
     }
     Result<Json> updateStatus(const GroupVersionResource& gvr, Json object,
                               const UpdateOptions& options) override {
       ++writes;
-      return inner_.updateStatus(gvr, std::move(object), options);
-    }
-    Result<Json> patch(const GroupVersionResource& gvr, std::string_view ns, std::string_view name,
-                       PatchType type, std::string patch, const PatchOptions& options,
-                       std::string subresource) override {
-      return inner_.patch(gvr, ns, name, type, std::move(patch), options, subresource);
-    }
-    Result<Json> deleteObject(const GroupVersionResource& gvr, std::string_view ns,
-                              std::string_view name, const DeleteOptions& options) override {
-      return inner_.deleteObject(gvr, ns, name, options);
-    }
-    Result<void> deleteAllOf(const GroupVersionResource& gvr, std::string_view ns,
-                             const ListOptions& listOptions,
-                             const DeleteOptions& deleteOptions) override {
-      return inner_.deleteAllOf(gvr, ns, listOptions, deleteOptions);
-    }
-    Result<std::shared_ptr<Watch>> watch(const GroupVersionResource& gvr, std::string_view ns,
-                                         const WatchOptions& options) override {
-      return inner_.watch(gvr, ns, options);
+      return ForwardingClient::updateStatus(gvr, std::move(object), options);
     }
     int writes = 0;
-
-   private:
-    Client& inner_;
   };
   CountingClient counting(*client);
   ObjectPtr created = must<ObjectPtr>(counting.createShared(kConfigMaps, configMap("a")));
