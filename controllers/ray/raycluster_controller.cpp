@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -133,9 +134,11 @@ class RayClusterReconciler : public std::enable_shared_from_this<RayClusterRecon
     (void)recorder_.event(instance, type, reason, message);
   }
 
-  ReconcileOutcome rayClusterReconcile(Json instance);
+  // The round on the cached RayCluster, shared rather than copied (a cached object is const):
+  // only what the round writes back copies it.
+  ReconcileOutcome rayClusterReconcile(ObjectPtr cached);
   // The GCS fault tolerance Redis cleanup finalizer; nullopt: carry on with the round.
-  std::optional<ReconcileOutcome> reconcileRedisCleanupFinalizer(Json& instance);
+  std::optional<ReconcileOutcome> reconcileRedisCleanupFinalizer(const Json& instance);
   Failure reconcileHeadService(const Json& instance);
   Failure reconcileHeadlessService(const Json& instance);
   Failure reconcileServeService(const Json& instance);
@@ -201,7 +204,7 @@ Result<void> RayClusterReconciler::deleteAllPods(const std::string& ns, const st
 }
 
 ReconcileOutcome RayClusterReconciler::reconcile(const ReconcileRequest& request) {
-  auto instance = client().get(kRayClusters, request.namespace_, request.name);
+  auto instance = client().getShared(kRayClusters, request.namespace_, request.name);
   if (instance) return rayClusterReconcile(std::move(*instance));
   if (isNotFound(instance.error())) {
     expectations_.deleteCluster(request.name, request.namespace_);
@@ -210,24 +213,33 @@ ReconcileOutcome RayClusterReconciler::reconcile(const ReconcileRequest& request
   return reconcileError(instance.error());
 }
 
-ReconcileOutcome RayClusterReconciler::rayClusterReconcile(Json instance) {
-  if (managedByExternalController(instance)) return ReconcileResult{};
-
-  // setDefaults: nil rayStartParams -> {}.
-  if (instance.contains("spec") && instance["spec"].is_object()) {
-    Json& spec = instance["spec"];
-    if (spec.contains("headGroupSpec") && spec["headGroupSpec"].is_object() &&
-        memberOrNull(spec["headGroupSpec"], "rayStartParams").is_null()) {
-      spec["headGroupSpec"]["rayStartParams"] = Json::object();
-    }
-    if (spec.contains("workerGroupSpecs") && spec["workerGroupSpecs"].is_array()) {
-      for (Json& group : spec["workerGroupSpecs"]) {
-        if (group.is_object() && memberOrNull(group, "rayStartParams").is_null()) {
-          group["rayStartParams"] = Json::object();
-        }
-      }
+// setDefaults: nil rayStartParams -> {} (on a copy: the cache's object is shared).
+static ObjectPtr withDefaults(ObjectPtr cached) {
+  auto missingParams = [](const Json& group) {
+    return group.is_object() && memberOrNull(group, "rayStartParams").is_null();
+  };
+  const Json& spec = memberOrNull(*cached, "spec");
+  const Json& head = memberOrNull(spec, "headGroupSpec");
+  const Json& workers = memberOrNull(spec, "workerGroupSpecs");
+  const bool headMissing = head.is_object() && missingParams(head);
+  const bool workerMissing =
+      workers.is_array() && std::any_of(workers.begin(), workers.end(), missingParams);
+  if (!headMissing && !workerMissing) return cached;
+  Json instance = *cached;
+  Json& mutableSpec = instance["spec"];
+  if (headMissing) mutableSpec["headGroupSpec"]["rayStartParams"] = Json::object();
+  if (workerMissing) {
+    for (Json& group : mutableSpec["workerGroupSpecs"]) {
+      if (missingParams(group)) group["rayStartParams"] = Json::object();
     }
   }
+  return std::make_shared<const Json>(std::move(instance));
+}
+
+ReconcileOutcome RayClusterReconciler::rayClusterReconcile(ObjectPtr cached) {
+  if (managedByExternalController(*cached)) return ReconcileResult{};
+  const ObjectPtr defaulted = withDefaults(std::move(cached));
+  const Json& instance = *defaulted;
 
   const std::string ns = meta::namespace_(instance);
   const std::string name = meta::name(instance);
@@ -254,7 +266,7 @@ ReconcileOutcome RayClusterReconciler::rayClusterReconcile(Json instance) {
   }
 
   // Only the status of the object as read is compared with the next one (updateRayClusterStatus).
-  const Json originalStatus = memberOrNull(instance, "status");
+  const Json& originalStatus = memberOrNull(instance, "status");
   if (auto finalizerOutcome = reconcileRedisCleanupFinalizer(instance)) return *finalizerOutcome;
   if (meta::isDeleting(instance)) return ReconcileResult{};
 
@@ -291,7 +303,7 @@ ReconcileOutcome RayClusterReconciler::rayClusterReconcile(Json instance) {
 }
 
 std::optional<ReconcileOutcome> RayClusterReconciler::reconcileRedisCleanupFinalizer(
-    Json& instance) {
+    const Json& instance) {
   const ReconcileResult requeueSoon{.requeueAfter = kRayClusterDefaultRequeueDuration};
   const Json& spec = memberOrNull(instance, "spec");
   const bool embedded =
@@ -299,8 +311,9 @@ std::optional<ReconcileOutcome> RayClusterReconciler::reconcileRedisCleanupFinal
   const std::string finalizer(kGCSFaultToleranceRedisCleanupFinalizer);
   // A cluster that moved to the embedded backend keeps a stale finalizer: drop it on deletion.
   if (meta::isDeleting(instance) && embedded && meta::hasFinalizer(instance, finalizer)) {
-    meta::removeFinalizer(instance, finalizer);
-    if (auto updated = client().update(kRayClusters, instance); !updated) {
+    Json written = instance;
+    meta::removeFinalizer(written, finalizer);
+    if (auto updated = client().update(kRayClusters, written); !updated) {
       return reconcileError(updated.error(), requeueSoon);
     }
     return ReconcileResult{};
@@ -312,8 +325,9 @@ std::optional<ReconcileOutcome> RayClusterReconciler::reconcileRedisCleanupFinal
   const std::string name = meta::name(instance);
   if (!meta::isDeleting(instance)) {
     if (meta::hasFinalizer(instance, finalizer)) return std::nullopt;
-    meta::addFinalizer(instance, finalizer);
-    if (auto updated = client().update(kRayClusters, instance); !updated) {
+    Json written = instance;
+    meta::addFinalizer(written, finalizer);
+    if (auto updated = client().update(kRayClusters, written); !updated) {
       Status error = updated.error();
       error.message = fmt::format("failed to add the finalizer {} to the RayCluster: {}", finalizer,
                                   error.message);
@@ -359,8 +373,9 @@ std::optional<ReconcileOutcome> RayClusterReconciler::reconcileRedisCleanupFinal
   const bool hasDeletedAt = parseRfc3339(meta::deletionTimestamp(instance), &deletedAtTime);
   const TimePoint* deletedAt = hasDeletedAt ? &deletedAtTime : nullptr;
   if (deletedAt && now() - *deletedAt >= timeout) {
-    meta::removeFinalizer(instance, finalizer);
-    if (auto updated = client().update(kRayClusters, instance); !updated) {
+    Json written = instance;
+    meta::removeFinalizer(written, finalizer);
+    if (auto updated = client().update(kRayClusters, written); !updated) {
       return reconcileError(updated.error(), requeueSoon);
     }
     event(instance, "Warning", "ForceDeletedStuckCluster",
@@ -386,8 +401,9 @@ std::optional<ReconcileOutcome> RayClusterReconciler::reconcileRedisCleanupFinal
       }
     }
     if (!finished) return requeueSoon;  // the Job is still running
-    meta::removeFinalizer(instance, finalizer);
-    if (auto updated = client().update(kRayClusters, instance); !updated) {
+    Json written = instance;
+    meta::removeFinalizer(written, finalizer);
+    if (auto updated = client().update(kRayClusters, written); !updated) {
       return reconcileError(updated.error(), requeueSoon);
     }
     return ReconcileResult{};

@@ -246,7 +246,12 @@ DesiredResources calculateDesiredResources(const Json& rayCluster) {
 Result<Json> calculateStatus(const Json& instance, const ReconcileFailure* reconcileError,
                              const std::vector<ObjectPtr>& allPods,
                              const std::vector<ObjectPtr>& headServices, TimePoint now) {
-  Json next = instance;
+  // The body of the status write: everything but the spec, which a status write takes from the
+  // stored object whatever the body says (and which is most of a RayCluster's size).
+  Json next = Json::object();
+  for (auto it = instance.begin(); it != instance.end(); ++it) {
+    if (it.key() != "spec") next.emplace(it.key(), *it);
+  }
   if (!next.contains("status") || !next["status"].is_object()) next["status"] = Json::object();
   Json& status = next["status"];
   Json conditions = memberOrNull(status, "conditions");
@@ -261,7 +266,7 @@ Result<Json> calculateStatus(const Json& instance, const ReconcileFailure* recon
     removeStatusCondition(conditions, kRayClusterReplicaFailure);
   }
 
-  status["observedGeneration"] = meta::generation(next);
+  status["observedGeneration"] = meta::generation(instance);
 
   const std::string name = meta::name(next);
   const std::vector<ObjectPtr>* pods = &allPods;
@@ -274,7 +279,7 @@ Result<Json> calculateStatus(const Json& instance, const ReconcileFailure* recon
     if (isRunningAndReady(pod)) ++ready;
     if (stringMember(memberOrNull(pod, "status"), "phase") == "Running") ++available;
   }
-  for (const WorkerGroupSpec& group : workerGroupSpecs(next)) {
+  for (const WorkerGroupSpec& group : workerGroupSpecs(instance)) {
     desired += workerGroupDesiredReplicas(group);
     if (group.suspend) continue;
     minReplicas += group.minReplicas.value_or(0) * group.numOfHosts;
@@ -297,7 +302,7 @@ Result<Json> calculateStatus(const Json& instance, const ReconcileFailure* recon
   setCount("minWorkerReplicas", minReplicas);
   setCount("maxWorkerReplicas", maxReplicas);
 
-  const DesiredResources resources = calculateDesiredResources(next);
+  const DesiredResources resources = calculateDesiredResources(instance);
   status["desiredCPU"] = resources.cpu;
   status["desiredMemory"] = resources.memory;
   status["desiredGPU"] = resources.gpu;
@@ -370,7 +375,7 @@ Result<Json> calculateStatus(const Json& instance, const ReconcileFailure* recon
                        kRayClusterSuspending, "", now);
   }
 
-  if (isSuspendRequested(next) && pods->empty()) status["state"] = std::string(kStateSuspended);
+  if (isSuspendRequested(instance) && pods->empty()) status["state"] = std::string(kStateSuspended);
 
   // updateEndpoints.
   const std::vector<ObjectPtr>* services = &headServices;

@@ -1,8 +1,9 @@
 // The status of a RayCluster (KubeRay's calculateStatus, the counting helpers of utils/util.go and
 // InconsistentRayClusterStatus of utils/consistency.go).
 //
-// calculateStatus works on a copy of the RayCluster as the round read it, from what the cache
-// shows now:
+// calculateStatus computes the status of the RayCluster as the round read it, from what the cache
+// shows now, and answers the body of the status write: the RayCluster without its spec (a status
+// write takes everything but .status from the stored object) and with the new status:
 //   ReplicaFailure      True with the error's tag as reason (FailedCreateWorkerPod, ...) when the
 //                       round failed with a tagged error; removed when the round had no error
 //   observedGeneration  metadata.generation

@@ -150,7 +150,8 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
 
   struct ContainerRun {
     std::string name;
-    Json spec;
+    // The container's spec, shared with the contexts of its processes (each start hands one out).
+    std::shared_ptr<const Json> spec;
     bool init = false;
     State state = State::Waiting;
     std::string waitingReason;
@@ -219,7 +220,8 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
    public:
     Context(std::weak_ptr<Impl> kubelet, Executor& executor, Network* network, ContainerLogs* logs,
             std::string containerId, std::string uid, std::string ns, std::string container,
-            bool init, std::uint64_t runId, Json pod, Json spec, std::string podIp,
+            bool init, std::uint64_t runId, ObjectPtr pod, std::shared_ptr<const Json> spec,
+            std::string podIp,
             int restartCount)
         : kubelet_(std::move(kubelet)),
           executor_(executor),
@@ -270,8 +272,8 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
     }
     TimePoint now() const override { return executor_.clock().now(); }
     Executor& executor() const override { return executor_; }
-    const Json& pod() const override { return pod_; }
-    const Json& container() const override { return spec_; }
+    const Json& pod() const override { return *pod_; }
+    const Json& container() const override { return *spec_; }
     const std::string& podIp() const override { return podIp_; }
     int restartCount() const override { return restartCount_; }
 
@@ -320,8 +322,9 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
     const std::string containerName_;
     const bool init_;
     const std::uint64_t runId_;
-    const Json pod_;
-    const Json spec_;
+    // The pod as the cache held it when the container started (shared, never copied).
+    const ObjectPtr pod_;
+    const std::shared_ptr<const Json> spec_;
     const std::string podIp_;
     const int restartCount_;
     std::atomic<bool> alive_{true};
@@ -406,7 +409,7 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
     }
   }
 
-  void startContainer(PodRun& run, ContainerRun& c, const Json& pod, TimePoint now) {
+  void startContainer(PodRun& run, ContainerRun& c, const ObjectPtr& pod, TimePoint now) {
     if (c.everStarted) ++c.restartCount;
     c.everStarted = true;
     c.state = State::Running;
@@ -419,8 +422,8 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
     c.containerId =
         "containerd://" + hex64(fmt::format("{}/{}/{}", run.uid, c.name, c.restartCount));
     Duration delay = options_.readinessDelay;
-    if (c.spec.contains("readinessProbe") && c.spec["readinessProbe"].is_object()) {
-      delay = seconds(c.spec["readinessProbe"].value("initialDelaySeconds", 0));
+    if (auto probe = c.spec->find("readinessProbe"); probe != c.spec->end() && probe->is_object()) {
+      delay = seconds(probe->value("initialDelaySeconds", 0));
     }
     c.readyAt = now + delay;
     if (options_.containerLogs != nullptr) {
@@ -429,7 +432,7 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
     c.context = std::make_shared<Context>(
         weak_from_this(), manager_.executor(), network_, options_.containerLogs, c.containerId,
         run.uid, run.ns, c.name, c.init, c.runId, pod, c.spec, run.podIp, c.restartCount);
-    c.process = behaviors_.match(pod, c.spec, c.init)();
+    c.process = behaviors_.match(*pod, *c.spec, c.init)();
     if (c.process) c.process->start(c.context);
   }
 
@@ -442,7 +445,7 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
   }
 
   // An exited container: terminated for good, or restarted now, or after its back-off.
-  void handleExit(PodRun& run, ContainerRun& c, const Json& pod, const std::string& policy,
+  void handleExit(PodRun& run, ContainerRun& c, const ObjectPtr& pod, const std::string& policy,
                   TimePoint now) {
     bool restart = c.init ? (policy != "Never" && c.exitCode != 0)
                           : (policy == "Always" || (policy == "OnFailure" && c.exitCode != 0));
@@ -473,11 +476,11 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
   }
 
   // Starts, restarts and exits whatever is due at `now`.
-  void step(PodRun& run, const Json& pod, TimePoint now) {
-    const std::string policy = pod["spec"].value("restartPolicy", "Always");
+  void step(PodRun& run, const ObjectPtr& pod, TimePoint now) {
+    const std::string policy = (*pod)["spec"].value("restartPolicy", "Always");
     if (!run.sandboxReady) {
       if (now < run.seenAt + options_.containerCreatingDelay) return;
-      if (!allocateIp(run, pod)) return;
+      if (!allocateIp(run, *pod)) return;
       run.sandboxReady = true;
     }
     auto advance = [&](ContainerRun& c) {
@@ -562,8 +565,8 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
     }
     bool ready = c.init ? (c.state == State::Terminated && c.exitCode == 0) : isReady(c, now);
     Json status = {{"name", c.name},
-                   {"image", c.spec.value("image", "")},
-                   {"imageID", c.everStarted ? imageId(c.spec.value("image", "")) : ""},
+                   {"image", c.spec->value("image", "")},
+                   {"imageID", c.everStarted ? imageId(c.spec->value("image", "")) : ""},
                    {"ready", ready},
                    {"restartCount", c.restartCount},
                    {"started", c.state == State::Running},
@@ -755,7 +758,7 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
       for (const auto& spec : pod["spec"][field]) {
         ContainerRun c;
         c.name = spec.value("name", "");
-        c.spec = spec;
+        c.spec = std::make_shared<const Json>(spec);
         c.init = init;
         c.waitingReason = hasInit ? "PodInitializing" : "ContainerCreating";
         into.push_back(std::move(c));
@@ -873,7 +876,7 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
       return run.wakeWhenSettled ? ReconcileResult{*run.wakeWhenSettled - now} : ReconcileResult{};
     }
 
-    step(run, pod, now);
+    step(run, podPtr, now);
     Json status = statusOf(run, pod, now);
     const std::string phase = status["phase"];
     if (phase == "Succeeded" || phase == "Failed") {
