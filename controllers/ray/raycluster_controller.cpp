@@ -546,7 +546,6 @@ Failure RayClusterReconciler::createWorkerPod(const Json& instance, const Worker
 Failure RayClusterReconciler::reconcilePods(const Json& instance) {
   const std::string ns = meta::namespace_(instance);
   const std::string name = meta::name(instance);
-  const std::string hash = clusterHash(instance);
   const std::string allPods = selectorOf({{kRayClusterLabelKey, name}});
 
   // Suspend (the RayClusterStatusConditions gate is on by default).
@@ -618,7 +617,8 @@ Failure RayClusterReconciler::reconcilePods(const Json& instance) {
         meta::annotation(instance, kDisableProvisionedHeadRestartAnnotationKey) == "true") {
       return std::nullopt;
     }
-    if (auto f = createHeadPod(instance, hash)) return f;
+    // The hash of the spec the head pod is stamped with (computed only when one is created).
+    if (auto f = createHeadPod(instance, clusterHash(instance))) return f;
   } else {
     std::string names;
     for (const ObjectPtr& p : *headPods) names += (names.empty() ? "" : " ") + meta::name(*p);

@@ -7,6 +7,7 @@ FAKEKUBE_PACKAGES=(
   cmake ninja-build g++ lld pkg-config
   libsqlite3-dev nlohmann-json3-dev libfmt-dev libexpected-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev libyaml-cpp-dev libssl-dev
+  libgoogle-perftools-dev
 )
 
 # install_packages PKG...: apt-get installs the packages that are not installed yet.
