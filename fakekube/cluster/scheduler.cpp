@@ -172,6 +172,10 @@ struct NodeInfo {
   ResourceList allocatable;
   std::vector<Json> taints;  // schedulingTaints
   bool unschedulable = false;
+  // allocatableOf("cpu"), ("memory") and ("pods"), which every decision reads of every node.
+  std::int64_t allocatableCpu = 0;
+  std::int64_t allocatableMemory = 0;
+  std::int64_t allocatablePods = 0;
 
   std::int64_t allocatableOf(const std::string& resource) const {
     auto it = allocatable.find(resource);
@@ -339,6 +343,7 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
     {
       std::lock_guard lock(mu_);
       const std::vector<const NodeInfo*> infos = nodeInfosLocked(nodes);
+      Informer& podInformer = manager_.cache().informerFor(kPods);
       const std::size_t toFind = numFeasibleNodesToFind(infos.size());
       const std::size_t start = infos.empty() ? 0 : nextStartNodeIndex_ % infos.size();
       std::size_t feasible = 0;
@@ -350,7 +355,7 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
         ++processed;
         // The bound pods first: counting them may show some assumed pods bound (and forget
         // them), so the node's assumed pods are looked up after.
-        const NodeUsage* used = &usageLocked(node->name);
+        const NodeUsage* used = &usageLocked(podInformer, node->name);
         if (auto it = assumedByNode_.find(node->name); it != assumedByNode_.end()) {
           withAssumed = *used;
           withAssumed.add(it->second);
@@ -456,8 +461,7 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
 
   // The usage of the non-terminal pods bound to `node`, recounted from the informer when its
   // count of pods there differs from ours.
-  const NodeUsage& usageLocked(const std::string& node) {
-    Informer& informer = manager_.cache().informerFor(kPods);
+  const NodeUsage& usageLocked(Informer& informer, const std::string& node) {
     auto state = nodeStates_.find(node);
     const std::size_t ours = state == nodeStates_.end() ? 0 : state->second.uids.size();
     if (informer.countByIndex(kNodeNameIndex, node) != ours) {
@@ -493,6 +497,14 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
 
   // The parsed form of each node, refreshed for a node whose cached document changed.
   std::vector<const NodeInfo*> nodeInfosLocked(const std::vector<ObjectPtr>& nodes) {
+    // No node changed since the last decision (the informer hands out the same documents): its
+    // parsed nodes serve as they are, without a lookup a node. Each NodeInfo holds its document,
+    // so a pointer compared here cannot be a freed document's address reused.
+    if (nodes.size() == lastInfos_.size() &&
+        std::equal(nodes.begin(), nodes.end(), lastInfos_.begin(),
+                   [](const ObjectPtr& node, const NodeInfo* info) { return info->object == node; })) {
+      return lastInfos_;
+    }
     std::vector<const NodeInfo*> infos;
     infos.reserve(nodes.size());
     for (const auto& node : nodes) {
@@ -506,6 +518,7 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
       for (const NodeInfo* info : infos) names.insert(info->name);
       std::erase_if(nodeInfos_, [&](const auto& entry) { return !names.count(entry.first); });
     }
+    lastInfos_ = infos;
     return infos;
   }
 
@@ -518,6 +531,9 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
     info.taints = schedulingTaints(*node);
     const Json& spec = jsonAt(*node, {"spec"});
     info.unschedulable = spec.is_object() && spec.value("unschedulable", false);
+    info.allocatableCpu = info.allocatableOf("cpu");
+    info.allocatableMemory = info.allocatableOf("memory");
+    info.allocatablePods = info.allocatableOf("pods");
     return info;
   }
 
@@ -543,7 +559,7 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
       verdict.resolvable = false;
       return verdict;
     }
-    if (used.pods + 1 > node.allocatableOf("pods")) {
+    if (used.pods + 1 > node.allocatablePods) {
       verdict.reasons.emplace_back(kReasonTooManyPods);
     }
     for (const auto& name : resourceOrder) {
@@ -566,7 +582,7 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
       if (capacity <= 0 || requested > capacity) return 0;
       return (capacity - requested) * 100 / capacity;
     };
-    return (free(node.allocatableOf("cpu"), cpu) + free(node.allocatableOf("memory"), memory)) / 2;
+    return (free(node.allocatableCpu, cpu) + free(node.allocatableMemory, memory)) / 2;
   }
 
   static std::string histogram(const std::map<std::string, int>& counts) {
@@ -683,6 +699,7 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
   std::unordered_map<std::string, BoundPod> boundPods_;
   std::unordered_map<std::string, NodeState> nodeStates_;
   std::unordered_map<std::string, NodeInfo> nodeInfos_;  // by node name
+  std::vector<const NodeInfo*> lastInfos_;               // the last decision's, in its order
   std::set<std::string> unschedulable_;                  // pod keys
   std::unordered_map<std::string, Assumed> assumed_;     // by pod uid
   // What the assumed pods of each node use (node name -> their usage alone).
