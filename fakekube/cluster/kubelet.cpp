@@ -221,8 +221,7 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
     Context(std::weak_ptr<Impl> kubelet, Executor& executor, Network* network, ContainerLogs* logs,
             std::string containerId, std::string uid, std::string ns, std::string container,
             bool init, std::uint64_t runId, ObjectPtr pod, std::shared_ptr<const Json> spec,
-            std::string podIp,
-            int restartCount)
+            std::string podIp, int restartCount)
         : kubelet_(std::move(kubelet)),
           executor_(executor),
           network_(network),

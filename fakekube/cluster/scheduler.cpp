@@ -501,8 +501,9 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
     // parsed nodes serve as they are, without a lookup a node. Each NodeInfo holds its document,
     // so a pointer compared here cannot be a freed document's address reused.
     if (nodes.size() == lastInfos_.size() &&
-        std::equal(nodes.begin(), nodes.end(), lastInfos_.begin(),
-                   [](const ObjectPtr& node, const NodeInfo* info) { return info->object == node; })) {
+        std::equal(
+            nodes.begin(), nodes.end(), lastInfos_.begin(),
+            [](const ObjectPtr& node, const NodeInfo* info) { return info->object == node; })) {
       return lastInfos_;
     }
     std::vector<const NodeInfo*> infos;
