@@ -5,18 +5,20 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "tests/support/json_text.h"
+
 namespace fakekube {
 namespace {
 
-Json J(std::string_view text) { return Json::parse(text); }
+using testing::J;
 
-FieldSelector mustParse(std::string_view s) {
+FieldSelector mustParseFieldSelector(std::string_view s) {
   auto r = FieldSelector::parse(s);
   EXPECT_TRUE(r.has_value()) << "parse(" << s << "): " << (r ? "" : r.error().str());
   return r ? *r : FieldSelector();
 }
 
-std::string parseError(std::string_view s) {
+std::string fieldSelectorParseError(std::string_view s) {
   auto r = FieldSelector::parse(s);
   if (r) return "";
   EXPECT_EQ(r.error().code, 400) << s;
@@ -36,66 +38,67 @@ const Json kPendingPod = J(R"({
 })");
 
 TEST(FieldSelectorTest, EmptySelectsEverything) {
-  FieldSelector s = mustParse("");
+  FieldSelector s = mustParseFieldSelector("");
   EXPECT_TRUE(s.empty());
   EXPECT_TRUE(s.fields().empty());
   EXPECT_EQ(s.str(), "");
   EXPECT_TRUE(s.matchesObject(kPod));
   EXPECT_TRUE(s.matchesObject(Json()));
   // Empty terms are skipped.
-  EXPECT_TRUE(mustParse(",").empty());
+  EXPECT_TRUE(mustParseFieldSelector(",").empty());
 }
 
 TEST(FieldSelectorTest, Equals) {
-  EXPECT_TRUE(mustParse("metadata.name=web-1").matchesObject(kPod));
-  EXPECT_FALSE(mustParse("metadata.name=web-1").matchesObject(kPendingPod));
+  EXPECT_TRUE(mustParseFieldSelector("metadata.name=web-1").matchesObject(kPod));
+  EXPECT_FALSE(mustParseFieldSelector("metadata.name=web-1").matchesObject(kPendingPod));
 }
 
 TEST(FieldSelectorTest, DoubleEquals) {
-  FieldSelector s = mustParse("metadata.name==web-1");
+  FieldSelector s = mustParseFieldSelector("metadata.name==web-1");
   EXPECT_TRUE(s.matchesObject(kPod));
   EXPECT_FALSE(s.matchesObject(kPendingPod));
   // "==" is the same term as "=".
-  EXPECT_EQ(s, mustParse("metadata.name=web-1"));
+  EXPECT_EQ(s, mustParseFieldSelector("metadata.name=web-1"));
   EXPECT_EQ(s.str(), "metadata.name=web-1");
 }
 
 TEST(FieldSelectorTest, NotEquals) {
-  FieldSelector s = mustParse("status.phase!=Running");
+  FieldSelector s = mustParseFieldSelector("status.phase!=Running");
   EXPECT_FALSE(s.matchesObject(kPod));
   EXPECT_TRUE(s.matchesObject(kPendingPod));
   EXPECT_EQ(s.str(), "status.phase!=Running");
 }
 
 TEST(FieldSelectorTest, MissingFieldComparesAsEmpty) {
-  EXPECT_TRUE(mustParse("spec.nodeName=").matchesObject(kPendingPod));
-  EXPECT_FALSE(mustParse("spec.nodeName=").matchesObject(kPod));
-  EXPECT_FALSE(mustParse("spec.nodeName!=").matchesObject(kPendingPod));
-  EXPECT_TRUE(mustParse("spec.nodeName!=").matchesObject(kPod));
-  EXPECT_TRUE(mustParse("spec.nodeName!=node-a").matchesObject(kPendingPod));
-  EXPECT_FALSE(mustParse("spec.nodeName=node-a").matchesObject(kPendingPod));
-  EXPECT_FALSE(mustParse("spec.nodeName=node-a").matchesObject(Json()));
+  EXPECT_TRUE(mustParseFieldSelector("spec.nodeName=").matchesObject(kPendingPod));
+  EXPECT_FALSE(mustParseFieldSelector("spec.nodeName=").matchesObject(kPod));
+  EXPECT_FALSE(mustParseFieldSelector("spec.nodeName!=").matchesObject(kPendingPod));
+  EXPECT_TRUE(mustParseFieldSelector("spec.nodeName!=").matchesObject(kPod));
+  EXPECT_TRUE(mustParseFieldSelector("spec.nodeName!=node-a").matchesObject(kPendingPod));
+  EXPECT_FALSE(mustParseFieldSelector("spec.nodeName=node-a").matchesObject(kPendingPod));
+  EXPECT_FALSE(mustParseFieldSelector("spec.nodeName=node-a").matchesObject(Json()));
 }
 
 TEST(FieldSelectorTest, BooleansCompareAsText) {
-  EXPECT_TRUE(mustParse("spec.unschedulable=true").matchesObject(kPod));
-  EXPECT_FALSE(mustParse("spec.unschedulable=false").matchesObject(kPod));
+  EXPECT_TRUE(mustParseFieldSelector("spec.unschedulable=true").matchesObject(kPod));
+  EXPECT_FALSE(mustParseFieldSelector("spec.unschedulable=false").matchesObject(kPod));
 }
 
 TEST(FieldSelectorTest, CommaIsAnd) {
-  FieldSelector s = mustParse("status.phase=Running,metadata.namespace=default");
+  FieldSelector s = mustParseFieldSelector("status.phase=Running,metadata.namespace=default");
   EXPECT_TRUE(s.matchesObject(kPod));
   EXPECT_FALSE(s.matchesObject(kPendingPod));
-  EXPECT_FALSE(mustParse("metadata.name=web-1,status.phase!=Running").matchesObject(kPod));
+  EXPECT_FALSE(
+      mustParseFieldSelector("metadata.name=web-1,status.phase!=Running").matchesObject(kPod));
 }
 
 TEST(FieldSelectorTest, FieldsAreReportedInKubernetesTermOrder) {
-  FieldSelector s = mustParse("status.phase=Running,metadata.name=x,spec.nodeName!=n");
+  FieldSelector s = mustParseFieldSelector("status.phase=Running,metadata.name=x,spec.nodeName!=n");
   EXPECT_EQ(s.fields(),
             (std::vector<std::string>{"metadata.name", "spec.nodeName", "status.phase"}));
   EXPECT_EQ(s.str(), "metadata.name=x,spec.nodeName!=n,status.phase=Running");
   // Nothing is trimmed: the caller rejects "metadata.name " as an unsupported field.
-  FieldSelector spaced = mustParse("metadata.name = x");
+  FieldSelector spaced = mustParseFieldSelector("metadata.name = x");
   EXPECT_EQ(spaced.fields(), (std::vector<std::string>{"metadata.name "}));
   EXPECT_EQ(spaced.terms()[0].value, " x");
 }
@@ -108,41 +111,48 @@ TEST(FieldSelectorTest, GetterInterface) {
     if (it == fields.end()) return std::nullopt;
     return std::string_view(it->second);
   };
-  EXPECT_TRUE(mustParse("metadata.name=a,status.phase=Running").matches(get));
-  EXPECT_FALSE(mustParse("metadata.name=b").matches(get));
-  EXPECT_TRUE(mustParse("spec.nodeName=").matches(get));
-  EXPECT_TRUE(mustParse("spec.nodeName!=x").matches(get));
+  EXPECT_TRUE(mustParseFieldSelector("metadata.name=a,status.phase=Running").matches(get));
+  EXPECT_FALSE(mustParseFieldSelector("metadata.name=b").matches(get));
+  EXPECT_TRUE(mustParseFieldSelector("spec.nodeName=").matches(get));
+  EXPECT_TRUE(mustParseFieldSelector("spec.nodeName!=x").matches(get));
 }
 
 TEST(FieldSelectorTest, EscapedValues) {
-  FieldSelector s = mustParse(R"(metadata.name=a\,b\=c\\d)");
+  FieldSelector s = mustParseFieldSelector(R"(metadata.name=a\,b\=c\\d)");
   ASSERT_EQ(s.terms().size(), 1u);
   EXPECT_EQ(s.terms()[0].value, R"(a,b=c\d)");
   EXPECT_EQ(s.str(), R"(metadata.name=a\,b\=c\\d)");
   EXPECT_TRUE(s.matchesObject(J(R"({"metadata":{"name":"a,b=c\\d"}})")));
   EXPECT_EQ(escapeFieldSelectorValue(R"(x,y=z\)"), R"(x\,y\=z\\)");
   // An escaped comma does not split terms.
-  EXPECT_EQ(mustParse(R"(a=1\,2,b=3)").terms().size(), 2u);
+  EXPECT_EQ(mustParseFieldSelector(R"(a=1\,2,b=3)").terms().size(), 2u);
 }
 
 TEST(FieldSelectorTest, RequiresExactMatch) {
-  FieldSelector s = mustParse("metadata.name=web-1,status.phase!=Failed");
+  FieldSelector s = mustParseFieldSelector("metadata.name=web-1,status.phase!=Failed");
   EXPECT_EQ(s.requiresExactMatch("metadata.name"), "web-1");
   EXPECT_EQ(s.requiresExactMatch("status.phase"), std::nullopt);
   EXPECT_EQ(s.requiresExactMatch("metadata.namespace"), std::nullopt);
 }
 
 TEST(FieldSelectorTest, ParseErrors) {
-  EXPECT_EQ(parseError("foo"), "invalid selector: 'foo'; can't understand 'foo'");
-  EXPECT_EQ(parseError("a=b,foo"), "invalid selector: 'a=b,foo'; can't understand 'foo'");
-  EXPECT_EQ(parseError("a in (b)"), "invalid selector: 'a in (b)'; can't understand 'a in (b)'");
+  EXPECT_EQ(fieldSelectorParseError("foo"), "invalid selector: 'foo'; can't understand 'foo'");
+  EXPECT_EQ(fieldSelectorParseError("a=b,foo"),
+            "invalid selector: 'a=b,foo'; can't understand 'foo'");
+  EXPECT_EQ(fieldSelectorParseError("a in (b)"),
+            "invalid selector: 'a in (b)'; can't understand 'a in (b)'");
   // Go prints the offending rune with %v, i.e. as a number.
-  EXPECT_EQ(parseError("a=b=c"), "invalid field selector: unescaped character in value: 61");
-  EXPECT_EQ(parseError("a!==b"), "invalid field selector: unescaped character in value: 61");
-  EXPECT_EQ(parseError(R"(a=b\x)"), R"(invalid field selector: invalid escape sequence: \x)");
-  EXPECT_EQ(parseError(R"(a=b\)"), R"(invalid field selector: invalid escape sequence: \)");
-  EXPECT_EQ(parseError("a=b"), "");
-  EXPECT_EQ(parseError("=b"), "");  // an empty field name parses; the caller rejects it
+  EXPECT_EQ(fieldSelectorParseError("a=b=c"),
+            "invalid field selector: unescaped character in value: 61");
+  EXPECT_EQ(fieldSelectorParseError("a!==b"),
+            "invalid field selector: unescaped character in value: 61");
+  EXPECT_EQ(fieldSelectorParseError(R"(a=b\x)"),
+            R"(invalid field selector: invalid escape sequence: \x)");
+  EXPECT_EQ(fieldSelectorParseError(R"(a=b\)"),
+            R"(invalid field selector: invalid escape sequence: \)");
+  EXPECT_EQ(fieldSelectorParseError("a=b"), "");
+  EXPECT_EQ(fieldSelectorParseError("=b"),
+            "");  // an empty field name parses; the caller rejects it
 }
 
 }  // namespace

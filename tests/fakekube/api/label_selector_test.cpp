@@ -4,10 +4,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/support/json_text.h"
+
 namespace fakekube {
 namespace {
 
-Json J(std::string_view text) { return Json::parse(text); }
+using testing::J;
 
 LabelSelector mustParse(std::string_view s) {
   auto r = LabelSelector::parse(s);

@@ -4,10 +4,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/support/json_text.h"
+
 namespace fakekube {
 namespace {
 
-Json J(std::string_view text) { return Json::parse(text); }
+using testing::J;
 
 Json merged(std::string_view original, std::string_view patch) {
   Json doc = J(original);

@@ -179,7 +179,7 @@ std::string unhex(std::string_view hex) {
   return out;
 }
 
-class KubectlCaptureTest : public testing::TestWithParam<Capture> {};
+class KubectlCaptureTest : public ::testing::TestWithParam<Capture> {};
 
 TEST_P(KubectlCaptureTest, DecodesToWhatAJsonClientSends) {
   const Capture& capture = GetParam();
@@ -190,8 +190,8 @@ TEST_P(KubectlCaptureTest, DecodesToWhatAJsonClientSends) {
                                 << "\nexpected: " << expected.dump();
 }
 
-INSTANTIATE_TEST_SUITE_P(Kubectl132, KubectlCaptureTest, testing::ValuesIn(kCaptures),
-                         [](const testing::TestParamInfo<Capture>& info) {
+INSTANTIATE_TEST_SUITE_P(Kubectl132, KubectlCaptureTest, ::testing::ValuesIn(kCaptures),
+                         [](const ::testing::TestParamInfo<Capture>& info) {
                            std::string name = info.param.name;
                            for (char& c : name) {
                              if (c == '-') c = '_';

@@ -87,7 +87,7 @@ Message intOrString(std::string_view value) {
   return Message().varint(1, 1).varint(2, 0).string(3, value);
 }
 
-Json decoded(const std::string& bytes) {
+Json protobufDecoded(const std::string& bytes) {
   auto result = decodeKubernetesProtobuf(bytes);
   EXPECT_TRUE(result.has_value()) << (result ? "" : result.error().str());
   return result ? *result : Json();
@@ -113,7 +113,7 @@ TEST(ProtobufTest, ConfigMapWithDataLabelsAndAnnotations) {
                      .entry(12, "note", "x");
   Message configMap =
       Message().message(1, meta).entry(2, "a", "1").entry(2, "empty", "").varint(4, 0);
-  EXPECT_JSON(decoded(body("v1", "ConfigMap", configMap)), R"({
+  EXPECT_JSON(protobufDecoded(body("v1", "ConfigMap", configMap)), R"({
     "apiVersion": "v1", "kind": "ConfigMap",
     "metadata": {"name": "web-config", "namespace": "prod", "creationTimestamp": null,
                  "labels": {"app": "web", "tier": "frontend"}, "annotations": {"note": "x"}},
@@ -128,7 +128,7 @@ TEST(ProtobufTest, SecretBytesBecomeBase64) {
                        .entry(2, "empty", "")
                        .entry(4, "plain", "text")
                        .string(3, "Opaque");
-  EXPECT_JSON(decoded(body("v1", "Secret", secret)), R"({
+  EXPECT_JSON(protobufDecoded(body("v1", "Secret", secret)), R"({
     "apiVersion": "v1", "kind": "Secret",
     "metadata": {"name": "creds", "creationTimestamp": null},
     "data": {"token": "AAH/", "empty": ""},
@@ -172,7 +172,7 @@ Message kubectlDeployment(std::uint64_t replicas) {
 }
 
 TEST(ProtobufTest, DeploymentAsKubectlCreateDeploymentSendsIt) {
-  EXPECT_JSON(decoded(body("apps/v1", "Deployment", kubectlDeployment(2))), R"({
+  EXPECT_JSON(protobufDecoded(body("apps/v1", "Deployment", kubectlDeployment(2))), R"({
     "apiVersion": "apps/v1", "kind": "Deployment",
     "metadata": {"name": "web", "creationTimestamp": null, "labels": {"app": "web"}},
     "spec": {
@@ -188,7 +188,7 @@ TEST(ProtobufTest, DeploymentAsKubectlCreateDeploymentSendsIt) {
 // replicas is a pointer: a zero on the wire was chosen by the client and must not become "unset"
 // (which the server would default to 1). minReadySeconds is omitempty and stays dropped.
 TEST(ProtobufTest, PointerFieldsKeepTheirZero) {
-  Json deployment = decoded(body("apps/v1", "Deployment", kubectlDeployment(0)));
+  Json deployment = protobufDecoded(body("apps/v1", "Deployment", kubectlDeployment(0)));
   EXPECT_EQ(deployment["spec"]["replicas"], 0);
   EXPECT_FALSE(deployment["spec"].contains("minReadySeconds"));
   EXPECT_FALSE(deployment["spec"].contains("paused"));
@@ -199,7 +199,7 @@ TEST(ProtobufTest, NamespaceWithSpecFinalizers) {
                    .message(1, objectMeta("team"))
                    .message(2, Message().string(1, "kubernetes"))
                    .message(3, Message().string(1, ""));
-  EXPECT_JSON(decoded(body("v1", "Namespace", ns)), R"({
+  EXPECT_JSON(protobufDecoded(body("v1", "Namespace", ns)), R"({
     "apiVersion": "v1", "kind": "Namespace",
     "metadata": {"name": "team", "creationTimestamp": null},
     "spec": {"finalizers": ["kubernetes"]},
@@ -218,7 +218,7 @@ TEST(ProtobufTest, JobKeepsBackoffLimitZeroAndDropsZeroStatusCounters) {
                      .varint(10, 0);
   Message status = Message().varint(4, 0).varint(5, 0).varint(6, 0).string(7, "");
   Message job = Message().message(1, objectMeta("j")).message(2, spec).message(3, status);
-  EXPECT_JSON(decoded(body("batch/v1", "Job", job)), R"({
+  EXPECT_JSON(protobufDecoded(body("batch/v1", "Job", job)), R"({
     "apiVersion": "batch/v1", "kind": "Job",
     "metadata": {"name": "j", "creationTimestamp": null},
     "spec": {
@@ -253,7 +253,7 @@ TEST(ProtobufTest, ServicePortsWithIntAndStringTargetPorts) {
                         .message(1, objectMeta("web"))
                         .message(2, spec)
                         .message(3, Message().message(1, Message()));
-  EXPECT_JSON(decoded(body("v1", "Service", service)), R"({
+  EXPECT_JSON(protobufDecoded(body("v1", "Service", service)), R"({
     "apiVersion": "v1", "kind": "Service",
     "metadata": {"name": "web", "creationTimestamp": null},
     "spec": {
@@ -278,7 +278,7 @@ TEST(ProtobufTest, TimesAreRfc3339AndEmptyTimesAreNull) {
                      .message(4, Message().varint(1, 1704067230).varint(2, 123456789))
                      .varint(5, 0);
   Message lease = Message().message(1, meta).message(2, spec);
-  EXPECT_JSON(decoded(body("coordination.k8s.io/v1", "Lease", lease)), R"({
+  EXPECT_JSON(protobufDecoded(body("coordination.k8s.io/v1", "Lease", lease)), R"({
     "apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
     "metadata": {"name": "lease", "creationTimestamp": "2024-01-01T00:00:00Z",
                  "deletionTimestamp": "1970-01-01T00:00:00Z"},
@@ -360,7 +360,7 @@ TEST(ProtobufTest, PodWithProbesEnvVolumesAndSecurityContext) {
                        .varint(5, 60))
       .message(15, Message().string(1, "registry"));
   Message pod = Message().message(1, objectMeta("app-0", "prod")).message(2, podSpec);
-  EXPECT_JSON(decoded(body("v1", "Pod", pod)), R"({
+  EXPECT_JSON(protobufDecoded(body("v1", "Pod", pod)), R"({
     "apiVersion": "v1", "kind": "Pod",
     "metadata": {"name": "app-0", "namespace": "prod", "creationTimestamp": null},
     "spec": {
@@ -405,14 +405,14 @@ TEST(ProtobufTest, DeleteOptionsFromAnyGroupVersion) {
                         .message(2, Message().string(1, "uid-1").string(2, "42"))
                         .string(4, "Foreground")
                         .string(5, "All");
-  EXPECT_JSON(decoded(body("apps/v1", "DeleteOptions", options)), R"({
+  EXPECT_JSON(protobufDecoded(body("apps/v1", "DeleteOptions", options)), R"({
     "apiVersion": "apps/v1", "kind": "DeleteOptions",
     "gracePeriodSeconds": 0,
     "preconditions": {"uid": "uid-1", "resourceVersion": "42"},
     "propagationPolicy": "Foreground",
     "dryRun": ["All"]})");
   // `kubectl drain` deletes pods with an empty DeleteOptions.
-  EXPECT_JSON(decoded(body("v1", "DeleteOptions", Message())),
+  EXPECT_JSON(protobufDecoded(body("v1", "DeleteOptions", Message())),
               R"({"apiVersion": "v1", "kind": "DeleteOptions"})");
 }
 
@@ -421,7 +421,7 @@ TEST(ProtobufTest, ScaleKeepsReplicasZero) {
                       .message(1, objectMeta("web", "default"))
                       .message(2, Message().varint(1, 0))
                       .message(3, Message().varint(1, 2).string(2, "app=web"));
-  EXPECT_JSON(decoded(body("autoscaling/v1", "Scale", scale)), R"({
+  EXPECT_JSON(protobufDecoded(body("autoscaling/v1", "Scale", scale)), R"({
     "apiVersion": "autoscaling/v1", "kind": "Scale",
     "metadata": {"name": "web", "namespace": "default", "creationTimestamp": null},
     "spec": {"replicas": 0},
@@ -446,7 +446,7 @@ TEST(ProtobufTest, OwnerReferencesFinalizersAndManagedFields) {
                                       .string(6, "FieldsV1")
                                       .message(7, Message().string(1, R"({"f:spec":{}})"))
                                       .string(8, ""));
-  Json rs = decoded(body("apps/v1", "ReplicaSet", Message().message(1, meta)));
+  Json rs = protobufDecoded(body("apps/v1", "ReplicaSet", Message().message(1, meta)));
   EXPECT_JSON(rs["metadata"], R"({
     "name": "rs-1", "creationTimestamp": null,
     "ownerReferences": [{"kind": "Deployment", "name": "web", "uid": "uid-9",
@@ -464,27 +464,27 @@ TEST(ProtobufTest, PackedAndUnpackedRepeatedIntegersAndNegativeInt32) {
   Message podSpec = Message()
                         .message(14, packed)
                         .varint(25, static_cast<std::uint64_t>(static_cast<std::int64_t>(-1)));
-  Json pod = decoded(body("v1", "Pod", Message().message(2, podSpec)));
+  Json pod = protobufDecoded(body("v1", "Pod", Message().message(2, podSpec)));
   EXPECT_EQ(pod["spec"]["securityContext"]["supplementalGroups"], Json::parse("[5, 7]"));
   EXPECT_EQ(pod["spec"]["priority"], -1);
 }
 
 // encoding/json writes a nil slice without omitempty as null; a JSON client's body has it too.
 TEST(ProtobufTest, UnsetSlicesWithoutOmitemptyAreNull) {
-  Json role = decoded(body("rbac.authorization.k8s.io/v1", "Role",
-                           Message().message(1, objectMeta("r")).message(2, Message())));
+  Json role = protobufDecoded(body("rbac.authorization.k8s.io/v1", "Role",
+                                   Message().message(1, objectMeta("r")).message(2, Message())));
   EXPECT_TRUE(role.contains("rules") && role["rules"].is_array()) << role.dump();
   EXPECT_TRUE(role["rules"][0]["verbs"].is_null()) << role.dump();
   EXPECT_FALSE(role["rules"][0].contains("apiGroups")) << role.dump();
-  Json pod = decoded(body("v1", "Pod", Message().message(2, Message().string(3, "Never"))));
+  Json pod = protobufDecoded(body("v1", "Pod", Message().message(2, Message().string(3, "Never"))));
   EXPECT_TRUE(pod["spec"].contains("containers") && pod["spec"]["containers"].is_null());
 }
 
 TEST(ProtobufTest, InvalidUtf8BecomesReplacementCharacter) {
-  Json cm = decoded(body("v1", "ConfigMap",
-                         Message().entry(2, "k",
-                                         "a\xff"
-                                         "b")));
+  Json cm = protobufDecoded(body("v1", "ConfigMap",
+                                 Message().entry(2, "k",
+                                                 "a\xff"
+                                                 "b")));
   EXPECT_EQ(cm["data"]["k"],
             "a\xef\xbf\xbd"
             "b");
@@ -495,7 +495,7 @@ TEST(ProtobufTest, RepeatedMessageMergesAsProtobufDoes) {
   Message cm = Message()
                    .message(1, Message().string(1, "first").entry(11, "a", "1"))
                    .message(1, Message().string(1, "second").entry(11, "b", "2"));
-  EXPECT_JSON(decoded(body("v1", "ConfigMap", cm))["metadata"],
+  EXPECT_JSON(protobufDecoded(body("v1", "ConfigMap", cm))["metadata"],
               R"({"name": "second", "labels": {"a": "1", "b": "2"}})");
 }
 
@@ -503,7 +503,7 @@ TEST(ProtobufTest, TimeCalendarEdges) {
   auto created = [](std::int64_t seconds) {
     Message meta =
         Message().message(8, Message().varint(1, static_cast<std::uint64_t>(seconds)).varint(2, 0));
-    return decoded(
+    return protobufDecoded(
         body("v1", "ConfigMap", Message().message(1, meta)))["metadata"]["creationTimestamp"];
   };
   EXPECT_EQ(created(1709210096), "2024-02-29T12:34:56Z");
@@ -619,7 +619,7 @@ TEST(ProtobufTest, EnvelopeRules) {
                                     .bytes();
   EXPECT_EQ(failure(gzip).code, 415);
   // An empty raw object is an object with nothing set.
-  EXPECT_JSON(decoded(body("v1", "ServiceAccount", Message())),
+  EXPECT_JSON(protobufDecoded(body("v1", "ServiceAccount", Message())),
               R"({"apiVersion": "v1", "kind": "ServiceAccount"})");
 }
 

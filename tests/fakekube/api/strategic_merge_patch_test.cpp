@@ -8,10 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/json_text.h"
+
 namespace fakekube {
 namespace {
 
-Json J(std::string_view text) { return Json::parse(text); }
+using testing::J;
 
 const PatchSchema& podSchema() { return PatchSchema::forKind("", "Pod"); }
 
