@@ -8,7 +8,6 @@ namespace {
 
 using CrudTest = HttpTest;
 
-const std::string kConfigMapsPath = "/api/v1/namespaces/default/configmaps";
 const std::string kDeploymentsPath = "/apis/apps/v1/namespaces/default/deployments";
 
 TEST_F(CrudTest, CreateGetListUpdateDeleteAConfigMap) {

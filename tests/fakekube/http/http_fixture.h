@@ -33,6 +33,9 @@ class ManualClock final : public Clock {
   std::atomic<std::int64_t> nanos_{kSimulatedEpoch.time_since_epoch().count()};
 };
 
+// The REST path of the ConfigMaps in "default", which most of the tests write to.
+inline const std::string kConfigMapsPath = "/api/v1/namespaces/default/configmaps";
+
 // Bounds a wait for a condition that the server's threads make true.
 constexpr auto kHangGuard = std::chrono::seconds(30);
 

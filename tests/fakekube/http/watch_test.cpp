@@ -7,8 +7,6 @@ namespace {
 
 using WatchTest = HttpTest;
 
-const std::string kConfigMapsPath = "/api/v1/namespaces/default/configmaps";
-
 std::string listRv(httplib::Client& client, const std::string& path) {
   return Json::parse(client.Get(path)->body)["metadata"]["resourceVersion"];
 }

@@ -9,7 +9,6 @@ namespace {
 
 using NestingTest = HttpTest;
 
-const std::string kConfigMapsPath = "/api/v1/namespaces/default/configmaps";
 const std::string kWidgets = "/apis/example.com/v1/namespaces/default/widgets";
 constexpr int kLimit = kMaxJsonNestingDepth;
 // Sanitizer builds have several times larger frames: nlohmann's recursive copy alone takes ~10 MB
