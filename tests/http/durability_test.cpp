@@ -29,10 +29,9 @@ namespace {
 constexpr int kWriters = 4;
 constexpr int kRounds = 10;
 constexpr int kAcknowledgedPerRound = 600;  // before the kill
-const std::string kConfigMapsPath = "/api/v1/namespaces/default/configmaps";
 
-std::string configMap(const std::string& name, const std::string& value,
-                      const std::string& resourceVersion = "") {
+std::string durabilityConfigMap(const std::string& name, const std::string& value,
+                                const std::string& resourceVersion = "") {
   std::string metadata = R"({"name":")" + name + "\"";
   if (!resourceVersion.empty()) metadata += R"(,"resourceVersion":")" + resourceVersion + "\"";
   return R"({"apiVersion":"v1","kind":"ConfigMap","metadata":)" + metadata +
@@ -82,7 +81,7 @@ void write(const std::string& url, int writer, int round, Acknowledged& acknowle
         counterValue = std::stol(object["data"]["value"].get<std::string>());
       } else {
         connection.send(rawRequest("POST", kConfigMapsPath, {"Content-Type: application/json"},
-                                   configMap(counter, "0")));
+                                   durabilityConfigMap(counter, "0")));
         r = connection.read();
         if (!r || r->status != 201) return;
         Json object = Json::parse(r->body);
@@ -96,12 +95,12 @@ void write(const std::string& url, int writer, int round, Acknowledged& acknowle
       if (update) {
         request =
             rawRequest("PUT", kConfigMapsPath + "/" + counter, {"Content-Type: application/json"},
-                       configMap(counter, std::to_string(counterValue + 1), counterRv));
+                       durabilityConfigMap(counter, std::to_string(counterValue + 1), counterRv));
       } else {
         const std::string name = "w" + std::to_string(writer) + "-r" + std::to_string(round) + "-" +
                                  std::to_string(sequence.fetch_add(1));
         request = rawRequest("POST", kConfigMapsPath, {"Content-Type: application/json"},
-                             configMap(name, std::to_string(i)));
+                             durabilityConfigMap(name, std::to_string(i)));
       }
       if (!connection.send(request)) return;
       auto r = connection.read();

@@ -24,7 +24,6 @@ struct Case {
   bool closes = false;  // the server must close the connection after answering
 };
 
-const std::string kConfigMapsPath = "/api/v1/namespaces/default/configmaps";
 const std::string kJson = "Content-Type: application/json";
 
 std::string post(const std::string& path, const std::string& body,
@@ -44,8 +43,8 @@ std::string del(const std::string& path, const std::string& body = "") {
                     body);
 }
 
-std::string configMap(const std::string& name, const std::string& extraMetadata = "",
-                      const std::string& rest = R"(,"data":{"k":"v"})") {
+std::string hostileConfigMap(const std::string& name, const std::string& extraMetadata = "",
+                             const std::string& rest = R"(,"data":{"k":"v"})") {
   return R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":")" + name + "\"" +
          extraMetadata + "}" + rest + "}";
 }
@@ -63,8 +62,9 @@ class HostileInputTest : public ::testing::Test {
     dir_ = new TemporaryDirectory();
     serve_ = new Serve(dir_->path(), {"--controllers", "gc", "--nodes", "0"});
     // What the cases refer to.
-    seed(post(kConfigMapsPath, configMap("cm1", R"(,"labels":{"dc":"y"})")));
-    seed(post(kConfigMapsPath, configMap("frozen", "", R"(,"immutable":true,"data":{"k":"v"})")));
+    seed(post(kConfigMapsPath, hostileConfigMap("cm1", R"(,"labels":{"dc":"y"})")));
+    seed(post(kConfigMapsPath,
+              hostileConfigMap("frozen", "", R"(,"immutable":true,"data":{"k":"v"})")));
     seed(post("/api/v1/namespaces/default/services",
               R"({"apiVersion":"v1","kind":"Service","metadata":{"name":"svc1"},)"
               R"("spec":{"ports":[{"port":80}]}})"));
@@ -138,7 +138,7 @@ std::string HostileInputTest::cm1Uid_;
 std::string HostileInputTest::cm1Rv_;
 
 std::vector<Case> framingCases() {
-  const std::string body = configMap("framed");
+  const std::string body = hostileConfigMap("framed");
   return {
       {"garbage request line", "GARBAGE\r\n\r\n", 400, "BadRequest", true},
       {"request line without a version", "GET /api/v1\r\n\r\n", 400, "BadRequest", true},
@@ -214,17 +214,17 @@ std::vector<Case> pathCases() {
       {"DELETE of an object that does not exist", del(kConfigMapsPath + "/missing"), 404,
        "NotFound"},
       {"PUT of an object that does not exist",
-       put(kConfigMapsPath + "/missing", configMap("missing")), 404, "NotFound"},
+       put(kConfigMapsPath + "/missing", hostileConfigMap("missing")), 404, "NotFound"},
       {"PATCH of an object that does not exist",
        patch(kConfigMapsPath + "/missing", "application/merge-patch+json", "{}"), 404, "NotFound"},
       {"POST into a namespace that does not exist",
-       post("/api/v1/namespaces/nowhere/configmaps", configMap("x")), 404, "NotFound"},
-      {"POST to an object", post(kConfigMapsPath + "/cm1", configMap("cm1")), 405,
+       post("/api/v1/namespaces/nowhere/configmaps", hostileConfigMap("x")), 404, "NotFound"},
+      {"POST to an object", post(kConfigMapsPath + "/cm1", hostileConfigMap("cm1")), 405,
        "MethodNotAllowed"},
-      {"PUT to a collection", put(kConfigMapsPath, configMap("x")), 405, "MethodNotAllowed"},
+      {"PUT to a collection", put(kConfigMapsPath, hostileConfigMap("x")), 405, "MethodNotAllowed"},
       {"PATCH of a collection", patch(kConfigMapsPath, "application/merge-patch+json", "{}"), 405,
        "MethodNotAllowed"},
-      {"POST to the all-namespaces path", post("/api/v1/configmaps", configMap("x")), 405,
+      {"POST to the all-namespaces path", post("/api/v1/configmaps", hostileConfigMap("x")), 405,
        "MethodNotAllowed"},
       {"POST to /version", post("/version", "{}"), 405, "MethodNotAllowed"},
       {"DELETE of discovery", del("/api/v1"), 405, "MethodNotAllowed"},
@@ -239,10 +239,10 @@ std::vector<Case> bodyCases() {
       {"JSON that is an array", post(kConfigMapsPath, "[]"), 400, "BadRequest"},
       {"JSON null", post(kConfigMapsPath, "null"), 400, "BadRequest"},
       {"JSON that is a string", post(kConfigMapsPath, "\"configmap\""), 400, "BadRequest"},
-      {"trailing garbage after the object", post(kConfigMapsPath, configMap("trailing") + "x"), 400,
-       "BadRequest"},
+      {"trailing garbage after the object",
+       post(kConfigMapsPath, hostileConfigMap("trailing") + "x"), 400, "BadRequest"},
       {"invalid UTF-8 in a string",
-       post(kConfigMapsPath, configMap("utf8", "", ",\"data\":{\"k\":\"\xff\xfe\"}")), 400,
+       post(kConfigMapsPath, hostileConfigMap("utf8", "", ",\"data\":{\"k\":\"\xff\xfe\"}")), 400,
        "BadRequest"},
       {"a NUL byte in the body", post(kConfigMapsPath, std::string("{\"a\":\0}", 7)), 400,
        "BadRequest"},
@@ -253,33 +253,35 @@ std::vector<Case> bodyCases() {
        post(kConfigMapsPath,
             R"({"apiVersion":"apps/v1","kind":"ConfigMap","metadata":{"name":"s"}})"),
        400, "BadRequest"},
-      {"an invalid name", post(kConfigMapsPath, configMap("Bad_Name")), 422, "Invalid"},
+      {"an invalid name", post(kConfigMapsPath, hostileConfigMap("Bad_Name")), 422, "Invalid"},
       {"no name and no generateName",
        post(kConfigMapsPath, R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{}})"), 422,
        "Invalid"},
-      {"a name longer than 253 characters", post(kConfigMapsPath, configMap(std::string(254, 'a'))),
-       422, "Invalid"},
+      {"a name longer than 253 characters",
+       post(kConfigMapsPath, hostileConfigMap(std::string(254, 'a'))), 422, "Invalid"},
       {"a body namespace other than the URL's",
-       post(kConfigMapsPath, configMap("other-ns", R"(,"namespace":"kube-system")")), 400,
+       post(kConfigMapsPath, hostileConfigMap("other-ns", R"(,"namespace":"kube-system")")), 400,
        "BadRequest"},
-      {"an object that exists already", post(kConfigMapsPath, configMap("cm1")), 409,
+      {"an object that exists already", post(kConfigMapsPath, hostileConfigMap("cm1")), 409,
        "AlreadyExists"},
       {"an invalid label key",
-       post(kConfigMapsPath, configMap("lk", R"(,"labels":{"bad key!":"v"})")), 422, "Invalid"},
-      {"an invalid label value",
-       post(kConfigMapsPath, configMap("lv", R"(,"labels":{"k":"bad value!"})")), 422, "Invalid"},
-      {"an invalid annotation key",
-       post(kConfigMapsPath, configMap("ak", R"(,"annotations":{"bad key!":"v"})")), 422,
+       post(kConfigMapsPath, hostileConfigMap("lk", R"(,"labels":{"bad key!":"v"})")), 422,
        "Invalid"},
-      {"PUT with the name of another object", put(cm1, configMap("cm2")), 400, "BadRequest"},
-      {"PUT with another namespace", put(cm1, configMap("cm1", R"(,"namespace":"kube-system")")),
-       400, "BadRequest"},
-      {"PUT with a stale resourceVersion", put(cm1, configMap("cm1", R"(,"resourceVersion":"1")")),
-       409, "Conflict"},
+      {"an invalid label value",
+       post(kConfigMapsPath, hostileConfigMap("lv", R"(,"labels":{"k":"bad value!"})")), 422,
+       "Invalid"},
+      {"an invalid annotation key",
+       post(kConfigMapsPath, hostileConfigMap("ak", R"(,"annotations":{"bad key!":"v"})")), 422,
+       "Invalid"},
+      {"PUT with the name of another object", put(cm1, hostileConfigMap("cm2")), 400, "BadRequest"},
+      {"PUT with another namespace",
+       put(cm1, hostileConfigMap("cm1", R"(,"namespace":"kube-system")")), 400, "BadRequest"},
+      {"PUT with a stale resourceVersion",
+       put(cm1, hostileConfigMap("cm1", R"(,"resourceVersion":"1")")), 409, "Conflict"},
       {"PUT without a body", put(cm1, ""), 400, "BadRequest"},
       {"PUT changing the data of an immutable ConfigMap",
        put(kConfigMapsPath + "/frozen",
-           configMap("frozen", "", R"(,"immutable":true,"data":{"k":"changed"})")),
+           hostileConfigMap("frozen", "", R"(,"immutable":true,"data":{"k":"changed"})")),
        422, "Invalid"},
       {"PUT changing a Service's clusterIP",
        put("/api/v1/namespaces/default/services/svc1",
@@ -294,8 +296,9 @@ std::vector<Case> bodyCases() {
       {"a body over the request limit", post(kConfigMapsPath, std::string(4 << 20, ' ')), 413,
        "RequestEntityTooLarge", true},
       {"an object over the storage limit",
-       post(kConfigMapsPath,
-            configMap("huge", "", ",\"data\":{\"k\":\"" + std::string(2 << 20, 'x') + "\"}")),
+       post(
+           kConfigMapsPath,
+           hostileConfigMap("huge", "", ",\"data\":{\"k\":\"" + std::string(2 << 20, 'x') + "\"}")),
        413, "RequestEntityTooLarge"},
   };
 }
@@ -303,7 +306,8 @@ std::vector<Case> bodyCases() {
 std::vector<Case> contentTypeAndPatchCases() {
   const std::string cm1 = kConfigMapsPath + "/cm1";
   return {
-      {"POST as text/plain", post(kConfigMapsPath, configMap("t"), "Content-Type: text/plain"), 415,
+      {"POST as text/plain",
+       post(kConfigMapsPath, hostileConfigMap("t"), "Content-Type: text/plain"), 415,
        "UnsupportedMediaType"},
       {"POST as application/xml",
        post(kConfigMapsPath, "<configmap/>", "Content-Type: application/xml"), 415,
@@ -333,7 +337,7 @@ std::vector<Case> contentTypeAndPatchCases() {
        patch(cm1, "application/merge-patch+json", R"({"metadata":{"name":"renamed"}})"), 400,
        "BadRequest"},
       {"an apply patch without fieldManager",
-       patch(cm1, "application/apply-patch+yaml", configMap("cm1")), 422, "Invalid"},
+       patch(cm1, "application/apply-patch+yaml", hostileConfigMap("cm1")), 422, "Invalid"},
       {"an apply patch that is not YAML",
        patch(cm1 + "?fieldManager=t", "application/apply-patch+yaml", "{ : ["), 400, "BadRequest"},
       {"a merge patch making the label invalid",
@@ -382,14 +386,15 @@ std::vector<Case> queryCases() {
        "Timeout"},
       {"an unknown propagationPolicy", del(cm1 + "?propagationPolicy=Sideways"), 422, "Invalid"},
       {"dryRun on DELETE other than All", del(cm1 + "?dryRun=Some"), 422, "Invalid"},
-      {"dryRun on POST other than All", post(kConfigMapsPath + "?dryRun=bogus", configMap("d")),
-       422, "Invalid"},
-      {"dryRun on PUT other than All", put(cm1 + "?dryRun=bogus", configMap("cm1")), 422,
+      {"dryRun on POST other than All",
+       post(kConfigMapsPath + "?dryRun=bogus", hostileConfigMap("d")), 422, "Invalid"},
+      {"dryRun on PUT other than All", put(cm1 + "?dryRun=bogus", hostileConfigMap("cm1")), 422,
        "Invalid"},
       {"gracePeriodSeconds not a number", del(cm1 + "?gracePeriodSeconds=abc"), 400, "BadRequest"},
       {"orphanDependents not a boolean", del(cm1 + "?orphanDependents=maybe"), 400, "BadRequest"},
       {"force not a boolean",
-       patch(cm1 + "?force=maybe&fieldManager=t", "application/apply-patch+yaml", configMap("cm1")),
+       patch(cm1 + "?force=maybe&fieldManager=t", "application/apply-patch+yaml",
+             hostileConfigMap("cm1")),
        400, "BadRequest"},
       {"a fieldManager longer than 128 bytes",
        patch(cm1 + "?fieldManager=" + std::string(129, 'm'), "application/merge-patch+json", "{}"),
@@ -397,7 +402,7 @@ std::vector<Case> queryCases() {
       {"a fieldManager with a control character",
        patch(cm1 + "?fieldManager=a%01b", "application/merge-patch+json", "{}"), 422, "Invalid"},
       {"an unknown fieldValidation",
-       post(kConfigMapsPath + "?fieldValidation=Bogus", configMap("f")), 422, "Invalid"},
+       post(kConfigMapsPath + "?fieldValidation=Bogus", hostileConfigMap("f")), 422, "Invalid"},
       {"DELETE of a collection with a bad label selector",
        del(kConfigMapsPath + "?labelSelector=a+in+(b"), 400, "BadRequest"},
   };
@@ -439,7 +444,7 @@ std::vector<Case> deepJsonCases() {
   const std::string cm1 = kConfigMapsPath + "/cm1";
   return {
       {"a POST 100,000 levels deep",
-       post(kConfigMapsPath, configMap("deep", "", ",\"extra\":" + nested(100000))), 400,
+       post(kConfigMapsPath, hostileConfigMap("deep", "", ",\"extra\":" + nested(100000))), 400,
        "BadRequest"},
       {"a strategic merge patch 10,000 levels deep",
        patch(cm1, "application/strategic-merge-patch+json",
@@ -463,7 +468,7 @@ TEST_F(HostileInputTest, DeepJsonIsRefusedWithoutACrash) {
 TEST_F(HostileInputTest, ModeratelyDeepJsonIsServed) {
   const std::string cm1 = kConfigMapsPath + "/cm1";
   check({"a POST 500 levels deep with a bad name",
-         post(kConfigMapsPath, configMap("Deep_Name", "", ",\"extra\":" + nested(500))), 422,
+         post(kConfigMapsPath, hostileConfigMap("Deep_Name", "", ",\"extra\":" + nested(500))), 422,
          "Invalid"});
   check({"a merge patch 500 levels deep that breaks a label",
          patch(cm1, "application/merge-patch+json",

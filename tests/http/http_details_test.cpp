@@ -14,9 +14,7 @@
 namespace fakekube::e2e {
 namespace {
 
-const std::string kConfigMapsPath = "/api/v1/namespaces/default/configmaps";
-
-std::string configMap(const std::string& name, const std::string& labels) {
+std::string labeledConfigMap(const std::string& name, const std::string& labels) {
   return R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":")" + name + R"(","labels":)" +
          labels + "}}";
 }
@@ -32,7 +30,7 @@ class HttpDetailsTest : public ::testing::Test {
   }
   void create(const std::string& name, const std::string& labels) {
     auto r = send(rawRequest("POST", kConfigMapsPath, {"Content-Type: application/json"},
-                             configMap(name, labels)));
+                             labeledConfigMap(name, labels)));
     ASSERT_EQ(r.status, 201) << r.body;
   }
   std::vector<std::string> names(const RawResponse& list) {
@@ -104,7 +102,7 @@ TEST_F(HttpDetailsTest, PipelinedRequestsAreAllAnswered) {
   ASSERT_TRUE(
       connection.send(rawRequest("GET", "/healthz") +
                       rawRequest("POST", kConfigMapsPath, {"Content-Type: application/json"},
-                                 configMap("piped", "{}")) +
+                                 labeledConfigMap("piped", "{}")) +
                       rawRequest("GET", kConfigMapsPath + "/piped")));
   auto first = connection.read(std::chrono::seconds(3));
   ASSERT_TRUE(first.has_value());

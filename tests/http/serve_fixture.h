@@ -22,6 +22,9 @@ namespace fakekube::e2e {
 
 inline const char* kKubectl = "/usr/bin/kubectl";
 
+// The REST path of the ConfigMaps in "default", which the raw-HTTP tests write to.
+inline const std::string kConfigMapsPath = "/api/v1/namespaces/default/configmaps";
+
 // The text of tests/http/manifests/<name> (the KubeRay samples and the other files kubectl
 // applies).
 inline std::string readManifest(const std::string& name) {
