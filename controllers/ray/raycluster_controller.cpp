@@ -214,7 +214,7 @@ ReconcileOutcome RayClusterReconciler::reconcile(const ReconcileRequest& request
 }
 
 // setDefaults: nil rayStartParams -> {} (on a copy: the cache's object is shared).
-static ObjectPtr withDefaults(ObjectPtr cached) {
+ObjectPtr withDefaults(ObjectPtr cached) {
   auto missingParams = [](const Json& group) {
     return group.is_object() && memberOrNull(group, "rayStartParams").is_null();
   };
@@ -309,11 +309,19 @@ std::optional<ReconcileOutcome> RayClusterReconciler::reconcileRedisCleanupFinal
   const bool embedded =
       stringMember(memberOrNull(spec, "gcsFaultToleranceOptions"), "backend") == "rocksdb";
   const std::string finalizer(kGCSFaultToleranceRedisCleanupFinalizer);
+  // The RayCluster written back with the finalizer added or removed (the cached one is shared).
+  auto writeFinalizer = [&](bool add) {
+    Json written = instance;
+    if (add) {
+      meta::addFinalizer(written, finalizer);
+    } else {
+      meta::removeFinalizer(written, finalizer);
+    }
+    return client().update(kRayClusters, std::move(written));
+  };
   // A cluster that moved to the embedded backend keeps a stale finalizer: drop it on deletion.
   if (meta::isDeleting(instance) && embedded && meta::hasFinalizer(instance, finalizer)) {
-    Json written = instance;
-    meta::removeFinalizer(written, finalizer);
-    if (auto updated = client().update(kRayClusters, written); !updated) {
+    if (auto updated = writeFinalizer(false); !updated) {
       return reconcileError(updated.error(), requeueSoon);
     }
     return ReconcileResult{};
@@ -325,9 +333,7 @@ std::optional<ReconcileOutcome> RayClusterReconciler::reconcileRedisCleanupFinal
   const std::string name = meta::name(instance);
   if (!meta::isDeleting(instance)) {
     if (meta::hasFinalizer(instance, finalizer)) return std::nullopt;
-    Json written = instance;
-    meta::addFinalizer(written, finalizer);
-    if (auto updated = client().update(kRayClusters, written); !updated) {
+    if (auto updated = writeFinalizer(true); !updated) {
       Status error = updated.error();
       error.message = fmt::format("failed to add the finalizer {} to the RayCluster: {}", finalizer,
                                   error.message);
@@ -373,9 +379,7 @@ std::optional<ReconcileOutcome> RayClusterReconciler::reconcileRedisCleanupFinal
   const bool hasDeletedAt = parseRfc3339(meta::deletionTimestamp(instance), &deletedAtTime);
   const TimePoint* deletedAt = hasDeletedAt ? &deletedAtTime : nullptr;
   if (deletedAt && now() - *deletedAt >= timeout) {
-    Json written = instance;
-    meta::removeFinalizer(written, finalizer);
-    if (auto updated = client().update(kRayClusters, written); !updated) {
+    if (auto updated = writeFinalizer(false); !updated) {
       return reconcileError(updated.error(), requeueSoon);
     }
     event(instance, "Warning", "ForceDeletedStuckCluster",
@@ -401,9 +405,7 @@ std::optional<ReconcileOutcome> RayClusterReconciler::reconcileRedisCleanupFinal
       }
     }
     if (!finished) return requeueSoon;  // the Job is still running
-    Json written = instance;
-    meta::removeFinalizer(written, finalizer);
-    if (auto updated = client().update(kRayClusters, written); !updated) {
+    if (auto updated = writeFinalizer(false); !updated) {
       return reconcileError(updated.error(), requeueSoon);
     }
     return ReconcileResult{};

@@ -65,6 +65,13 @@ bool isPodTerminating(const Json& pod) {
   return phase != "Succeeded" && phase != "Failed" && meta::isDeleting(pod);
 }
 
+void addPodNodeNameIndex(Informer& pods) {
+  pods.addIndexer(std::string(kPodNodeNameIndex), [](const Json& pod) {
+    std::string node = podNodeName(pod);
+    return node.empty() ? std::vector<std::string>{} : std::vector<std::string>{std::move(node)};
+  });
+}
+
 std::optional<TimePoint> parseTime(const Json& value) {
   if (!value.is_string()) return std::nullopt;
   TimePoint t;

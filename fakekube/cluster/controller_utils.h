@@ -57,6 +57,11 @@ int maxContainerRestarts(const Json& pod);
 // The sum of the restartCounts of its containers and init containers.
 int totalContainerRestarts(const Json& pod);
 std::optional<TimePoint> parseTime(const Json& value);
+// The pod informer's index of pods by spec.nodeName (a pod not bound yet is under no value): the
+// scheduler, the kubelets and the node lifecycle controller read a node's pods through it. Adding
+// it again (each of them does, on the same informer) rebuilds the same index.
+inline constexpr std::string_view kPodNodeNameIndex = "spec.nodeName";
+void addPodNodeNameIndex(Informer& pods);
 
 // --- selectors ---
 // The object's spec.selector; a missing selector selects nothing (LabelSelectorAsSelector).

@@ -17,6 +17,7 @@
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/pod_status.h"
 #include "fakekube/api/resources.h"
+#include "fakekube/cluster/controller_utils.h"
 #include "fakekube/cluster/nodes.h"
 #include "fakekube/runtime/builder.h"
 
@@ -25,8 +26,6 @@ namespace fakekube {
 namespace {
 
 using std::chrono::seconds;
-
-constexpr std::string_view kNodeNameIndex = "spec.nodeName";
 
 // FNV-1a, for stable made-up container and image ids.
 std::uint64_t fnv(std::string_view text, std::uint64_t salt) {
@@ -93,15 +92,12 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
 
   Result<void> start() {
     Informer& pods = manager_.cache().informerFor(kPods);
-    pods.addIndexer(std::string(kNodeNameIndex), [](const Json& pod) {
-      std::string node = podNodeName(pod);
-      return node.empty() ? std::vector<std::string>{} : std::vector<std::string>{node};
-    });
+    workload::addPodNodeNameIndex(pods);
     Manager* manager = &manager_;
     auto podsOfNode = [manager](const ObjectPtr& node) {
       std::vector<ReconcileRequest> requests;
-      for (const auto& pod :
-           manager->cache().informerFor(kPods).byIndex(kNodeNameIndex, meta::name(*node))) {
+      for (const auto& pod : manager->cache().informerFor(kPods).byIndex(
+               workload::kPodNodeNameIndex, meta::name(*node))) {
         requests.push_back({meta::namespace_(*pod), meta::name(*pod)});
       }
       return requests;

@@ -9,14 +9,13 @@
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/pod_status.h"
 #include "fakekube/api/resources.h"
+#include "fakekube/cluster/controller_utils.h"
 #include "fakekube/cluster/nodes.h"
 #include "fakekube/runtime/builder.h"
 
 namespace fakekube {
 
 namespace {
-
-constexpr std::string_view kPodsByNodeIndex = "spec.nodeName";
 
 // The pod's own tolerationSeconds for the taint a node with this Ready status carries.
 std::optional<Duration> podToleration(const Json& pod, const std::string& readyStatus) {
@@ -39,10 +38,7 @@ class NodeLifecycleController::Impl : public std::enable_shared_from_this<Impl> 
 
   Result<void> start() {
     Informer& pods = manager_.cache().informerFor(kPods);
-    pods.addIndexer(std::string(kPodsByNodeIndex), [](const Json& pod) {
-      std::string node = podNodeName(pod);
-      return node.empty() ? std::vector<std::string>{} : std::vector<std::string>{node};
-    });
+    workload::addPodNodeNameIndex(pods);
     // A pod that lands on (or changes on) a node that is not Ready is the node's business.
     auto nodeOfPod = enqueueRequestsFromMapFunc([](const Json& pod) {
       std::string node = podNodeName(pod);
@@ -72,7 +68,8 @@ class NodeLifecycleController::Impl : public std::enable_shared_from_this<Impl> 
 
     std::optional<Duration> wake;
     std::optional<Status> failure;
-    auto pods = manager_.cache().informerFor(kPods).byIndex(kPodsByNodeIndex, request.name);
+    auto pods =
+        manager_.cache().informerFor(kPods).byIndex(workload::kPodNodeNameIndex, request.name);
     for (const auto& podPtr : pods) {
       const Json& pod = *podPtr;
       if (isPodTerminal(pod)) continue;

@@ -15,6 +15,7 @@
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/pod_status.h"
 #include "fakekube/api/resources.h"
+#include "fakekube/cluster/controller_utils.h"
 #include "fakekube/cluster/nodes.h"
 #include "fakekube/cluster/quantity.h"
 #include "fakekube/runtime/builder.h"
@@ -22,8 +23,6 @@
 namespace fakekube {
 
 namespace {
-
-constexpr std::string_view kNodeNameIndex = "spec.nodeName";
 
 // schedutil.DefaultMilliCPURequest / DefaultMemoryRequest: what the scorer counts for a pod that
 // requests nothing.
@@ -221,10 +220,7 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
 
   Result<void> start() {
     Informer& pods = manager_.cache().informerFor(kPods);
-    pods.addIndexer(std::string(kNodeNameIndex), [](const Json& pod) {
-      std::string node = podNodeName(pod);
-      return node.empty() ? std::vector<std::string>{} : std::vector<std::string>{node};
-    });
+    workload::addPodNodeNameIndex(pods);
     std::weak_ptr<Impl> weak = weak_from_this();
     // The usage of every node follows the pod informer's changes (see NodeState).
     ResourceEventHandler usage;
@@ -464,8 +460,8 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
   const NodeUsage& usageLocked(Informer& informer, const std::string& node) {
     auto state = nodeStates_.find(node);
     const std::size_t ours = state == nodeStates_.end() ? 0 : state->second.uids.size();
-    if (informer.countByIndex(kNodeNameIndex, node) != ours) {
-      std::vector<ObjectPtr> pods = informer.byIndex(kNodeNameIndex, node);
+    if (informer.countByIndex(workload::kPodNodeNameIndex, node) != ours) {
+      std::vector<ObjectPtr> pods = informer.byIndex(workload::kPodNodeNameIndex, node);
       std::unordered_set<std::string> present;
       for (const auto& pod : pods) present.insert(meta::uid(*pod));
       if (state != nodeStates_.end()) {
