@@ -34,9 +34,12 @@ const Json& memberOrNull(const Json& object, const char* key) {
   return it != object.end() ? *it : kNull;
 }
 
-std::string stringMember(const Json& object, const char* key) {
+// The member's text, or "" when it is absent or not a string: a reference into `object`, which
+// must outlive it.
+const std::string& stringMember(const Json& object, const char* key) {
+  static const std::string kEmpty;
   const Json& v = memberOrNull(object, key);
-  return v.is_string() ? v.get<std::string>() : "";
+  return v.is_string() ? v.get_ref<const std::string&>() : kEmpty;
 }
 
 // errors.Join(tag, err): the tag, a newline, the error.
@@ -66,7 +69,7 @@ std::string selectorOf(std::initializer_list<std::pair<std::string_view, std::st
 const Json* rayContainerStateTerminated(const Json& pod) {
   const Json& containers = memberOrNull(memberOrNull(pod, "spec"), "containers");
   if (!containers.is_array() || containers.empty()) return nullptr;
-  const std::string rayContainer = stringMember(containers[kRayContainerIndex], "name");
+  const std::string& rayContainer = stringMember(containers[kRayContainerIndex], "name");
   const Json& statuses = memberOrNull(memberOrNull(pod, "status"), "containerStatuses");
   if (!statuses.is_array()) return nullptr;
   for (const Json& s : statuses) {
@@ -85,9 +88,21 @@ std::string rayContainerTerminatedText(const Json& pod) {
 
 }  // namespace
 
+namespace {
+
+// shouldDeletePod's verdict alone, without the message it formats (every pod of every round asks).
+bool podNeedsDeletion(const Json& pod) {
+  const std::string& phase = stringMember(memberOrNull(pod, "status"), "phase");
+  if (phase == "Failed" || phase == "Succeeded") return true;
+  return phase == "Running" && rayContainerStateTerminated(pod) != nullptr &&
+         stringMember(memberOrNull(pod, "spec"), "restartPolicy") == "Never";
+}
+
+}  // namespace
+
 std::pair<bool, std::string> shouldDeletePod(const Json& pod, std::string_view nodeType) {
   const std::string name = meta::name(pod);
-  const std::string phase = stringMember(memberOrNull(pod, "status"), "phase");
+  const std::string& phase = stringMember(memberOrNull(pod, "status"), "phase");
   if (phase == "Failed" || phase == "Succeeded") {
     return {true, fmt::format("The {} Pod {} status is {} which is a terminal state. KubeRay will "
                               "delete the Pod and create new Pods in the next reconciliation if "
@@ -95,7 +110,7 @@ std::pair<bool, std::string> shouldDeletePod(const Json& pod, std::string_view n
                               nodeType, name, phase)};
   }
   const Json* terminated = rayContainerStateTerminated(pod);
-  const std::string restartPolicy = stringMember(memberOrNull(pod, "spec"), "restartPolicy");
+  const std::string& restartPolicy = stringMember(memberOrNull(pod, "spec"), "restartPolicy");
   if (phase == "Running" && terminated) {
     if (restartPolicy == "Never") {
       return {true, fmt::format("The Pod status of the {} Pod {} is {}, and the Ray container "
@@ -591,8 +606,8 @@ Failure RayClusterReconciler::reconcilePods(const Json& instance) {
     // Reconcile the head later.
   } else if (headPods->size() == 1) {
     const Json& headPod = *headPods->front();
-    auto [shouldDelete, reason] = shouldDeletePod(headPod, kHeadNode);
-    if (shouldDelete) {
+    if (podNeedsDeletion(headPod)) {
+      const std::string reason = shouldDeletePod(headPod, kHeadNode).second;
       const std::string podName = meta::name(headPod);
       const std::string phase = stringMember(memberOrNull(headPod, "status"), "phase");
       const std::string restartPolicy =
@@ -657,8 +672,9 @@ Failure RayClusterReconciler::reconcilePods(const Json& instance) {
     int deletedUnhealthy = 0;
     for (const ObjectPtr& podPtr : *workerPods) {
       const Json& pod = *podPtr;
-      auto [shouldDelete, reason] = shouldDeletePod(pod, kWorkerNode);
-      if (!shouldDelete) continue;
+      // The reason (a log line) is only written for a pod that goes.
+      if (!podNeedsDeletion(pod)) continue;
+      const std::string reason = shouldDeletePod(pod, kWorkerNode).second;
       ++deletedUnhealthy;
       const std::string podName = meta::name(pod);
       deletedWorkers.insert(podName);

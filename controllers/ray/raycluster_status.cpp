@@ -25,9 +25,12 @@ const Json& memberOrNull(const Json& object, const char* key) {
   return it != object.end() ? *it : kNull;
 }
 
-std::string stringMember(const Json& object, const char* key) {
+// The member's text, or "" when it is absent or not a string: a reference into `object`, which
+// must outlive it.
+const std::string& stringMember(const Json& object, const char* key) {
+  static const std::string kEmpty;
   const Json& v = memberOrNull(object, key);
-  return v.is_string() ? v.get<std::string>() : "";
+  return v.is_string() ? v.get_ref<const std::string&>() : kEmpty;
 }
 
 bool isRunningAndReady(const Json& pod) {

@@ -28,4 +28,27 @@ Json& jsonMember(Json& object, std::string_view key) {
   return it->second;
 }
 
+bool sameJson(const Json& a, const Json& b) {
+  if (a.type() != b.type()) return false;
+  switch (a.type()) {
+    case Json::value_t::object: {
+      if (a.size() != b.size()) return false;
+      // Both maps are ordered by key: one walk compares them.
+      for (auto left = a.begin(), right = b.begin(); left != a.end(); ++left, ++right) {
+        if (left.key() != right.key() || !sameJson(*left, *right)) return false;
+      }
+      return true;
+    }
+    case Json::value_t::array: {
+      if (a.size() != b.size()) return false;
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        if (!sameJson(a[i], b[i])) return false;
+      }
+      return true;
+    }
+    default:
+      return a == b;
+  }
+}
+
 }  // namespace fakekube

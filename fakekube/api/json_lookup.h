@@ -2,6 +2,9 @@
 // not an object. For reading specs and statuses whose optional parts may be absent, without
 // operator[] (which would insert) or at() (which throws).
 //
+// sameJson: whether two documents are the same text-for-text: same types (1 and 1.0 differ, which
+// nlohmann's operator== does not tell apart), same members, same elements.
+//
 // jsonMember: object[key] for writing, inserted as null when absent, as operator[] does, but with
 // one lookup by string_view: nlohmann's operator[] builds a std::string key and a map node before
 // it looks, and throws the node away when the key is there.
@@ -20,5 +23,8 @@ const Json& jsonAt(const Json& document, std::initializer_list<std::string_view>
 // jsonMember(pod, "status") = ...: `object` must be an object or null (null becomes an empty
 // object); anything else throws nlohmann's type_error, as operator[] does.
 Json& jsonMember(Json& object, std::string_view key);
+
+// sameJson(a, b): a == b, and every number of the same kind (integer, unsigned or float) in both.
+bool sameJson(const Json& a, const Json& b);
 
 }  // namespace fakekube

@@ -35,6 +35,24 @@ std::optional<Status> checkNesting(const Json& object) {
   return Status::badRequest("couldn't get version/kind; json parse error: " + *tooDeep);
 }
 
+// Whether a status write's body holds exactly the stored object's members besides .status, with
+// the same values (numbers of the same kind: the body becomes the stored text).
+bool sameOutsideStatus(const Json& body, const Json& stored) {
+  // A body of other members (the usual metadata-and-status body) is told apart by its size.
+  const bool bodyHasStatus = body.find(std::string_view("status")) != body.end();
+  const bool storedHasStatus = stored.find(std::string_view("status")) != stored.end();
+  if (body.size() - (bodyHasStatus ? 1 : 0) != stored.size() - (storedHasStatus ? 1 : 0)) {
+    return false;
+  }
+  // As many members on both sides: each stored one found in the body means no other is there.
+  for (auto it = stored.begin(); it != stored.end(); ++it) {
+    if (it.key() == "status") continue;
+    auto member = body.find(it.key());
+    if (member == body.end() || !sameJson(*member, *it)) return false;
+  }
+  return true;
+}
+
 // A built-in object whose fields have the JSON types of its Go struct (typed_decoding.h).
 std::optional<Status> checkTypes(const ResourceInfo& info, const Json& object) {
   if (info.custom || !object.is_object()) return std::nullopt;
@@ -774,13 +792,19 @@ Result<ObjectPtr> ApiServer::Impl::updateLocked(const ResourceInfo& info, std::s
   if (subresource == "status" || subresource == "finalize") {
     // Only .status (or a namespace's spec.finalizers) comes from the request.
     if (subresource == "status") {
-      // Every member but the old status is copied: the request's status replaces it.
-      updated = Json::object();
-      for (auto it = old.begin(); it != old.end(); ++it) {
-        if (it.key() != "status") updated.emplace(it.key(), *it);
-      }
-      if (auto status = object.find("status"); status != object.end()) {
-        updated.emplace("status", std::move(*status));
+      if (sameOutsideStatus(object, old)) {
+        // The body is the stored object with a new status (a client's read-modify-write): it
+        // is the result as it is, and neither the stored members nor the body's are copied.
+        updated = std::move(object);
+      } else {
+        // Every member but the old status is copied: the request's status replaces it.
+        updated = Json::object();
+        for (auto it = old.begin(); it != old.end(); ++it) {
+          if (it.key() != "status") updated.emplace(it.key(), *it);
+        }
+        if (auto status = object.find("status"); status != object.end()) {
+          updated.emplace("status", std::move(*status));
+        }
       }
     } else {
       updated = old;

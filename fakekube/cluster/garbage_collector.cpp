@@ -10,6 +10,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/cache/informer.h"
 #include "fakekube/client/discovery.h"
@@ -318,14 +319,31 @@ class GarbageCollector::Impl : public std::enable_shared_from_this<Impl> {
     if (!current(generation)) return;
     auto monitor = monitors_.find(key);
     if (monitor == monitors_.end() || monitor->second.id != id) return;
-    if (before && (!after || meta::uid(*before) != meta::uid(*after))) {
-      // Deleted, or replaced by an object of the same name (a relist after missed events).
-      forget(meta::uid(*before));
+    if (before && after && sameForGraph(*before, *after)) {
+      // Most updates (every status write) touch nothing the graph holds.
+      if (!isDefinitions(monitor->second.resource->gvr)) return;
+    } else {
+      if (before && (!after || meta::uid(*before) != meta::uid(*after))) {
+        // Deleted, or replaced by an object of the same name (a relist after missed events).
+        forget(meta::uid(*before));
+      }
+      if (after) observe(*monitor->second.resource, *after);
     }
-    if (after) observe(*monitor->second.resource, *after);
     if (isDefinitions(monitor->second.resource->gvr) && definitionChanged(before, after)) {
       kindsMayHaveChanged();
     }
+  }
+
+  // Whether an update leaves the object's node as it was: same uid (so the same node), same
+  // owner references, deletion state and finalizers, and the node is in the graph.
+  bool sameForGraph(const Json& before, const Json& after) const {
+    const Json& was = jsonAt(before, {"metadata"});
+    const Json& is = jsonAt(after, {"metadata"});
+    for (std::string_view member : {"uid", "ownerReferences", "deletionTimestamp", "finalizers"}) {
+      if (jsonAt(was, {member}) != jsonAt(is, {member})) return false;
+    }
+    const Json& uid = jsonAt(is, {"uid"});
+    return uid.is_string() && nodes_.count(uid.get_ref<const std::string&>()) != 0;
   }
 
   // Whether a CustomResourceDefinition's change may change the served kinds: a definition of a
@@ -367,20 +385,37 @@ class GarbageCollector::Impl : public std::enable_shared_from_this<Impl> {
       // when a reference goes away or stops blocking.
       for (const auto& ref : old.owners) {
         unindex(ref.uid, node.uid);
-        enqueue(ref.uid);
+        enqueueIfDeleting(ref.uid);
       }
       for (const auto& ref : node.owners) {
         dependents_[ref.uid].insert(node.uid);
-        enqueue(ref.uid);
+        enqueueIfDeleting(ref.uid);
       }
-      // New references may be dangling.
-      if (!node.owners.empty()) enqueue(node.uid);
+      // New references may be dangling: those naming an owner the graph does not hold, or not
+      // under the coordinates the graph has for its uid (the real collector's virtual nodes and
+      // mismatched references). One to an observed owner is solid until that owner goes, and
+      // its deletion queues this object then.
+      for (const auto& ref : node.owners) {
+        auto owner = nodes_.find(ref.uid);
+        if (owner == nodes_.end() || owner->second.name != ref.name ||
+            (owner->second.resource->namespaced && owner->second.ns != node.ns)) {
+          enqueue(node.uid);
+          break;
+        }
+      }
     }
     // Deletion started, or its propagation finalizers changed: the owner side of the work.
     const bool deletionChanged = isNew || old.deleting != node.deleting ||
                                  old.orphan != node.orphan || old.foreground != node.foreground;
     if (node.deleting && (node.orphan || node.foreground) && deletionChanged) enqueue(node.uid);
     nodes_[node.uid] = std::move(node);
+  }
+
+  // An owner whose dependents changed: only one being deleted (waiting for them, or orphaning
+  // them) has anything to do about it; the others' own events queue them.
+  void enqueueIfDeleting(const std::string& ownerUid) {
+    auto owner = nodes_.find(ownerUid);
+    if (owner != nodes_.end() && owner->second.deleting) enqueue(ownerUid);
   }
 
   // A deleted object: its dependents may now be dangling, and owners waiting for it may go on.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/pod_status.h"
 #include "fakekube/api/resources.h"
@@ -203,6 +204,29 @@ void addServicesSelecting(Informer& services, const Json& pod, std::vector<Recon
   }
 }
 
+// Whether a pod's change may change the endpoints it is in (the first of the pair) or which
+// Services select it (the second): kube-controller-manager's podEndpointsChanged. Labels,
+// hostname and subdomain move a pod between Services; deletion, readiness and the pod's IPs
+// change its entry. Most of a pod's writes (its binding, its container statuses before it turns
+// Ready) change neither, and both controllers then leave its Services alone. A change of phase to
+// or from Succeeded/Failed counts too, since inclusion here also reads the phase.
+std::pair<bool, bool> podEndpointsChanged(const Json& oldPod, const Json& newPod) {
+  const Json& oldSpec = jsonAt(oldPod, {"spec"});
+  const Json& newSpec = jsonAt(newPod, {"spec"});
+  const bool labelsChanged = meta::labels(oldPod) != meta::labels(newPod) ||
+                             jsonAt(oldSpec, {"hostname"}) != jsonAt(newSpec, {"hostname"}) ||
+                             jsonAt(oldSpec, {"subdomain"}) != jsonAt(newSpec, {"subdomain"});
+  const Json& oldStatus = jsonAt(oldPod, {"status"});
+  const Json& newStatus = jsonAt(newPod, {"status"});
+  const bool podChanged = jsonAt(oldPod, {"metadata", "deletionTimestamp"}) !=
+                              jsonAt(newPod, {"metadata", "deletionTimestamp"}) ||
+                          isPodReady(oldPod) != isPodReady(newPod) ||
+                          jsonAt(oldStatus, {"podIP"}) != jsonAt(newStatus, {"podIP"}) ||
+                          jsonAt(oldStatus, {"podIPs"}) != jsonAt(newStatus, {"podIPs"}) ||
+                          isPodTerminal(oldPod) != isPodTerminal(newPod);
+  return {podChanged, labelsChanged};
+}
+
 }  // namespace
 
 EventHandler servicesOfPodHandler(Cache& cache) {
@@ -219,11 +243,34 @@ EventHandler servicesOfPodHandler(Cache& cache) {
   h.create = [servicesOf](const ObjectPtr& pod) {
     return pod ? servicesOf(*pod, nullptr) : std::vector<ReconcileRequest>{};
   };
-  h.update = [servicesOf](const ObjectPtr& oldPod, const ObjectPtr& newPod) {
+  h.update = [&services](const ObjectPtr& oldPod, const ObjectPtr& newPod) {
+    std::vector<ReconcileRequest> out;
     if (!oldPod || !newPod || meta::resourceVersion(*oldPod) == meta::resourceVersion(*newPod)) {
-      return std::vector<ReconcileRequest>{};
+      return out;
     }
-    return servicesOf(*newPod, oldPod.get());
+    const auto [podChanged, labelsChanged] = podEndpointsChanged(*oldPod, *newPod);
+    if (!podChanged && !labelsChanged) return out;
+    addServicesSelecting(services, *newPod, out);
+    if (!labelsChanged) return out;
+    // determineNeededServiceUpdates: a changed pod concerns the Services on both sides; a pod
+    // that only moved concerns those it left or joined.
+    std::vector<ReconcileRequest> before;
+    addServicesSelecting(services, *oldPod, before);
+    if (podChanged) {
+      for (auto& request : before) {
+        if (std::find(out.begin(), out.end(), request) == out.end()) out.push_back(request);
+      }
+      return out;
+    }
+    std::vector<ReconcileRequest> moved;
+    for (auto& request : out) {
+      if (std::find(before.begin(), before.end(), request) == before.end())
+        moved.push_back(request);
+    }
+    for (auto& request : before) {
+      if (std::find(out.begin(), out.end(), request) == out.end()) moved.push_back(request);
+    }
+    return moved;
   };
   h.delete_ = [servicesOf](const ObjectPtr& pod) {
     return pod ? servicesOf(*pod, nullptr) : std::vector<ReconcileRequest>{};

@@ -13,7 +13,9 @@
 //              port out for that pod; no targetPort means the Service port itself.
 //
 // The pod handler both controllers watch with maps a pod event to the Services whose selector
-// matches the pod's old or new labels.
+// matches the pod's old or new labels; an update only when it may change endpoints (the pod's
+// labels, hostname, subdomain, deletion, readiness, IPs or terminal phase), as
+// kube-controller-manager's GetServicesToUpdateOnPodChange does.
 #pragma once
 
 #include <optional>
@@ -48,7 +50,7 @@ Json endpointPorts(const Json& service, const Json& pod);
 std::vector<ObjectPtr> podsSelectedBy(Cache& cache, const Json& service);
 
 // A pod event's Services: those in its namespace whose selector matches its labels (old and new
-// ones on update).
+// ones on update, and none for an update that changes nothing endpoints show).
 EventHandler servicesOfPodHandler(Cache& cache);
 
 }  // namespace fakekube::workload

@@ -307,6 +307,44 @@ TEST_F(UpdateTest, WithAStatusSubresourceEachEndpointOnlyChangesItsPart) {
   EXPECT_EQ(get(kWidgets, "default", "w1"), afterStatus);
 }
 
+// A status write whose body is the stored object with a new status (what a read-modify-write
+// client sends) keeps the stored rest exactly; one that also changed a spec value, or wrote an
+// integer as a float, still gets the stored value, text for text.
+TEST_F(UpdateTest, StatusUpdateOfTheWholeObjectKeepsTheStoredRestExactly) {
+  Json stored = create(kPods, pod("p1"));
+  stored["spec"]["activeDeadlineSeconds"] = 60;
+  stored = update(kPods, stored);
+
+  Json whole = stored;
+  whole["status"] = {{"phase", "Pending"}};
+  Json afterWhole = updateStatus(kPods, whole);
+  EXPECT_EQ(afterWhole["status"]["phase"], "Pending");
+  EXPECT_EQ(afterWhole["spec"], stored["spec"]);
+  EXPECT_EQ(rvNumber(afterWhole), rvNumber(stored) + 1);
+
+  Json changedSpec = afterWhole;
+  changedSpec["status"]["phase"] = "Running";
+  changedSpec["spec"]["activeDeadlineSeconds"] = 30;  // same members, another value
+  Json afterChanged = updateStatus(kPods, changedSpec);
+  EXPECT_EQ(afterChanged["status"]["phase"], "Running");
+  EXPECT_EQ(afterChanged["spec"]["activeDeadlineSeconds"], 60);
+
+  EXPECT_EQ(get(kPods, "default", "p1"), afterChanged);
+
+  // A field no schema types (a pod's would refuse 60.0 outright).
+  installWidgetCrd(/*statusSubresource=*/true);
+  Json w = widget("w1");
+  w["extra"] = 60;
+  w = create(kWidgets, w);
+  Json asFloat = w;
+  asFloat["status"] = {{"phase", "Ready"}};
+  asFloat["extra"] = 60.0;  // equal by value, not by text
+  Json afterFloat = updateStatus(kWidgets, asFloat);
+  EXPECT_EQ(afterFloat["status"]["phase"], "Ready");
+  EXPECT_TRUE(afterFloat["extra"].is_number_integer());
+  EXPECT_EQ(get(kWidgets, "default", "w1"), afterFloat);
+}
+
 TEST_F(UpdateTest, StatusUpdateChecksTheResourceVersionToo) {
   installWidgetCrd(/*statusSubresource=*/true);
   Json w = create(kWidgets, widget("w1"));

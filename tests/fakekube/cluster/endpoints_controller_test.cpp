@@ -273,6 +273,55 @@ TEST_F(ServicesOfPodHandlerTest, FindsEveryServiceWhoseWholeSelectorTheLabelsHol
               ::testing::ElementsAre("default/db", "default/web", "default/web-v1"));
 }
 
+// GetServicesToUpdateOnPodChange: an update reaches the pod's Services only when it may change
+// their endpoints; a pod that only moved between Services reaches those it left or joined.
+TEST_F(ServicesOfPodHandlerTest, UpdatesReachServicesOnlyWhenEndpointsMayChange) {
+  EventHandler handler = workload::servicesOfPodHandler(manager->cache());
+  create(kServices, service("web"));
+  create(kServices, service("web-v1", {{"app", "web"}, {"version", "v1"}}));
+  create(kServices, service("web-v2", {{"app", "web"}, {"version", "v2"}}));
+  run();
+  auto version = [](const ObjectPtr& pod, const std::string& rv, Json status) {
+    Json p = *pod;
+    p["metadata"]["resourceVersion"] = rv;
+    p["status"] = std::move(status);
+    return std::make_shared<const Json>(std::move(p));
+  };
+  const Json running = {{"phase", "Running"},
+                        {"podIP", "10.0.0.5"},
+                        {"podIPs", Json::array({{{"ip", "10.0.0.5"}}})},
+                        {"conditions", Json::array({{{"type", "Ready"}, {"status", "False"}}})}};
+  const ObjectPtr v1 = labelled("a", {{"app", "web"}, {"version", "v1"}});
+  const ObjectPtr before = version(v1, "1", running);
+
+  Json containersOnly = running;
+  containersOnly["containerStatuses"] = Json::array({{{"name", "main"}, {"ready", false}}});
+  EXPECT_TRUE(handler.update(before, version(v1, "2", containersOnly)).empty())
+      << "same IPs, readiness, labels and deletion: no Service to update";
+
+  Json ready = running;
+  ready["conditions"][0]["status"] = "True";
+  EXPECT_THAT(keys(handler.update(before, version(v1, "2", ready))),
+              ::testing::ElementsAre("default/web", "default/web-v1"));
+  Json newIp = running;
+  newIp["podIP"] = "10.0.0.6";
+  newIp["podIPs"][0]["ip"] = "10.0.0.6";
+  EXPECT_THAT(keys(handler.update(before, version(v1, "2", newIp))),
+              ::testing::ElementsAre("default/web", "default/web-v1"));
+  Json failed = running;
+  failed["phase"] = "Failed";
+  EXPECT_THAT(keys(handler.update(before, version(v1, "2", failed))),
+              ::testing::ElementsAre("default/web", "default/web-v1"));
+
+  // Relabelled v1 -> v2 and nothing else: "web" selects it before and after, and is left alone.
+  const ObjectPtr v2 = labelled("a", {{"app", "web"}, {"version", "v2"}});
+  EXPECT_THAT(keys(handler.update(before, version(v2, "2", running))),
+              ::testing::ElementsAre("default/web-v1", "default/web-v2"));
+  // Relabelled and turned Ready: every Service on either side.
+  EXPECT_THAT(keys(handler.update(before, version(v2, "2", ready))),
+              ::testing::ElementsAre("default/web", "default/web-v1", "default/web-v2"));
+}
+
 TEST_F(ServicesOfPodHandlerTest, FollowsSelectorEditsAndDeletedServices) {
   EventHandler handler = workload::servicesOfPodHandler(manager->cache());
   Json web = create(kServices, service("web-v1", {{"app", "web"}, {"version", "v1"}}));
