@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "fakekube/api/base64.h"
+#include "fakekube/api/json_lookup.h"
 #include "fakekube/sim/clock.h"
 
 namespace fakekube {
@@ -391,7 +392,13 @@ struct StructuralSchema::Compiled {
   }
 
   // --- validation (kube-openapi's SchemaValidator, messages of its errors package) ---
-  void validate(const Json& x, const Node& s, const std::string& path, FieldErrors& errors) const {
+  // `old` is the value at the same path in the object an update replaces (null on a create, or
+  // where nothing correlates): a value equal to it is not checked again (ratcheting).
+  // The root of an update is not compared: an update changes something, and comparing there
+  // would walk the whole object only to find where.
+  void validate(const Json& x, const Node& s, const std::string& path, FieldErrors& errors,
+                const Json* old = nullptr, bool compare = true) const {
+    if (old != nullptr && compare && sameJson(x, *old)) return;
     // The field path kube-apiserver reports: the validator's path without a leading '.'.
     const std::string_view fieldPath =
         !path.empty() && path[0] == '.' ? std::string_view(path).substr(1) : path;
@@ -426,7 +433,17 @@ struct StructuralSchema::Compiled {
         std::find(s.enumValues.begin(), s.enumValues.end(), x) == s.enumValues.end()) {
       errors.push_back(enumError(fieldPath, x, s));
     }
-    if (x.is_object()) validateObject(x, s, path, fieldPath, errors);
+    if (x.is_object()) {
+      validateObject(x, s, path, fieldPath, errors,
+                     old != nullptr && old->is_object() ? old : nullptr);
+    }
+  }
+
+  // The member of the old object under the same key, when there is one.
+  static const Json* oldMember(const Json* old, const std::string& key) {
+    if (old == nullptr) return nullptr;
+    auto it = old->find(key);
+    return it == old->end() ? nullptr : &*it;
   }
 
   static unsigned typeBit(const Json& x) {
@@ -580,7 +597,7 @@ struct StructuralSchema::Compiled {
   }
 
   void validateObject(const Json& x, const Node& s, const std::string& path,
-                      std::string_view fieldPath_, FieldErrors& errors) const {
+                      std::string_view fieldPath_, FieldErrors& errors, const Json* old) const {
     const std::string fieldPath(fieldPath_);
     const auto count = static_cast<std::int64_t>(x.size());
     if (s.minProperties && count < *s.minProperties) {
@@ -594,7 +611,7 @@ struct StructuralSchema::Compiled {
     if (const Node* additional = at(s.additionalProperties)) {
       for (const auto& [key, value] : x.items()) {
         if (s.property(nodes, key) == nullptr) {
-          validate(value, *additional, path + "." + key, errors);
+          validate(value, *additional, path + "." + key, errors, oldMember(old, key));
         }
       }
     }
@@ -602,7 +619,7 @@ struct StructuralSchema::Compiled {
       auto it = x.find(name);
       if (it == x.end()) continue;
       validate(*it, nodes[static_cast<std::size_t>(index)], path.empty() ? name : path + "." + name,
-               errors);
+               errors, oldMember(old, name));
     }
     for (const auto& name : s.required) {
       if (!x.contains(name)) {
@@ -810,6 +827,12 @@ bool StructuralSchema::decode(Json& object) const {
 FieldErrors StructuralSchema::validate(const Json& object) const {
   FieldErrors errors;
   compiled_->validate(object, compiled_->nodes[0], "", errors);
+  return errors;
+}
+
+FieldErrors StructuralSchema::validateUpdate(const Json& object, const Json& old) const {
+  FieldErrors errors;
+  compiled_->validate(object, compiled_->nodes[0], "", errors, &old, /*compare=*/false);
   return errors;
 }
 

@@ -26,8 +26,14 @@
 //   spec.mode: Unsupported value: "x": supported values: "a", "b"
 //   spec.size: Invalid value: 9: spec.size in body should be less than or equal to 5
 //   spec.name: Required value
-// allOf/anyOf/oneOf/not, x-kubernetes-validations (CEL) and validation ratcheting are not
-// implemented: a schema using them is accepted and those keywords are ignored.
+// An update is validated with ratcheting (CRDValidationRatcheting, on by default since 1.30): a
+// value equal to the replaced object's value at the same path (same types: 1 is not 1.0) is not
+// checked, so a field made invalid by a later schema change, and left as it was, does not fail
+// the update. Object members correlate by key; list items do not (a list is ratcheted only when
+// it is unchanged as a whole, where kube-apiserver also correlates the items of map and set
+// lists). A status write thus checks the status it brings and the root, not the unchanged spec.
+// allOf/anyOf/oneOf/not and x-kubernetes-validations (CEL) are not implemented: a schema using
+// them is accepted and those keywords are ignored.
 //
 // The compiled form is a flat vector of nodes built without recursion. The walks over an object
 // recurse only along the schema, whose nesting compile() bounds (kMaxDepth), so neither a deep
@@ -63,6 +69,8 @@ class StructuralSchema {
   bool decode(Json& object) const;
   // Validation of a decoded custom resource, in kube-apiserver's order and wording.
   FieldErrors validate(const Json& object) const;
+  // The same for an update replacing `old` (decoded too), with ratcheting (above).
+  FieldErrors validateUpdate(const Json& object, const Json& old) const;
   // The schema as the definition wrote it (to tell whether a definition's update changed it).
   const Json& source() const;
   // Whether any default is declared (reads of objects stored earlier need decoding only then,

@@ -815,7 +815,7 @@ Result<ObjectPtr> ApiServer::Impl::updateLocked(const ResourceInfo& info, std::s
       updated["spec"]["finalizers"] = std::move(finalizers);
     }
     if (const StructuralSchema* schema = schemaOf(info, updated)) {
-      FieldErrors errors = schema->validate(updated);
+      FieldErrors errors = schema->validateUpdate(updated, old);
       if (!errors.empty()) {
         return tl::unexpected(Status::invalid(info.group, info.kind, name, errors));
       }
@@ -885,7 +885,7 @@ Result<ObjectPtr> ApiServer::Impl::updateLocked(const ResourceInfo& info, std::s
     errors.insert(errors.end(), metaErrors.begin(), metaErrors.end());
     errors.insert(errors.end(), kindErrors.begin(), kindErrors.end());
     if (const StructuralSchema* schema = schemaOf(info, updated)) {
-      FieldErrors schemaErrors = schema->validate(updated);
+      FieldErrors schemaErrors = schema->validateUpdate(updated, old);
       errors.insert(errors.end(), schemaErrors.begin(), schemaErrors.end());
     }
     if (info.is("apiextensions.k8s.io", "customresourcedefinitions")) {

@@ -403,6 +403,41 @@ TEST_F(SchemaTest, RefusedUpdatePatchAndStatusWriteLeaveTheObjectAsItWas) {
   EXPECT_EQ(get(kGizmos, "default", "g"), g);
 }
 
+// CRDValidationRatcheting: after the schema tightens, an update that leaves the now invalid
+// value as it was passes (status writes and other spec edits alike); one that changes it is
+// checked, and so is the status a status write brings.
+TEST_F(SchemaTest, UpdatesRatchetUnchangedValuesThatALaterSchemaRefuses) {
+  Json g = create(kGizmos, gizmo("g", {{"size", 4}, {"tags", {"a"}}}));
+  Json crd = get(kCustomResourceDefinitions, "", "gizmos.example.com");
+  crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]
+     ["size"]["maximum"] = 3;
+  update(kCustomResourceDefinitions, crd);
+  EXPECT_EQ(refusedCreate({{"size", 4}}).code, 422) << "a create is checked in full";
+
+  Json withStatus = get(kGizmos, "default", "g");
+  withStatus["status"] = {{"state", "Ready"}};
+  Json afterStatus = updateStatus(kGizmos, withStatus);
+  EXPECT_EQ(afterStatus["status"]["state"], "Ready");
+
+  Json otherEdit = afterStatus;
+  otherEdit["spec"]["tags"] = {"b"};
+  Json afterEdit = update(kGizmos, otherEdit);
+  EXPECT_EQ(afterEdit["spec"]["tags"], Json({"b"}));
+  EXPECT_EQ(afterEdit["spec"]["size"], 4);
+
+  const std::int64_t before = server->revision();
+  Json changed = afterEdit;
+  changed["spec"]["size"] = 5;
+  EXPECT_TRUE(failsWith(server->update(kGizmos, "", changed), 422, "Invalid",
+                        "Gizmo.example.com \"g\" is invalid: spec.size: Invalid value: 5: "
+                        "spec.size in body should be less than or equal to 3"));
+  Json badStatus = afterEdit;
+  badStatus["status"] = {{"succeeded", "many"}};
+  EXPECT_EQ(server->updateStatus(kGizmos, "", badStatus).error().code, 422)
+      << "the status a write brings is checked";
+  EXPECT_EQ(server->revision(), before);
+}
+
 TEST_F(SchemaTest, DryRunIsValidatedAndDefaultedWithoutAWrite) {
   const std::int64_t before = server->revision();
   CreateOptions dryRun;
