@@ -21,6 +21,10 @@ struct StoreOptions {
   std::int64_t retainedRevisions = 10000;
   // etcd's request limit (~1.5 MiB): a larger serialised object is refused with 413.
   std::size_t maxObjectBytes = 1536 * 1024;
+  // An in-memory database is written by a thread of its own, behind the writes (no durability
+  // is lost: it has none beyond the process). false: each write inserts its row before it
+  // returns, as a file database always does.
+  bool writeBehind = true;
 };
 
 }  // namespace fakekube

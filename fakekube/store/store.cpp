@@ -9,6 +9,7 @@
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/json_writer.h"
 #include "fakekube/store/sqlite.h"
+#include "fakekube/store/write_behind.h"
 
 namespace fakekube {
 
@@ -173,13 +174,71 @@ Result<std::unique_ptr<Store>> Store::open(const StoreOptions& options) {
 
   std::unique_ptr<Store> store(new Store(options, std::move(db)));
   if (auto r = store->load(); !r) return tl::unexpected(r.error());
+  if (inMemory && options.writeBehind) {
+    Store* self = store.get();
+    store->writeBehind_ = std::make_unique<WriteBehind>(
+        [self](const std::vector<WriteBehind::Operation>& batch) { return self->apply(batch); });
+  }
   return store;
 }
 
 Store::Store(StoreOptions options, std::unique_ptr<Database> db)
     : options_(std::move(options)), db_(std::move(db)) {}
 
-Store::~Store() = default;
+Store::~Store() {
+  // The queued rows go in before the connection closes (a shared in-memory database outlives
+  // this store).
+  writeBehind_.reset();
+}
+
+Result<void> Store::drained() const {
+  if (!writeBehind_) return {};
+  return writeBehind_->drain();
+}
+
+// On the writer thread: one transaction for the whole batch.
+Result<void> Store::apply(const std::vector<WriteBehind::Operation>& batch) {
+  auto& db = *db_;
+  if (auto r = db.begin.run(); !r) return r;
+  auto fail = [&](const Status& s) -> Result<void> {
+    (void)db.rollback.run();
+    return tl::unexpected(s);
+  };
+  for (const auto& operation : batch) {
+    if (const auto* row = std::get_if<WriteBehind::Row>(&operation)) {
+      auto& insert = db.insertRevision;
+      insert.bind(1, row->revision);
+      insert.bind(2, static_cast<std::int64_t>(row->type));
+      insert.bind(3, row->key);
+      if (row->previous != 0) insert.bind(4, row->previous);  // else NULL
+      insert.bind(5, row->data);
+      if (auto r = insert.run(); !r) return fail(r.error());
+    } else {
+      const auto& compaction = std::get<WriteBehind::Compaction>(operation);
+      if (auto r = removeCompacted(compaction.from, compaction.upTo, compaction.anySuperseded);
+          !r) {
+        return fail(r.error());
+      }
+    }
+  }
+  if (auto r = db.commit.run(); !r) return fail(r.error());
+  return {};
+}
+
+Result<void> Store::removeCompacted(std::int64_t from, std::int64_t upTo, bool anySuperseded) {
+  auto& db = *db_;
+  // Rows are superseded only by modifications and deletions: after creates alone there is
+  // nothing to remove, and only the mark moves.
+  if (anySuperseded) {
+    for (auto* statement : {&db.compactSuperseded, &db.compactTombstones}) {
+      statement->bind(1, from);
+      statement->bind(2, upTo);
+      if (auto r = statement->run(); !r) return r;
+    }
+  }
+  db.saveCompacted.bind(1, upTo);
+  return db.saveCompacted.run();
+}
 
 Result<void> Store::load() {
   auto& c = db_->connection;
@@ -217,6 +276,7 @@ Result<void> Store::load() {
 }
 
 Result<ObjectPtr> Store::readObject(std::string_view key, std::int64_t revision) const {
+  if (auto r = drained(); !r) return tl::unexpected(r.error());
   auto& select = db_->selectData;
   select.bind(1, revision);
   auto row = select.step();
@@ -273,16 +333,27 @@ Result<ObjectPtr> Store::write(const std::string& key, Json object, EventType ty
         fmt::format("limit is {}: etcdserver: request is too large", options_.maxObjectBytes)));
   }
 
-  // One INSERT is one transaction: the write is durable (or refused) as a whole.
-  auto& insert = db_->insertRevision;
-  insert.bind(1, rv);
-  insert.bind(2, static_cast<std::int64_t>(type));
-  insert.bind(3, key);
-  if (current != objects_.end()) insert.bind(4, current->second.revision);  // else NULL
-  insert.bind(5, text);
-  if (auto r = insert.run(); !r) return tl::unexpected(r.error());
+  if (writeBehind_) {
+    // In memory: the row is handed to the writer thread (write_behind.h), unless an earlier
+    // batch failed, which refuses every write from then on.
+    if (auto failed = writeBehind_->failure()) return tl::unexpected(*failed);
+    std::string data = writeBehind_->spareBuffer();
+    data.assign(text);
+    writeBehind_->add(WriteBehind::Row{rv, static_cast<int>(type), key,
+                                       current != objects_.end() ? current->second.revision : 0,
+                                       std::move(data)});
+  } else {
+    // One INSERT is one transaction: the write is durable (or refused) as a whole.
+    auto& insert = db_->insertRevision;
+    insert.bind(1, rv);
+    insert.bind(2, static_cast<std::int64_t>(type));
+    insert.bind(3, key);
+    if (current != objects_.end()) insert.bind(4, current->second.revision);  // else NULL
+    insert.bind(5, text);
+    if (auto r = insert.run(); !r) return tl::unexpected(r.error());
+  }
 
-  // Committed: only now does memory change.
+  // Committed (or, in memory, queued): only now does memory change.
   revision_ = rv;
   if (type != EventType::Added) lastSupersedingWrite_ = rv;
   auto stored = std::make_shared<const Json>(std::move(object));
@@ -318,6 +389,7 @@ Result<std::vector<StoredEvent>> Store::eventsSince(std::int64_t after, std::siz
     return tl::unexpected(
         Status::expired(fmt::format("too old resource version: {} ({})", after, compacted_)));
   }
+  if (auto r = drained(); !r) return tl::unexpected(r.error());
   std::vector<StoredEvent> events;
   auto& select = db_->selectEventsSince;
   select.bind(1, after);
@@ -345,24 +417,25 @@ Result<std::vector<StoredEvent>> Store::eventsSince(std::int64_t after, std::siz
 Result<std::int64_t> Store::compact(std::int64_t upTo) {
   upTo = std::min(upTo, revision_);
   if (upTo <= compacted_) return compacted_;
+  const bool anySuperseded = lastSupersedingWrite_ > compacted_;
+  if (writeBehind_) {
+    // The mark moves now (reads below it answer 410 from here on); the rows go in order with
+    // the writes queued before.
+    if (auto failed = writeBehind_->failure()) return tl::unexpected(*failed);
+    writeBehind_->add(WriteBehind::Compaction{compacted_, upTo, anySuperseded});
+    compacted_ = upTo;
+    return compacted_;
+  }
   auto& db = *db_;
   if (auto r = db.begin.run(); !r) return tl::unexpected(r.error());
-  auto fail = [&](const Status& s) -> Result<std::int64_t> {
+  if (auto r = removeCompacted(compacted_, upTo, anySuperseded); !r) {
     (void)db.rollback.run();
-    return tl::unexpected(s);
-  };
-  // Rows are superseded only by modifications and deletions: after creates alone there is
-  // nothing to remove, and only the mark moves.
-  if (lastSupersedingWrite_ > compacted_) {
-    for (auto* statement : {&db.compactSuperseded, &db.compactTombstones}) {
-      statement->bind(1, compacted_);
-      statement->bind(2, upTo);
-      if (auto r = statement->run(); !r) return fail(r.error());
-    }
+    return tl::unexpected(r.error());
   }
-  db.saveCompacted.bind(1, upTo);
-  if (auto r = db.saveCompacted.run(); !r) return fail(r.error());
-  if (auto r = db.commit.run(); !r) return fail(r.error());
+  if (auto r = db.commit.run(); !r) {
+    (void)db.rollback.run();
+    return tl::unexpected(r.error());
+  }
   compacted_ = upTo;
   return compacted_;
 }
@@ -377,6 +450,7 @@ Result<void> Store::scanAt(
   // The state at `revision` is today's, except for the keys written since: for each of those,
   // the first write after `revision` names the row it superseded, which is the key's state then
   // (none if that write was a create).
+  if (auto r = drained(); !r) return tl::unexpected(r.error());
   std::map<std::string, std::int64_t, std::less<>> changed;  // key -> its row then, 0 for none
   auto& select = db_->selectWritesAfter;
   const std::string end = prefixEnd(prefix);

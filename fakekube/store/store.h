@@ -15,6 +15,10 @@
 // reads never touch SQLite and never re-parse JSON, and a write serialises its document once.
 // The database is the durable copy; the map is rebuilt from it on open.
 //
+// An in-memory store (the default) writes its rows to SQLite on a thread of its own
+// (write_behind.h): its writes cost what the map and the watch need, and the inserts run beside
+// them; every read of SQLite waits for the queued rows first.
+//
 // A Store is not thread-safe: the API server serialises access to it.
 #pragma once
 
@@ -30,6 +34,7 @@
 #include "fakekube/api/object.h"
 #include "fakekube/api/status.h"
 #include "fakekube/store/options.h"
+#include "fakekube/store/write_behind.h"
 
 namespace fakekube {
 
@@ -114,6 +119,12 @@ class Store {
   // The object stored in row `revision` (which must exist).
   Result<ObjectPtr> readObject(std::string_view key, std::int64_t revision) const;
   void maybeCompact();
+  // Waits for the rows queued for the writer thread, if there is one (before reading SQLite).
+  Result<void> drained() const;
+  // The writer thread's batch, in one transaction.
+  Result<void> apply(const std::vector<WriteBehind::Operation>& batch);
+  // Deletes the rows compaction to `upTo` removes and records the mark (within a transaction).
+  Result<void> removeCompacted(std::int64_t from, std::int64_t upTo, bool anySuperseded);
 
   StoreOptions options_;
   std::unique_ptr<Database> db_;
@@ -132,6 +143,8 @@ class Store {
   // has rows to remove only if such a write came after the previous mark. Unknown after open,
   // where it is taken to be the newest write.
   std::int64_t lastSupersedingWrite_ = 0;
+  // In memory only; declared last, so that it stops (having applied its queue) before the rest.
+  std::unique_ptr<WriteBehind> writeBehind_;
 };
 
 }  // namespace fakekube

@@ -629,6 +629,65 @@ TEST(StoreTest, ScanAtStopsWhenTheVisitorSaysSo) {
   EXPECT_EQ(seen, (std::vector<std::string>{keyOf("a"), keyOf("b")}));
 }
 
+// An in-memory store writes SQLite behind its writes (write_behind.h): every read of the history
+// (events, states at a revision, compaction's 410) matches a store that inserts each row before
+// returning, with reads between the writes and automatic compaction in between.
+TEST(StoreTest, WriteBehindAnswersAsAStoreWritingSynchronously) {
+  StoreOptions behind;
+  behind.retainedRevisions = 40;
+  StoreOptions synchronous = behind;
+  synchronous.writeBehind = false;
+  auto a = openStore(behind);
+  auto b = openStore(synchronous);
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  State state;
+  std::mt19937 random(5);
+  for (int i = 0; i < 300; ++i) {
+    // The same random write on both.
+    const std::string name = "k" + std::to_string(random() % 6);
+    const std::string key = keyOf(name);
+    const std::string value = "v" + std::to_string(i);
+    const bool remove = state.count(key) > 0 && random() % 3 == 0;
+    for (Store* store : {a.get(), b.get()}) {
+      if (remove) {
+        ASSERT_TRUE(store->remove(key, *store->get(key)));
+      } else {
+        ASSERT_TRUE(store->put(key, object(name, value),
+                               state.count(key) ? EventType::Modified : EventType::Added));
+      }
+    }
+    if (remove) {
+      state.erase(key);
+    } else {
+      state[key] = value;
+    }
+    if (i % 37 != 36) continue;
+    // A read between writes, while rows may be queued.
+    ASSERT_EQ(a->compactedRevision(), b->compactedRevision());
+    const std::int64_t since = std::max<std::int64_t>(a->compactedRevision(), a->revision() - 7);
+    auto eventsA = a->eventsSince(since, 100);
+    auto eventsB = b->eventsSince(since, 100);
+    ASSERT_TRUE(eventsA && eventsB);
+    ASSERT_EQ(revisionsOf(*eventsA), revisionsOf(*eventsB));
+    for (std::size_t e = 0; e < eventsA->size(); ++e) {
+      EXPECT_EQ((*eventsA)[e].type, (*eventsB)[e].type);
+      EXPECT_EQ((*eventsA)[e].key, (*eventsB)[e].key);
+      EXPECT_EQ(*(*eventsA)[e].object, *(*eventsB)[e].object);
+    }
+  }
+  const std::int64_t mark = a->compactedRevision();
+  ASSERT_GT(mark, 0) << "automatic compaction ran";
+  for (std::int64_t rv = mark; rv <= a->revision(); ++rv) {
+    EXPECT_EQ(scanStateAt(*a, "/configmaps/", rv), scanStateAt(*b, "/configmaps/", rv))
+        << "at revision " << rv;
+  }
+  EXPECT_EQ(scanStateAt(*a, "/configmaps/", a->revision()), state);
+  auto expired = a->eventsSince(mark - 1, 10);
+  ASSERT_FALSE(expired);
+  EXPECT_EQ(expired.error().code, 410);
+}
+
 std::int64_t countRows(const std::string& path, const std::string& where) {
   sqlite3* db = nullptr;
   EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
