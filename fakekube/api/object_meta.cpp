@@ -97,29 +97,40 @@ std::string annotation(const Json& obj, std::string_view key) {
   return (it == a.end()) ? "" : stringOf(*it);
 }
 
+namespace {
+
+bool isTrue(const Json& j) { return j.is_boolean() && j.get<bool>(); }
+
+OwnerReference ownerReferenceOf(const Json& r) {
+  OwnerReference ref;
+  ref.apiVersion = stringOf(field(r, "apiVersion"));
+  ref.kind = stringOf(field(r, "kind"));
+  ref.name = stringOf(field(r, "name"));
+  ref.uid = stringOf(field(r, "uid"));
+  ref.controller = isTrue(field(r, "controller"));
+  ref.blockOwnerDeletion = isTrue(field(r, "blockOwnerDeletion"));
+  return ref;
+}
+
+}  // namespace
+
 std::vector<OwnerReference> ownerReferences(const Json& obj) {
   std::vector<OwnerReference> out;
   const Json& refs = metaField(obj, "ownerReferences");
   if (!refs.is_array()) return out;
   for (const auto& r : refs) {
-    if (!r.is_object()) continue;
-    OwnerReference ref;
-    ref.apiVersion = stringOf(field(r, "apiVersion"));
-    ref.kind = stringOf(field(r, "kind"));
-    ref.name = stringOf(field(r, "name"));
-    ref.uid = stringOf(field(r, "uid"));
-    const Json& c = field(r, "controller");
-    ref.controller = c.is_boolean() && c.get<bool>();
-    const Json& b = field(r, "blockOwnerDeletion");
-    ref.blockOwnerDeletion = b.is_boolean() && b.get<bool>();
-    out.push_back(std::move(ref));
+    if (r.is_object()) out.push_back(ownerReferenceOf(r));
   }
   return out;
 }
 
+// Asked of every pod event by every controller watching pods: only the controller's reference
+// is decoded.
 std::optional<OwnerReference> controllerOf(const Json& obj) {
-  for (auto& ref : ownerReferences(obj)) {
-    if (ref.controller) return ref;
+  const Json& refs = metaField(obj, "ownerReferences");
+  if (!refs.is_array()) return std::nullopt;
+  for (const auto& r : refs) {
+    if (r.is_object() && isTrue(field(r, "controller"))) return ownerReferenceOf(r);
   }
   return std::nullopt;
 }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "fakekube/api/conditions.h"
+#include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/pod_status.h"
 #include "fakekube/api/resources.h"
@@ -541,33 +542,44 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
     return c.state == State::Running && c.processReady && now >= c.readyAt;
   }
 
+  // Built member by member (emplace moves each value in; nlohmann's initializer lists copy every
+  // element once more): the kubelet builds one for every container of every status it writes.
   Json containerStatus(const ContainerRun& c, TimePoint now) const {
-    Json state;
+    Json state = Json::object();
     switch (c.state) {
       case State::Waiting: {
-        Json waiting = {{"reason", c.waitingReason}};
-        if (!c.waitingMessage.empty()) waiting["message"] = c.waitingMessage;
-        state = {{"waiting", waiting}};
+        Json waiting = Json::object();
+        waiting.emplace("reason", c.waitingReason);
+        if (!c.waitingMessage.empty()) waiting.emplace("message", c.waitingMessage);
+        state.emplace("waiting", std::move(waiting));
         break;
       }
-      case State::Running:
-        state = {{"running", {{"startedAt", rfc(c.startedAt)}}}};
+      case State::Running: {
+        Json running = Json::object();
+        running.emplace("startedAt", rfc(c.startedAt));
+        state.emplace("running", std::move(running));
         break;
+      }
       case State::Exited:
       case State::Terminated:
-        state = {{"terminated", c.state == State::Terminated ? c.terminated : terminatedOf(c)}};
+        state.emplace("terminated", c.state == State::Terminated ? c.terminated : terminatedOf(c));
         break;
     }
-    bool ready = c.init ? (c.state == State::Terminated && c.exitCode == 0) : isReady(c, now);
-    Json status = {{"name", c.name},
-                   {"image", c.spec->value("image", "")},
-                   {"imageID", c.everStarted ? imageId(c.spec->value("image", "")) : ""},
-                   {"ready", ready},
-                   {"restartCount", c.restartCount},
-                   {"started", c.state == State::Running},
-                   {"state", state},
-                   {"lastState", c.lastState}};
-    if (!c.containerId.empty()) status["containerID"] = c.containerId;
+    const bool ready = c.init ? (c.state == State::Terminated && c.exitCode == 0) : isReady(c, now);
+    static const std::string kNoImage;
+    const Json& image = jsonAt(*c.spec, {"image"});
+    const std::string& imageName =
+        image.is_string() ? image.get_ref<const std::string&>() : kNoImage;
+    Json status = Json::object();
+    status.emplace("name", c.name);
+    status.emplace("image", imageName);
+    status.emplace("imageID", c.everStarted ? imageId(imageName) : std::string());
+    status.emplace("ready", ready);
+    status.emplace("restartCount", c.restartCount);
+    status.emplace("started", c.state == State::Running);
+    status.emplace("state", std::move(state));
+    status.emplace("lastState", c.lastState);
+    if (!c.containerId.empty()) status.emplace("containerID", c.containerId);
     return status;
   }
 
@@ -634,22 +646,21 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
       }
       setCondition(status, condition, now);
     }
-    // The kubelet's conditions first, in its order, then the others (PodScheduled, ...).
+    // The kubelet's conditions first, in its order, then the others (PodScheduled, ...): moved,
+    // not copied (a moved-from condition is left null, and skipped after).
+    Json& conditions = status["conditions"];
     Json ordered = Json::array();
     static const char* kOwned[] = {"PodReadyToStartContainers", "Initialized", "Ready",
                                    "ContainersReady"};
     for (const char* type : kOwned) {
-      for (const auto& c : status["conditions"]) {
-        if (c.value("type", "") == type) ordered.push_back(c);
+      for (auto& c : conditions) {
+        if (!c.is_null() && c.value("type", "") == type) ordered.push_back(std::move(c));
       }
     }
-    for (const auto& c : status["conditions"]) {
-      std::string type = c.value("type", "");
-      if (std::find(std::begin(kOwned), std::end(kOwned), type) == std::end(kOwned)) {
-        ordered.push_back(c);
-      }
+    for (auto& c : conditions) {
+      if (!c.is_null()) ordered.push_back(std::move(c));
     }
-    status["conditions"] = std::move(ordered);
+    conditions = std::move(ordered);
 
     if (!run.inits.empty()) {
       Json inits = Json::array();
