@@ -319,10 +319,8 @@ class GarbageCollector::Impl : public std::enable_shared_from_this<Impl> {
     if (!current(generation)) return;
     auto monitor = monitors_.find(key);
     if (monitor == monitors_.end() || monitor->second.id != id) return;
-    if (before && after && sameForGraph(*before, *after)) {
-      // Most updates (every status write) touch nothing the graph holds.
-      if (!isDefinitions(monitor->second.resource->gvr)) return;
-    } else {
+    // Most updates (every status write) touch nothing the graph holds.
+    if (!(before && after && sameForGraph(*before, *after))) {
       if (before && (!after || meta::uid(*before) != meta::uid(*after))) {
         // Deleted, or replaced by an object of the same name (a relist after missed events).
         forget(meta::uid(*before));

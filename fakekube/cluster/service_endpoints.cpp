@@ -243,25 +243,19 @@ EventHandler servicesOfPodHandler(Cache& cache) {
   h.create = [servicesOf](const ObjectPtr& pod) {
     return pod ? servicesOf(*pod, nullptr) : std::vector<ReconcileRequest>{};
   };
-  h.update = [&services](const ObjectPtr& oldPod, const ObjectPtr& newPod) {
+  h.update = [&services, servicesOf](const ObjectPtr& oldPod, const ObjectPtr& newPod) {
     std::vector<ReconcileRequest> out;
     if (!oldPod || !newPod || meta::resourceVersion(*oldPod) == meta::resourceVersion(*newPod)) {
       return out;
     }
     const auto [podChanged, labelsChanged] = podEndpointsChanged(*oldPod, *newPod);
     if (!podChanged && !labelsChanged) return out;
-    addServicesSelecting(services, *newPod, out);
-    if (!labelsChanged) return out;
     // determineNeededServiceUpdates: a changed pod concerns the Services on both sides; a pod
     // that only moved concerns those it left or joined.
+    if (podChanged) return servicesOf(*newPod, labelsChanged ? oldPod.get() : nullptr);
+    addServicesSelecting(services, *newPod, out);
     std::vector<ReconcileRequest> before;
     addServicesSelecting(services, *oldPod, before);
-    if (podChanged) {
-      for (auto& request : before) {
-        if (std::find(out.begin(), out.end(), request) == out.end()) out.push_back(request);
-      }
-      return out;
-    }
     std::vector<ReconcileRequest> moved;
     for (auto& request : out) {
       if (std::find(before.begin(), before.end(), request) == before.end())

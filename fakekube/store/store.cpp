@@ -206,13 +206,9 @@ Result<void> Store::apply(const std::vector<WriteBehind::Operation>& batch) {
   };
   for (const auto& operation : batch) {
     if (const auto* row = std::get_if<WriteBehind::Row>(&operation)) {
-      auto& insert = db.insertRevision;
-      insert.bind(1, row->revision);
-      insert.bind(2, static_cast<std::int64_t>(row->type));
-      insert.bind(3, row->key);
-      if (row->previous != 0) insert.bind(4, row->previous);  // else NULL
-      insert.bind(5, row->data);
-      if (auto r = insert.run(); !r) return fail(r.error());
+      if (auto r = insertRow(row->revision, row->type, row->key, row->previous, row->data); !r) {
+        return fail(r.error());
+      }
     } else {
       const auto& compaction = std::get<WriteBehind::Compaction>(operation);
       if (auto r = removeCompacted(compaction.from, compaction.upTo, compaction.anySuperseded);
@@ -223,6 +219,17 @@ Result<void> Store::apply(const std::vector<WriteBehind::Operation>& batch) {
   }
   if (auto r = db.commit.run(); !r) return fail(r.error());
   return {};
+}
+
+Result<void> Store::insertRow(std::int64_t revision, int type, std::string_view key,
+                              std::int64_t previous, std::string_view data) {
+  auto& insert = db_->insertRevision;
+  insert.bind(1, revision);
+  insert.bind(2, static_cast<std::int64_t>(type));
+  insert.bind(3, key);
+  if (previous != 0) insert.bind(4, previous);  // else NULL
+  insert.bind(5, data);
+  return insert.run();
 }
 
 Result<void> Store::removeCompacted(std::int64_t from, std::int64_t upTo, bool anySuperseded) {
@@ -324,8 +331,10 @@ Result<ObjectPtr> Store::write(const std::string& key, Json object, EventType ty
   }
   const std::int64_t rv = revision_ + 1;
   jsonMember(jsonMember(object, "metadata"), "resourceVersion") = std::to_string(rv);
-  // Serialise once, into a buffer reused across writes.
-  std::string& text = scratch_;
+  // Serialise once, into a buffer reused across writes: the store's own, or, in memory, an
+  // applied row's, which the new row then carries to the writer thread.
+  std::string rowData = writeBehind_ ? writeBehind_->spareBuffer() : std::string();
+  std::string& text = writeBehind_ ? rowData : scratch_;
   text.clear();
   appendJson(text, object);
   if (text.size() > options_.maxObjectBytes) {
@@ -333,25 +342,15 @@ Result<ObjectPtr> Store::write(const std::string& key, Json object, EventType ty
         fmt::format("limit is {}: etcdserver: request is too large", options_.maxObjectBytes)));
   }
 
-  if (writeBehind_) {
-    // In memory: the row is handed to the writer thread (write_behind.h), unless an earlier
-    // batch failed, which refuses every write from then on.
-    if (auto failed = writeBehind_->failure()) return tl::unexpected(*failed);
-    std::string data = writeBehind_->spareBuffer();
-    data.assign(text);
-    writeBehind_->add(WriteBehind::Row{rv, static_cast<int>(type), key,
-                                       current != objects_.end() ? current->second.revision : 0,
-                                       std::move(data)});
-  } else {
-    // One INSERT is one transaction: the write is durable (or refused) as a whole.
-    auto& insert = db_->insertRevision;
-    insert.bind(1, rv);
-    insert.bind(2, static_cast<std::int64_t>(type));
-    insert.bind(3, key);
-    if (current != objects_.end()) insert.bind(4, current->second.revision);  // else NULL
-    insert.bind(5, text);
-    if (auto r = insert.run(); !r) return tl::unexpected(r.error());
-  }
+  const std::int64_t supersededRow = current != objects_.end() ? current->second.revision : 0;
+  // In memory the row is handed to the writer thread (write_behind.h), which refuses it once a
+  // batch has failed. Otherwise one INSERT is one transaction: the write is durable (or
+  // refused) as a whole.
+  auto persisted = writeBehind_
+                       ? writeBehind_->add(WriteBehind::Row{rv, static_cast<int>(type), key,
+                                                            supersededRow, std::move(rowData)})
+                       : insertRow(rv, static_cast<int>(type), key, supersededRow, text);
+  if (!persisted) return tl::unexpected(persisted.error());
 
   // Committed (or, in memory, queued): only now does memory change.
   revision_ = rv;
@@ -421,8 +420,10 @@ Result<std::int64_t> Store::compact(std::int64_t upTo) {
   if (writeBehind_) {
     // The mark moves now (reads below it answer 410 from here on); the rows go in order with
     // the writes queued before.
-    if (auto failed = writeBehind_->failure()) return tl::unexpected(*failed);
-    writeBehind_->add(WriteBehind::Compaction{compacted_, upTo, anySuperseded});
+    if (auto queued = writeBehind_->add(WriteBehind::Compaction{compacted_, upTo, anySuperseded});
+        !queued) {
+      return tl::unexpected(queued.error());
+    }
     compacted_ = upTo;
     return compacted_;
   }

@@ -121,6 +121,9 @@ class Store {
   void maybeCompact();
   // Waits for the rows queued for the writer thread, if there is one (before reading SQLite).
   Result<void> drained() const;
+  // One row of the revisions table (`previous` 0: NULL, a create).
+  Result<void> insertRow(std::int64_t revision, int type, std::string_view key,
+                         std::int64_t previous, std::string_view data);
   // The writer thread's batch, in one transaction.
   Result<void> apply(const std::vector<WriteBehind::Operation>& batch);
   // Deletes the rows compaction to `upTo` removes and records the mark (within a transaction).

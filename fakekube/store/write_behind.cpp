@@ -15,8 +15,9 @@ WriteBehind::~WriteBehind() {
   thread_.join();
 }
 
-void WriteBehind::add(Operation operation) {
+Result<void> WriteBehind::add(Operation operation) {
   std::unique_lock lock(mu_);
+  if (failure_) return tl::unexpected(*failure_);
   if (queued_.size() >= kMaxQueued) {
     idle_.wait(lock, [this] { return queued_.size() < kMaxQueued; });
   }
@@ -27,6 +28,7 @@ void WriteBehind::add(Operation operation) {
     lock.unlock();
     work_.notify_one();
   }
+  return {};
 }
 
 std::string WriteBehind::spareBuffer() {

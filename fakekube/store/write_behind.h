@@ -57,10 +57,11 @@ class WriteBehind {
   WriteBehind(const WriteBehind&) = delete;
   WriteBehind& operator=(const WriteBehind&) = delete;
 
-  // Queues an operation. The writer is woken once kWakeAfter operations wait (a wake-up per
-  // write would cost more than the insert it hands over); past kMaxQueued operations this first
-  // waits for the writer to catch up, so a burst of writes cannot grow the queue without bound.
-  void add(Operation operation);
+  // Queues an operation, unless a batch has failed: then nothing is queued and the failure is
+  // the answer. The writer is woken once kWakeAfter operations wait (a wake-up per write would
+  // cost more than the insert it hands over); past kMaxQueued operations this first waits for the
+  // writer to catch up, so a burst of writes cannot grow the queue without bound.
+  Result<void> add(Operation operation);
   // A buffer for the next row's data: the storage of an applied row when there is one, so the
   // rows' memory goes back and forth instead of being allocated on one thread and freed on the
   // other.
