@@ -383,37 +383,20 @@ class GarbageCollector::Impl : public std::enable_shared_from_this<Impl> {
       // when a reference goes away or stops blocking.
       for (const auto& ref : old.owners) {
         unindex(ref.uid, node.uid);
-        enqueueIfDeleting(ref.uid);
+        enqueue(ref.uid);
       }
       for (const auto& ref : node.owners) {
         dependents_[ref.uid].insert(node.uid);
-        enqueueIfDeleting(ref.uid);
+        enqueue(ref.uid);
       }
-      // New references may be dangling: those naming an owner the graph does not hold, or not
-      // under the coordinates the graph has for its uid (the real collector's virtual nodes and
-      // mismatched references). One to an observed owner is solid until that owner goes, and
-      // its deletion queues this object then.
-      for (const auto& ref : node.owners) {
-        auto owner = nodes_.find(ref.uid);
-        if (owner == nodes_.end() || owner->second.name != ref.name ||
-            (owner->second.resource->namespaced && owner->second.ns != node.ns)) {
-          enqueue(node.uid);
-          break;
-        }
-      }
+      // New references may be dangling.
+      if (!node.owners.empty()) enqueue(node.uid);
     }
     // Deletion started, or its propagation finalizers changed: the owner side of the work.
     const bool deletionChanged = isNew || old.deleting != node.deleting ||
                                  old.orphan != node.orphan || old.foreground != node.foreground;
     if (node.deleting && (node.orphan || node.foreground) && deletionChanged) enqueue(node.uid);
     nodes_[node.uid] = std::move(node);
-  }
-
-  // An owner whose dependents changed: only one being deleted (waiting for them, or orphaning
-  // them) has anything to do about it; the others' own events queue them.
-  void enqueueIfDeleting(const std::string& ownerUid) {
-    auto owner = nodes_.find(ownerUid);
-    if (owner != nodes_.end() && owner->second.deleting) enqueue(ownerUid);
   }
 
   // A deleted object: its dependents may now be dangling, and owners waiting for it may go on.

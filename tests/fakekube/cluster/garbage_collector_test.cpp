@@ -461,45 +461,6 @@ class FailFirst : public Interceptor {
   int failed_ = 0;
 };
 
-// Counts the reads of one resource.
-class CountGets : public Interceptor {
- public:
-  explicit CountGets(std::string resource) : resource_(std::move(resource)) {}
-  std::optional<Status> before(const Request& request) override {
-    if (request.verb == Verb::Get && request.resource.resource == resource_) ++gets_;
-    return std::nullopt;
-  }
-  int gets() const { return gets_; }
-
- private:
-  std::string resource_;
-  int gets_ = 0;
-};
-
-// As the real collector's graph builder: a new dependent of an owner the graph holds is not
-// looked at (no live reads); only a reference to an owner the graph does not know is checked,
-// and found dangling.
-TEST_F(GarbageCollectorTest, DependentsOfAnObservedOwnerAreNotCheckedLive) {
-  Json owner = create(kConfigMaps, configMap("owner"));
-  settle();
-  auto reads = std::make_shared<CountGets>("configmaps");
-  server->addInterceptor(reads);
-  for (const char* name : {"dep-1", "dep-2", "dep-3"}) {
-    create(kConfigMaps, ownedBy(configMap(name), {ownerRef(owner)}));
-  }
-  settle();
-  EXPECT_EQ(reads->gets(), 0);
-
-  Json ghost = owner;
-  ghost["metadata"]["uid"] = "uid-of-no-object";
-  create(kConfigMaps, ownedBy(configMap("orphaned"), {ownerRef(ghost)}));
-  settle();
-  EXPECT_GT(reads->gets(), 0);
-  EXPECT_FALSE(exists(kConfigMaps, "default", "orphaned"));
-  EXPECT_TRUE(exists(kConfigMaps, "default", "dep-1"));
-  server->removeInterceptor(reads.get());
-}
-
 TEST_F(GarbageCollectorTest, DeleteFailuresAreRetriedAfterADelay) {
   Json owner = create(kConfigMaps, configMap("owner"));
   create(kPods, ownedBy(pod("dep"), {ownerRef(owner)}));
