@@ -27,7 +27,7 @@ namespace {
 
 using Failure = std::optional<ReconcileFailure>;
 
-const Json& memberOrNull(const Json& object, const char* key) {
+const Json& memberOrNull(const Json& object, std::string_view key) {
   static const Json kNull;
   if (!object.is_object()) return kNull;
   auto it = object.find(key);
@@ -36,7 +36,7 @@ const Json& memberOrNull(const Json& object, const char* key) {
 
 // The member's text, or "" when it is absent or not a string: a reference into `object`, which
 // must outlive it.
-const std::string& stringMember(const Json& object, const char* key) {
+const std::string& stringMember(const Json& object, std::string_view key) {
   static const std::string kEmpty;
   const Json& v = memberOrNull(object, key);
   return v.is_string() ? v.get_ref<const std::string&>() : kEmpty;

@@ -17,13 +17,13 @@ const Json& emptyObject() {
   return kEmpty;
 }
 
-const Json& member(const Json& object, const char* key) {
+const Json& member(const Json& object, std::string_view key) {
   if (!object.is_object()) return emptyObject();
   auto it = object.find(key);
   return it != object.end() && it->is_object() ? *it : emptyObject();
 }
 
-std::optional<std::int32_t> int32Member(const Json& object, const char* key) {
+std::optional<std::int32_t> int32Member(const Json& object, std::string_view key) {
   if (!object.is_object()) return std::nullopt;
   auto it = object.find(key);
   if (it == object.end() || !it->is_number_integer()) return std::nullopt;
@@ -33,7 +33,7 @@ std::optional<std::int32_t> int32Member(const Json& object, const char* key) {
   return static_cast<std::int32_t>(v);
 }
 
-bool boolMember(const Json& object, const char* key) {
+bool boolMember(const Json& object, std::string_view key) {
   if (!object.is_object()) return false;
   auto it = object.find(key);
   return it != object.end() && it->is_boolean() && it->get<bool>();

@@ -32,7 +32,7 @@ bool hasContainers(const Json& group) {
   return std::all_of(it->begin(), it->end(), [](const Json& c) { return c.is_object(); });
 }
 
-const Json& memberOrNull(const Json& object, const char* key) {
+const Json& memberOrNull(const Json& object, std::string_view key) {
   static const Json kNull;
   if (!object.is_object()) return kNull;
   auto it = object.find(key);

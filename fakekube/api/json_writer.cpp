@@ -267,7 +267,46 @@ void append(Sink& out, const Json& value) {
   }
 }
 
+// A byte of a string takes at most six in the text: \u00XX for a control character (a byte that
+// is not valid UTF-8 takes three, U+FFFD).
+constexpr std::size_t kMaxEscapedBytes = 6;
+
+std::size_t stringBound(const std::string& text) { return 2 + kMaxEscapedBytes * text.size(); }
+
 }  // namespace
+
+std::size_t jsonTextSizeBound(const Json& value) {
+  switch (value.type()) {
+    case Json::value_t::object: {
+      std::size_t size = 2;  // {}
+      for (const auto& [key, item] : value.get_ref<const Json::object_t&>()) {
+        size += stringBound(key) + 2 + jsonTextSizeBound(item);  // the ':' and a ','
+      }
+      return size;
+    }
+    case Json::value_t::array: {
+      std::size_t size = 2;  // []
+      for (const auto& item : value.get_ref<const Json::array_t&>()) {
+        size += 1 + jsonTextSizeBound(item);
+      }
+      return size;
+    }
+    case Json::value_t::string:
+      return stringBound(value.get_ref<const std::string&>());
+    case Json::value_t::boolean:
+      return 5;
+    case Json::value_t::number_integer:
+    case Json::value_t::number_unsigned:
+      return 20;  // -9223372036854775808, 18446744073709551615
+    case Json::value_t::number_float:
+      return 32;  // to_chars' shortest form of a double, and a ".0"
+    case Json::value_t::null:
+    case Json::value_t::binary:
+    case Json::value_t::discarded:
+      return 4;
+  }
+  return 4;
+}
 
 void appendJson(std::string& out, const Json& value) {
   Sink sink(out);

@@ -17,4 +17,10 @@ namespace fakekube {
 void appendJson(std::string& out, const Json& value);
 std::string toJsonText(const Json& value);
 
+// An upper bound on the length of what appendJson writes for `value`, found without writing it:
+// a walk of the document that counts every byte of a string as six (its longest escape) and every
+// number at its widest. A store checks its size limit with it, and writes the text only where the
+// bound is not enough.
+std::size_t jsonTextSizeBound(const Json& value);
+
 }  // namespace fakekube

@@ -206,7 +206,13 @@ Result<void> Store::apply(const std::vector<WriteBehind::Operation>& batch) {
   };
   for (const auto& operation : batch) {
     if (const auto* row = std::get_if<WriteBehind::Row>(&operation)) {
-      if (auto r = insertRow(row->revision, row->type, row->key, row->previous, row->data); !r) {
+      std::string_view data = row->data;
+      if (row->object) {
+        writerScratch_.clear();
+        appendJson(writerScratch_, *row->object);
+        data = writerScratch_;
+      }
+      if (auto r = insertRow(row->revision, row->type, row->key, row->previous, data); !r) {
         return fail(r.error());
       }
     } else {
@@ -331,31 +337,39 @@ Result<ObjectPtr> Store::write(const std::string& key, Json object, EventType ty
   }
   const std::int64_t rv = revision_ + 1;
   jsonMember(jsonMember(object, "metadata"), "resourceVersion") = std::to_string(rv);
-  // Serialise once, into a buffer reused across writes: the store's own, or, in memory, an
-  // applied row's, which the new row then carries to the writer thread.
-  std::string rowData = writeBehind_ ? writeBehind_->spareBuffer() : std::string();
-  std::string& text = writeBehind_ ? rowData : scratch_;
-  text.clear();
-  appendJson(text, object);
-  if (text.size() > options_.maxObjectBytes) {
+  auto tooLarge = [&] {
     return tl::unexpected(Status::requestEntityTooLarge(
         fmt::format("limit is {}: etcdserver: request is too large", options_.maxObjectBytes)));
-  }
-
+  };
   const std::int64_t supersededRow = current != objects_.end() ? current->second.revision : 0;
-  // In memory the row is handed to the writer thread (write_behind.h), which refuses it once a
-  // batch has failed. Otherwise one INSERT is one transaction: the write is durable (or
-  // refused) as a whole.
-  auto persisted = writeBehind_
-                       ? writeBehind_->add(WriteBehind::Row{rv, static_cast<int>(type), key,
-                                                            supersededRow, std::move(rowData)})
-                       : insertRow(rv, static_cast<int>(type), key, supersededRow, text);
+  ObjectPtr stored;
+  Result<void> persisted;
+  if (writeBehind_ && jsonTextSizeBound(object) <= options_.maxObjectBytes) {
+    // In memory, a document certainly within the limit goes to the writer thread as it is,
+    // and is serialised there (write_behind.h), which refuses it once a batch has failed.
+    stored = std::make_shared<const Json>(std::move(object));
+    WriteBehind::Row row{rv, static_cast<int>(type), key, supersededRow, std::string(), stored};
+    persisted = writeBehind_->add(std::move(row));
+  } else {
+    // Serialised here, to know its size, into a buffer reused across writes: the store's own,
+    // or, in memory, an applied row's, which the new row then carries to the writer thread.
+    std::string rowData = writeBehind_ ? writeBehind_->spareBuffer() : std::string();
+    std::string& text = writeBehind_ ? rowData : scratch_;
+    text.clear();
+    appendJson(text, object);
+    if (text.size() > options_.maxObjectBytes) return tooLarge();
+    // Otherwise one INSERT is one transaction: the write is durable (or refused) as a whole.
+    persisted = writeBehind_
+                    ? writeBehind_->add(WriteBehind::Row{rv, static_cast<int>(type), key,
+                                                         supersededRow, std::move(rowData)})
+                    : insertRow(rv, static_cast<int>(type), key, supersededRow, text);
+    if (persisted) stored = std::make_shared<const Json>(std::move(object));
+  }
   if (!persisted) return tl::unexpected(persisted.error());
 
   // Committed (or, in memory, queued): only now does memory change.
   revision_ = rv;
   if (type != EventType::Added) lastSupersedingWrite_ = rv;
-  auto stored = std::make_shared<const Json>(std::move(object));
   ObjectPtr previous;
   if (type == EventType::Deleted) {
     if (current != objects_.end()) {

@@ -140,8 +140,9 @@ class Store {
   std::int64_t revision_ = 0;
   std::int64_t compacted_ = 0;
   std::function<void(const StoredEvent&)> observer_;
-  std::string scratch_;  // serialisation buffer, reused so a write makes no large allocation
-  StoredEvent event_;    // what the observer is shown, reused likewise
+  std::string scratch_;        // serialisation buffer, reused so a write makes no large allocation
+  std::string writerScratch_;  // the same, for the rows the writer thread serialises
+  StoredEvent event_;          // what the observer is shown, reused likewise
   // The newest write that superseded a row (a modification or a deletion). Compaction to a mark
   // has rows to remove only if such a write came after the previous mark. Unknown after open,
   // where it is taken to be the newest write.

@@ -16,7 +16,9 @@ WriteBehind::~WriteBehind() {
 }
 
 Result<void> WriteBehind::add(Operation operation) {
+  std::vector<ObjectPtr> released;  // dropped after the lock is let go (declared first)
   std::unique_lock lock(mu_);
+  if (!released_.empty()) released.swap(released_);
   if (failure_) return tl::unexpected(*failure_);
   if (queued_.size() >= kMaxQueued) {
     idle_.wait(lock, [this] { return queued_.size() < kMaxQueued; });
@@ -41,12 +43,14 @@ std::string WriteBehind::spareBuffer() {
 }
 
 Result<void> WriteBehind::drain() {
+  std::vector<ObjectPtr> released;  // dropped after the lock is let go (declared first)
   std::unique_lock lock(mu_);
   if (!queued_.empty()) {
     flushing_ = true;
     work_.notify_one();
   }
   idle_.wait(lock, [this] { return queued_.empty() && !applying_; });
+  released.swap(released_);
   if (failure_) return tl::unexpected(*failure_);
   return {};
 }
@@ -60,6 +64,7 @@ void WriteBehind::run() {
   std::vector<Operation> batch;
   std::unique_lock lock(mu_);
   std::vector<std::string> buffers;
+  std::vector<ObjectPtr> documents;
   while (true) {
     // Woken by add() once a batch waits, by drain(), or to stop; a batch found waiting after
     // the last one is taken at once.
@@ -76,11 +81,24 @@ void WriteBehind::run() {
     lock.unlock();
     Result<void> applied = failed ? Result<void>{} : apply_(batch);
     for (auto& operation : batch) {
-      if (auto* row = std::get_if<Row>(&operation)) buffers.push_back(std::move(row->data));
+      if (auto* row = std::get_if<Row>(&operation)) {
+        if (row->object) {
+          documents.push_back(std::move(row->object));
+        } else {
+          buffers.push_back(std::move(row->data));
+        }
+      }
     }
     batch.clear();
     lock.lock();
     if (!applied && !failure_) failure_ = applied.error();
+    if (released_.empty()) {
+      released_.swap(documents);
+    } else {
+      released_.insert(released_.end(), std::make_move_iterator(documents.begin()),
+                       std::make_move_iterator(documents.end()));
+      documents.clear();
+    }
     // Kept up to a batch's worth; the rest are freed.
     while (!buffers.empty() && spare_.size() < 2 * kWakeAfter) {
       spare_.push_back(std::move(buffers.back()));

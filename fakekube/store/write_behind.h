@@ -9,6 +9,13 @@
 // the order of everything the store answers stays what it was. A file database never uses it: a
 // write there is acknowledged once it is committed.
 //
+// A row may carry its document instead of its text: the writer thread serialises it, which is
+// most of the work of a write, off the thread that serves requests. The document is immutable
+// once stored, so both threads may read it. Its reference comes back to the store's thread to be
+// dropped there (taken by the next add()): the last reference frees the whole document, and
+// memory freed on another thread than the one that allocated it makes the allocator's caches
+// trade memory back and forth, which costs more than the freeing.
+//
 // A batch that fails is rolled back, and every later operation reports that failure: the store
 // then refuses writes (the rows of the failed batch stay live in memory, but the history misses
 // them). With the rowid primary key and nothing else to violate, only running out of memory makes
@@ -27,6 +34,7 @@
 #include <variant>
 #include <vector>
 
+#include "fakekube/api/object.h"
 #include "fakekube/api/status.h"
 
 namespace fakekube {
@@ -40,6 +48,9 @@ class WriteBehind {
     std::string key;
     std::int64_t previous = 0;  // the superseded row, 0 for none (a create)
     std::string data;
+    // When set, the row's data is this document's JSON text (appendJson), written by the
+    // writer thread; `data` is then empty.
+    ObjectPtr object;
   };
   // Removal of the rows superseded in (from, upTo], and of the tombstones there.
   struct Compaction {
@@ -58,9 +69,10 @@ class WriteBehind {
   WriteBehind& operator=(const WriteBehind&) = delete;
 
   // Queues an operation, unless a batch has failed: then nothing is queued and the failure is
-  // the answer. The writer is woken once kWakeAfter operations wait (a wake-up per write would
-  // cost more than the insert it hands over); past kMaxQueued operations this first waits for the
-  // writer to catch up, so a burst of writes cannot grow the queue without bound.
+  // the answer. Drops the document references that applied rows gave back. The writer is woken once
+  // kWakeAfter operations wait (a wake-up per write would cost more than the insert it hands over);
+  // past kMaxQueued operations this first waits for the writer to catch up, so a burst of writes
+  // cannot grow the queue without bound.
   Result<void> add(Operation operation);
   // A buffer for the next row's data: the storage of an applied row when there is one, so the
   // rows' memory goes back and forth instead of being allocated on one thread and freed on the
@@ -83,7 +95,8 @@ class WriteBehind {
   std::condition_variable work_;  // something queued, or stopping
   std::condition_variable idle_;  // a batch finished
   std::vector<Operation> queued_;
-  std::vector<std::string> spare_;  // the data buffers of applied rows
+  std::vector<std::string> spare_;   // the data buffers of applied rows
+  std::vector<ObjectPtr> released_;  // the documents of applied rows, to drop on add()'s thread
   bool applying_ = false;
   bool flushing_ = false;  // drain() waits: apply whatever is queued
   bool stopping_ = false;

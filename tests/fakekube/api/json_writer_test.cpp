@@ -23,6 +23,29 @@ TEST(JsonWriterTest, OutputParsesBackToTheSameDocument) {
   EXPECT_EQ(text, doc.dump()) << "same bytes as dump() for ordinary documents";
 }
 
+// The bound a store checks its size limit with is never below what the writer writes, for plain
+// text, the longest escapes, invalid UTF-8 and numbers at their widest.
+TEST(JsonWriterTest, SizeBoundIsNeverBelowTheTextWritten) {
+  const Json docs[] = {
+      Json::parse(R"({"metadata": {"name": "p", "labels": {"a": "b"}}, "spec": {"n": [1, 2.5]}})"),
+      {{"controls", std::string(100, '\x01')}, {"quotes", std::string(50, '"')}},
+      {{std::string(20, '\x1f'), std::string("\xff\xfe\x80", 3)}},
+      {{"min", std::numeric_limits<std::int64_t>::min()},
+       {"max", std::numeric_limits<std::uint64_t>::max()},
+       {"double", -1.2345678901234567e-300},
+       {"whole", 1e21},
+       {"list", Json::array({nullptr, true, false, Json::object(), Json::array()})}},
+      Json(),
+      Json("x"),
+      Json::array(),
+      Json::object()};
+  for (const Json& doc : docs) {
+    const std::size_t written = toJsonText(doc).size();
+    EXPECT_GE(jsonTextSizeBound(doc), written) << toJsonText(doc);
+    EXPECT_LE(jsonTextSizeBound(doc), 6 * written + 40) << "a bound, not a guess";
+  }
+}
+
 TEST(JsonWriterTest, EscapesWhatJsonStringsCannotHold) {
   Json doc = {{"s", std::string("quote\" backslash\\ newline\n tab\t cr\r bell\x07 nul") +
                         std::string(1, '\0')}};

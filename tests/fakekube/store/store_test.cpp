@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "fakekube/api/json_writer.h"
+
 namespace fakekube {
 namespace {
 
@@ -386,6 +388,33 @@ TEST(StoreTest, OversizeObjectIs413AndLeavesTheStoreUnchanged) {
   auto next = store->put(keyOf("c"), object("c"), EventType::Added);
   ASSERT_TRUE(next);
   EXPECT_EQ(rvOf(**next), "2");
+}
+
+// The size limit is checked with an upper bound on the text first (so that an in-memory store can
+// leave the serialising to its writer thread): a document whose bound is over the limit but whose
+// text is within it is measured exactly and stored, in memory and in a file alike.
+TEST(StoreTest, ADocumentWhoseBoundPassesTheLimitIsMeasuredExactly) {
+  TempDir dir;
+  for (const bool inFile : {false, true}) {
+    SCOPED_TRACE(inFile ? "file" : "memory");
+    StoreOptions options;
+    options.maxObjectBytes = 250;
+    if (inFile) options.path = dir.file("exact.db");
+    auto store = openStore(options);
+    ASSERT_NE(store, nullptr);
+    Json fits = object("a", std::string(100, 'x'));
+    ASSERT_GT(jsonTextSizeBound(fits), options.maxObjectBytes);
+    auto stored = store->put(keyOf("a"), fits, EventType::Added);
+    ASSERT_TRUE(stored) << stored.error().str();
+    ASSERT_LE(toJsonText(**stored).size(), options.maxObjectBytes);
+    auto events = store->eventsSince(0, 10);
+    ASSERT_TRUE(events);
+    ASSERT_EQ(events->size(), 1u);
+    EXPECT_EQ(*(*events)[0].object, **stored) << "the history holds the same document";
+    auto tooBig = store->put(keyOf("b"), object("b", std::string(300, 'x')), EventType::Added);
+    ASSERT_FALSE(tooBig);
+    EXPECT_EQ(tooBig.error().code, 413);
+  }
 }
 
 TEST(StoreTest, ObserverSeesEveryCommittedWriteInRevisionOrder) {

@@ -5,7 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
 #include <vector>
 
 namespace fakekube {
@@ -101,6 +105,40 @@ TEST(WriteBehindTest, AppliedRowsGiveTheirBuffersBack) {
   const std::string buffer = writer.spareBuffer();
   EXPECT_TRUE(buffer.empty());
   EXPECT_GE(buffer.capacity(), 4096u);
+}
+
+// A row may carry its document for the writer thread to serialise: the Apply sees it, and its
+// reference comes back to the thread that adds and drains, where the last one frees it.
+TEST(WriteBehindTest, DocumentsOfAppliedRowsAreReleasedOnTheAddingThread) {
+  std::mutex mu;
+  std::vector<std::string> seen;
+  WriteBehind writer([&](const std::vector<WriteBehind::Operation>& batch) -> Result<void> {
+    std::lock_guard lock(mu);
+    for (const auto& operation : batch) {
+      const auto& row = std::get<WriteBehind::Row>(operation);
+      seen.push_back(row.object ? (*row.object)["name"].get<std::string>() : row.data);
+    }
+    return {};
+  });
+  std::thread::id freedOn;
+  std::weak_ptr<const Json> watched;
+  {
+    auto document =
+        std::shared_ptr<const Json>(new Json({{"name", "carried"}}), [&freedOn](const Json* doc) {
+          freedOn = std::this_thread::get_id();
+          delete doc;
+        });
+    watched = document;
+    ASSERT_TRUE(writer.add(WriteBehind::Row{.revision = 1, .object = std::move(document)}));
+  }
+  ASSERT_TRUE(writer.add(WriteBehind::Row{.revision = 2, .data = "as text"}));
+  ASSERT_TRUE(writer.drain());
+  {
+    std::lock_guard lock(mu);
+    EXPECT_EQ(seen, (std::vector<std::string>{"carried", "as text"}));
+  }
+  EXPECT_TRUE(watched.expired()) << "drain() drops the references given back";
+  EXPECT_EQ(freedOn, std::this_thread::get_id());
 }
 
 }  // namespace
