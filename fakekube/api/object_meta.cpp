@@ -101,14 +101,25 @@ namespace {
 
 bool isTrue(const Json& j) { return j.is_boolean() && j.get<bool>(); }
 
+// One walk over the reference's members (it has only the six below, normally) instead of a
+// lookup for each: every controller watching pods decodes a pod's controller on every event.
 OwnerReference ownerReferenceOf(const Json& r) {
   OwnerReference ref;
-  ref.apiVersion = stringOf(field(r, "apiVersion"));
-  ref.kind = stringOf(field(r, "kind"));
-  ref.name = stringOf(field(r, "name"));
-  ref.uid = stringOf(field(r, "uid"));
-  ref.controller = isTrue(field(r, "controller"));
-  ref.blockOwnerDeletion = isTrue(field(r, "blockOwnerDeletion"));
+  for (const auto& [key, value] : r.get_ref<const Json::object_t&>()) {
+    if (key == "apiVersion") {
+      ref.apiVersion = stringOf(value);
+    } else if (key == "kind") {
+      ref.kind = stringOf(value);
+    } else if (key == "name") {
+      ref.name = stringOf(value);
+    } else if (key == "uid") {
+      ref.uid = stringOf(value);
+    } else if (key == "controller") {
+      ref.controller = isTrue(value);
+    } else if (key == "blockOwnerDeletion") {
+      ref.blockOwnerDeletion = isTrue(value);
+    }
+  }
   return ref;
 }
 
