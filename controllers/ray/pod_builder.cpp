@@ -11,6 +11,7 @@
 #include "controllers/ray/constants.h"
 #include "controllers/ray/naming.h"
 #include "controllers/ray/raycluster_types.h"
+#include "fakekube/api/json_build.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/cluster/quantity.h"
 
@@ -202,12 +203,12 @@ bool envExists(const Json& env, std::string_view name) {
 }
 
 Json envVar(std::string_view name, std::string_view value) {
-  return {{"name", std::string(name)}, {"value", std::string(value)}};
+  return jsonObject("name", std::string(name), "value", std::string(value));
 }
 
 Json fieldRefEnv(std::string_view name, std::string fieldPath) {
-  return {{"name", std::string(name)},
-          {"valueFrom", {{"fieldRef", {{"fieldPath", std::move(fieldPath)}}}}}};
+  return jsonObject("name", std::string(name), "valueFrom",
+                    jsonObject("fieldRef", jsonObject("fieldPath", std::move(fieldPath))));
 }
 
 bool hasPortNamed(const Json& container, std::string_view name) {

@@ -11,6 +11,7 @@
 #include "controllers/ray/naming.h"
 #include "controllers/ray/raycluster_types.h"
 #include "controllers/ray/service_builder.h"
+#include "fakekube/api/json_build.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/cluster/quantity.h"
 
@@ -173,11 +174,9 @@ void setStatusCondition(Json& conditions, std::string_view type, std::string_vie
     c["message"] = std::string(message);
     return;
   }
-  conditions.push_back({{"type", std::string(type)},
-                        {"status", std::string(status)},
-                        {"lastTransitionTime", formatRfc3339(now)},
-                        {"reason", std::string(reason)},
-                        {"message", std::string(message)}});
+  conditions.push_back(jsonObject("type", std::string(type), "status", std::string(status),
+                                  "lastTransitionTime", formatRfc3339(now), "reason",
+                                  std::string(reason), "message", std::string(message)));
 }
 
 void removeStatusCondition(Json& conditions, std::string_view type) {

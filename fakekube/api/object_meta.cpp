@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fakekube/api/json_build.h"
 #include "fakekube/api/json_lookup.h"
 
 namespace fakekube::meta {
@@ -147,10 +148,11 @@ std::optional<OwnerReference> controllerOf(const Json& obj) {
 }
 
 Json toJson(const OwnerReference& ref) {
-  Json j = {
-      {"apiVersion", ref.apiVersion}, {"kind", ref.kind}, {"name", ref.name}, {"uid", ref.uid}};
-  if (ref.controller) j["controller"] = true;
-  if (ref.blockOwnerDeletion) j["blockOwnerDeletion"] = true;
+  Json j =
+      jsonObject("apiVersion", ref.apiVersion, "kind", ref.kind, "name", ref.name, "uid", ref.uid);
+  auto& members = j.get_ref<Json::object_t&>();
+  if (ref.controller) members.emplace("controller", true);
+  if (ref.blockOwnerDeletion) members.emplace("blockOwnerDeletion", true);
   return j;
 }
 

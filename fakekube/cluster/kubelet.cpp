@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "fakekube/api/conditions.h"
+#include "fakekube/api/json_build.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/pod_status.h"
@@ -599,10 +600,10 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
     const bool terminal = phase == "Succeeded" || phase == "Failed";
     status["phase"] = phase;
     status["hostIP"] = run.hostIp;
-    status["hostIPs"] = Json::array({{{"ip", run.hostIp}}});
+    status["hostIPs"] = Json::array({jsonObject("ip", run.hostIp)});
     if (!run.podIp.empty()) {
       status["podIP"] = run.podIp;
-      status["podIPs"] = Json::array({{{"ip", run.podIp}}});
+      status["podIPs"] = Json::array({jsonObject("ip", run.podIp)});
     }
     status["startTime"] = rfc(run.seenAt);
 
@@ -618,21 +619,20 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
     std::sort(unready.begin(), unready.end());
 
     setCondition(status,
-                 {{"type", "PodReadyToStartContainers"},
-                  {"status", run.sandboxReady && !terminal ? "True" : "False"}},
+                 jsonObject("type", "PodReadyToStartContainers", "status",
+                            run.sandboxReady && !terminal ? "True" : "False"),
                  now);
     if (incomplete.empty()) {
-      setCondition(status, {{"type", "Initialized"}, {"status", "True"}}, now);
+      setCondition(status, jsonObject("type", "Initialized", "status", "True"), now);
     } else {
-      setCondition(status,
-                   {{"type", "Initialized"},
-                    {"status", "False"},
-                    {"reason", "ContainersNotInitialized"},
-                    {"message", "containers with incomplete status: " + goList(incomplete)}},
-                   now);
+      setCondition(
+          status,
+          jsonObject("type", "Initialized", "status", "False", "reason", "ContainersNotInitialized",
+                     "message", "containers with incomplete status: " + goList(incomplete)),
+          now);
     }
     for (const char* type : {"Ready", "ContainersReady"}) {
-      Json condition = {{"type", type}};
+      Json condition = jsonObject("type", type);
       if (unready.empty() && !terminal) {
         condition["status"] = "True";
       } else {

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "fakekube/api/json_build.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/resources.h"
 #include "fakekube/client/client.h"
@@ -101,18 +102,11 @@ Result<Json> EventRecorder::event(const Json& involvedObject, std::string_view t
     return created;
   }
 
-  Json event = {{"apiVersion", "v1"},
-                {"kind", "Event"},
-                {"metadata", {{"namespace", ns}}},
-                {"involvedObject", ref},
-                {"reason", reason},
-                {"message", message},
-                {"type", type},
-                {"source", {{"component", component_}}},
-                {"reportingComponent", component_},
-                {"firstTimestamp", stamp},
-                {"lastTimestamp", stamp},
-                {"count", 1}};
+  Json event =
+      jsonObject("apiVersion", "v1", "kind", "Event", "metadata", jsonObject("namespace", ns),
+                 "involvedObject", ref, "reason", reason, "message", message, "type", type,
+                 "source", jsonObject("component", component_), "reportingComponent", component_,
+                 "firstTimestamp", stamp, "lastTimestamp", stamp, "count", 1);
   Result<Json> created = tl::unexpected(Status::internal("unreachable"));
   // A name can collide with another recorder's Event for the same object at the same instant;
   // the next suffix is free.
