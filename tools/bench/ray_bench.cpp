@@ -19,11 +19,13 @@
 // Reports us_per_cluster (wall), virtual_s (virtual seconds from the first create to the last
 // ready), writes_per_cluster (how far the server's revision moved, over N: every create, update
 // and delete of the run), relists (the lists the operator's RayCluster, Pod and Service informers
-// and the cluster's Pod informer made during the run: each is a watch that fell too far behind)
-// and rss_kib_per_cluster: the growth of the process's peak resident memory
-// (VmHWM in /proc/self/status) during the iteration, over N; the peak is reset before each
-// iteration through /proc/self/clear_refs. Run one size per process for it to mean what it says
-// (memory freed by an earlier size is reused by the next without raising the peak).
+// and the cluster's Pod informer made during the run: each is a watch that fell too far behind),
+// rounds_per_cluster (the RayCluster controller's reconciles, over N: its unconditional 300 s
+// requeue adds rounds the longer the run lasts in virtual time) and rss_kib_per_cluster: the growth
+// of the process's peak resident memory (VmHWM in /proc/self/status) during the iteration, over N;
+// the peak is reset before each iteration through /proc/self/clear_refs. Run one size per process
+// for it to mean what it says (memory freed by an earlier size is reused by the next without
+// raising the peak).
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -32,6 +34,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <unordered_set>
@@ -161,6 +164,18 @@ struct World {
     return lists + cluster->manager().cache().informerFor(kPods).listCount();
   }
 
+  // The RayCluster controller's finished reconciles so far (controller_runtime_reconcile_total
+  // of every result), read from the operator's metrics.
+  double rayClusterRounds() {
+    double rounds = 0;
+    std::istringstream text(rayOperator->renderMetrics());
+    const std::string prefix = "controller_runtime_reconcile_total{controller=\"raycluster\"";
+    for (std::string line; std::getline(text, line);) {
+      if (line.rfind(prefix, 0) == 0) rounds += std::stod(line.substr(line.rfind(' ') + 1));
+    }
+    return rounds;
+  }
+
   bool allReady(std::size_t want) {
     while (auto event = clusters->tryNext()) {
       const std::string name = meta::name(*event->object);
@@ -184,6 +199,7 @@ void BM_RayClustersReady(benchmark::State& state) {
   double rssKib = 0;
   double writes = 0;
   double relists = 0;
+  double rounds = 0;
   for (auto _ : state) {
     state.PauseTiming();
     resetPeakRss();
@@ -192,6 +208,7 @@ void BM_RayClustersReady(benchmark::State& state) {
     const TimePoint start = world->executor.now();
     const auto revisionBefore = world->server->revision();
     const auto listsBefore = world->informerLists();
+    const double roundsBefore = world->rayClusterRounds();
     state.ResumeTiming();
 
     bool created = true;
@@ -222,6 +239,7 @@ void BM_RayClustersReady(benchmark::State& state) {
     rssKib += static_cast<double>(peakRssKib() - rssBefore);
     writes += static_cast<double>(world->server->revision() - revisionBefore);
     relists += static_cast<double>(world->informerLists() - listsBefore);
+    rounds += world->rayClusterRounds() - roundsBefore;
     world.reset();
     state.ResumeTiming();
   }
@@ -236,6 +254,8 @@ void BM_RayClustersReady(benchmark::State& state) {
   state.counters["writes_per_cluster"] =
       benchmark::Counter(writes / static_cast<double>(count), benchmark::Counter::kAvgIterations);
   state.counters["relists"] = benchmark::Counter(relists, benchmark::Counter::kAvgIterations);
+  state.counters["rounds_per_cluster"] =
+      benchmark::Counter(rounds / static_cast<double>(count), benchmark::Counter::kAvgIterations);
 }
 BENCHMARK(BM_RayClustersReady)
     ->Arg(100)
