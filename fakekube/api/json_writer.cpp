@@ -273,24 +273,14 @@ constexpr std::size_t kMaxEscapedBytes = 6;
 
 std::size_t stringBound(const std::string& text) { return 2 + kMaxEscapedBytes * text.size(); }
 
-}  // namespace
+std::size_t containerBound(const Json& value);
 
-std::size_t jsonTextSizeBound(const Json& value) {
+// A value's bound: scalars (most of a document's values) without a call.
+inline std::size_t valueBound(const Json& value) {
   switch (value.type()) {
-    case Json::value_t::object: {
-      std::size_t size = 2;  // {}
-      for (const auto& [key, item] : value.get_ref<const Json::object_t&>()) {
-        size += stringBound(key) + 2 + jsonTextSizeBound(item);  // the ':' and a ','
-      }
-      return size;
-    }
-    case Json::value_t::array: {
-      std::size_t size = 2;  // []
-      for (const auto& item : value.get_ref<const Json::array_t&>()) {
-        size += 1 + jsonTextSizeBound(item);
-      }
-      return size;
-    }
+    case Json::value_t::object:
+    case Json::value_t::array:
+      return containerBound(value);
     case Json::value_t::string:
       return stringBound(value.get_ref<const std::string&>());
     case Json::value_t::boolean:
@@ -307,6 +297,22 @@ std::size_t jsonTextSizeBound(const Json& value) {
   }
   return 4;
 }
+
+std::size_t containerBound(const Json& value) {
+  std::size_t size = 2;  // {} or []
+  if (value.is_object()) {
+    for (const auto& [key, item] : value.get_ref<const Json::object_t&>()) {
+      size += stringBound(key) + 2 + valueBound(item);  // the ':' and a ','
+    }
+  } else {
+    for (const auto& item : value.get_ref<const Json::array_t&>()) size += 1 + valueBound(item);
+  }
+  return size;
+}
+
+}  // namespace
+
+std::size_t jsonTextSizeBound(const Json& value) { return valueBound(value); }
 
 void appendJson(std::string& out, const Json& value) {
   Sink sink(out);
