@@ -543,27 +543,24 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
     return c.state == State::Running && c.processReady && now >= c.readyAt;
   }
 
-  // Built member by member (emplace moves each value in; nlohmann's initializer lists copy every
-  // element once more): the kubelet builds one for every container of every status it writes.
+  // Built member by member (jsonObject): the kubelet builds one for every container of every
+  // status it writes.
   Json containerStatus(const ContainerRun& c, TimePoint now) const {
     Json state = Json::object();
     switch (c.state) {
       case State::Waiting: {
-        Json waiting = Json::object();
-        waiting.emplace("reason", c.waitingReason);
+        Json waiting = jsonObject("reason", c.waitingReason);
         if (!c.waitingMessage.empty()) waiting.emplace("message", c.waitingMessage);
-        state.emplace("waiting", std::move(waiting));
+        state = jsonObject("waiting", std::move(waiting));
         break;
       }
-      case State::Running: {
-        Json running = Json::object();
-        running.emplace("startedAt", rfc(c.startedAt));
-        state.emplace("running", std::move(running));
+      case State::Running:
+        state = jsonObject("running", jsonObject("startedAt", rfc(c.startedAt)));
         break;
-      }
       case State::Exited:
       case State::Terminated:
-        state.emplace("terminated", c.state == State::Terminated ? c.terminated : terminatedOf(c));
+        state =
+            jsonObject("terminated", c.state == State::Terminated ? c.terminated : terminatedOf(c));
         break;
     }
     const bool ready = c.init ? (c.state == State::Terminated && c.exitCode == 0) : isReady(c, now);
@@ -571,15 +568,10 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
     const Json& image = jsonAt(*c.spec, {"image"});
     const std::string& imageName =
         image.is_string() ? image.get_ref<const std::string&>() : kNoImage;
-    Json status = Json::object();
-    status.emplace("name", c.name);
-    status.emplace("image", imageName);
-    status.emplace("imageID", c.everStarted ? imageId(imageName) : std::string());
-    status.emplace("ready", ready);
-    status.emplace("restartCount", c.restartCount);
-    status.emplace("started", c.state == State::Running);
-    status.emplace("state", std::move(state));
-    status.emplace("lastState", c.lastState);
+    Json status = jsonObject("name", c.name, "image", imageName, "imageID",
+                             c.everStarted ? imageId(imageName) : std::string(), "ready", ready,
+                             "restartCount", c.restartCount, "started", c.state == State::Running,
+                             "state", std::move(state), "lastState", c.lastState);
     if (!c.containerId.empty()) status.emplace("containerID", c.containerId);
     return status;
   }

@@ -41,6 +41,18 @@ std::string aggregationKey(std::string_view component, const Json& ref, std::str
                      field("uid"), type, reason, message);
 }
 
+// The core/v1 Event the recorder creates, named by the caller (metadata.name).
+Json eventObject(std::string_view component, const std::string& ns, const Json& ref,
+                 std::string_view type, std::string_view reason, std::string_view message,
+                 const std::string& firstTimestamp, const std::string& lastTimestamp,
+                 std::int64_t count) {
+  return jsonObject("apiVersion", "v1", "kind", "Event", "metadata", jsonObject("namespace", ns),
+                    "involvedObject", ref, "reason", reason, "message", message, "type", type,
+                    "source", jsonObject("component", component), "reportingComponent", component,
+                    "firstTimestamp", firstTimestamp, "lastTimestamp", lastTimestamp, "count",
+                    count);
+}
+
 }  // namespace
 
 EventRecorder::EventRecorder(Client& client, Clock& clock, std::string component)
@@ -85,28 +97,15 @@ Result<Json> EventRecorder::event(const Json& involvedObject, std::string_view t
     if (!isNotFound(patched.error())) return patched;
     // The Event was deleted (or expired) meanwhile: client-go creates it again under the same
     // name, keeping its count and first timestamp.
-    Json event = {{"apiVersion", "v1"},
-                  {"kind", "Event"},
-                  {"metadata", {{"name", seen.name}, {"namespace", seen.ns}}},
-                  {"involvedObject", ref},
-                  {"reason", reason},
-                  {"message", message},
-                  {"type", type},
-                  {"source", {{"component", component_}}},
-                  {"reportingComponent", component_},
-                  {"firstTimestamp", seen.firstTimestamp},
-                  {"lastTimestamp", stamp},
-                  {"count", count}};
+    Json event = eventObject(component_, seen.ns, ref, type, reason, message, seen.firstTimestamp,
+                             stamp, count);
+    event["metadata"]["name"] = seen.name;
     auto created = client_.create(kEvents, std::move(event));
     if (created) seen.count = count;
     return created;
   }
 
-  Json event =
-      jsonObject("apiVersion", "v1", "kind", "Event", "metadata", jsonObject("namespace", ns),
-                 "involvedObject", ref, "reason", reason, "message", message, "type", type,
-                 "source", jsonObject("component", component_), "reportingComponent", component_,
-                 "firstTimestamp", stamp, "lastTimestamp", stamp, "count", 1);
+  Json event = eventObject(component_, ns, ref, type, reason, message, stamp, stamp, 1);
   Result<Json> created = tl::unexpected(Status::internal("unreachable"));
   // A name can collide with another recorder's Event for the same object at the same instant;
   // the next suffix is free.
