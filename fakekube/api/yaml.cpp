@@ -238,7 +238,7 @@ class Converter {
       auto name = key(k);
       if (!name) return nullptr;
       if (!explicitKeys.insert(*name).second) {
-        fail(k, fmt::format("key {} already set in map", toJsonText(nlohmann::json(*name))));
+        fail(k, fmt::format("key {} already set in map", toJsonText(Json(*name))));
         return nullptr;
       }
       object[*name] = convert(entry.second);

@@ -15,7 +15,7 @@ namespace fakekube::e2e {
 namespace {
 
 using ::testing::HasSubstr;
-using Json = nlohmann::json;
+using Json = fakekube::Json;
 
 // A RayCluster in the shape of KubeRay's config/samples/ray-cluster.sample.yaml, plus a second
 // worker group that leaves its bounds to the defaults, and a field no pod schema knows.

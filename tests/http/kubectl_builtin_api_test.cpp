@@ -153,7 +153,7 @@ TEST_F(KubectlBuiltinApiTest, AuthCanIAndWhoAmI) {
   EXPECT_EQ(ok({"auth", "can-i", "create", "pods"}), "yes\n");
   EXPECT_EQ(ok({"auth", "can-i", "delete", "clusterroles"}), "yes\n");
   std::string whoami = ok({"auth", "whoami", "-o", "json"});
-  nlohmann::json review = nlohmann::json::parse(whoami);
+  fakekube::Json review = fakekube::Json::parse(whoami);
   EXPECT_EQ(review["status"]["userInfo"]["username"], "kubernetes-admin");
   EXPECT_THAT(ok({"auth", "can-i", "--list"}), HasSubstr("*.*"));
 }

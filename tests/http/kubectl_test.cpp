@@ -12,7 +12,7 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
-using Json = nlohmann::json;
+using Json = fakekube::Json;
 
 constexpr const char* kDeploymentV1 = R"yaml(
 apiVersion: apps/v1

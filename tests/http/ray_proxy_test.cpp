@@ -18,7 +18,7 @@ namespace fakekube::e2e {
 namespace {
 
 using ::testing::HasSubstr;
-using Json = nlohmann::json;
+using Json = fakekube::Json;
 
 // A head pod and Service in the shape KubeRay creates.
 constexpr const char* kHead = R"yaml(

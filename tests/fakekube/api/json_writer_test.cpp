@@ -86,7 +86,7 @@ TEST(JsonWriterTest, KeepsValidUtf8AndReplacesInvalidBytes) {
   EXPECT_EQ(Json::parse(toJsonText(valid)), valid);
   Json invalid = {{"s", std::string("a\xFF"
                                     "b\xC3")}};
-  EXPECT_THROW((void)invalid.dump(), nlohmann::json::type_error) << "what the writer avoids";
+  EXPECT_THROW((void)invalid.dump(), Json::type_error) << "what the writer avoids";
   EXPECT_EQ(toJsonText(invalid),
             "{\"s\":\"a\xEF\xBF\xBD"
             "b\xEF\xBF\xBD\"}");
