@@ -194,6 +194,50 @@ std::optional<bool> checkFormat(const std::string& format, const std::string& va
 
 }  // namespace
 
+// Where a value sits in the object being validated, as kube-openapi's validator names it. Most
+// walks report nothing, so the text is put together only for an error: a path is a chain of
+// its segments on the walk's stack, each pointing at its parent.
+class SchemaPath {
+ public:
+  // How a member joins its parent: a declared property is written bare at the root ("spec"),
+  // any other member always after a dot (".key", kube-openapi's additionalProperties paths).
+  enum Join { kProperty, kMember };
+
+  SchemaPath() = default;  // the root, ""
+  SchemaPath(const SchemaPath& parent, std::string_view name, Join join)
+      : parent_(&parent), name_(name), join_(join) {}
+  SchemaPath(const SchemaPath& parent, std::size_t index)
+      : parent_(&parent), index_(index), isIndex_(true) {}
+
+  // The path as error messages write it ("spec.workerGroupSpecs[0].replicas").
+  std::string str() const {
+    if (parent_ == nullptr) return "";
+    std::string out = parent_->str();
+    if (isIndex_) {
+      out += '[';
+      out += std::to_string(index_);
+      out += ']';
+    } else {
+      if (join_ == kMember || !out.empty()) out += '.';
+      out.append(name_);
+    }
+    return out;
+  }
+  // The field a Status cause names: the same without a leading '.'.
+  std::string field() const {
+    std::string out = str();
+    if (!out.empty() && out[0] == '.') out.erase(0, 1);
+    return out;
+  }
+
+ private:
+  const SchemaPath* parent_ = nullptr;
+  std::string_view name_;
+  std::size_t index_ = 0;
+  bool isIndex_ = false;
+  Join join_ = kProperty;
+};
+
 struct StructuralSchema::Compiled {
   struct Node {
     unsigned types = 0;  // TypeBit mask; 0 = any
@@ -396,21 +440,18 @@ struct StructuralSchema::Compiled {
   // where nothing correlates): a value equal to it is not checked again (ratcheting).
   // The root of an update is not compared: an update changes something, and comparing there
   // would walk the whole object only to find where.
-  void validate(const Json& x, const Node& s, const std::string& path, FieldErrors& errors,
+  void validate(const Json& x, const Node& s, const SchemaPath& path, FieldErrors& errors,
                 const Json* old = nullptr, bool compare = true) const {
     if (old != nullptr && compare && sameJson(x, *old)) return;
-    // The field path kube-apiserver reports: the validator's path without a leading '.'.
-    const std::string_view fieldPath =
-        !path.empty() && path[0] == '.' ? std::string_view(path).substr(1) : path;
     if (x.is_null()) {
       if (s.types != 0 && !s.nullable) {
         errors.push_back(FieldError::typeInvalid(
-            std::string(fieldPath), "\"null\"",
-            fmt::format("{} in body must be of type {}: \"null\"", path, typeNames(s))));
+            path.field(), "\"null\"",
+            fmt::format("{} in body must be of type {}: \"null\"", path.str(), typeNames(s))));
       }
       if (!s.enumValues.empty() &&
           std::find(s.enumValues.begin(), s.enumValues.end(), x) == s.enumValues.end()) {
-        errors.push_back(enumError(fieldPath, x, s));
+        errors.push_back(enumError(path.field(), x, s));
       }
       return;
     }
@@ -421,21 +462,21 @@ struct StructuralSchema::Compiled {
                               std::isfinite(x.get<double>());
       const bool isIntFloat = isGoInt(x) && (s.types & kNumber) != 0;
       if ((s.types & typeBit(x)) == 0 && !isFloatInt && !isIntFloat) {
-        errors.push_back(FieldError::typeInvalid(
-            std::string(fieldPath), goQuote(actual),
-            fmt::format("{} in body must be of type {}: {}", path, typeNames(s), goQuote(actual))));
+        errors.push_back(
+            FieldError::typeInvalid(path.field(), goQuote(actual),
+                                    fmt::format("{} in body must be of type {}: {}", path.str(),
+                                                typeNames(s), goQuote(actual))));
       }
     }
-    if (x.is_string()) validateString(x.get_ref<const std::string&>(), s, path, fieldPath, errors);
-    if (x.is_number()) validateNumber(x, s, path, fieldPath, errors);
-    if (x.is_array()) validateArray(x, s, path, fieldPath, errors);
+    if (x.is_string()) validateString(x.get_ref<const std::string&>(), s, path, errors);
+    if (x.is_number()) validateNumber(x, s, path, errors);
+    if (x.is_array()) validateArray(x, s, path, errors);
     if (!s.enumValues.empty() &&
         std::find(s.enumValues.begin(), s.enumValues.end(), x) == s.enumValues.end()) {
-      errors.push_back(enumError(fieldPath, x, s));
+      errors.push_back(enumError(path.field(), x, s));
     }
     if (x.is_object()) {
-      validateObject(x, s, path, fieldPath, errors,
-                     old != nullptr && old->is_object() ? old : nullptr);
+      validateObject(x, s, path, errors, old != nullptr && old->is_object() ? old : nullptr);
     }
   }
 
@@ -479,44 +520,42 @@ struct StructuralSchema::Compiled {
         "supported values: " + fmt::format("{}", fmt::join(quoted, ", ")));
   }
 
-  static void validateString(const std::string& value, const Node& s, const std::string& path,
-                             std::string_view fieldPath_, FieldErrors& errors) {
-    const std::string fieldPath(fieldPath_);
+  static void validateString(const std::string& value, const Node& s, const SchemaPath& path,
+                             FieldErrors& errors) {
     // kube-openapi stops at the first failing string rule.
     const std::size_t length = utf8Length(value);
     if (s.maxLength && static_cast<std::int64_t>(length) > *s.maxLength) {
       // field.TooLong: the value is not shown.
       errors.push_back(FieldError::tooLong(
-          fieldPath, fmt::format("may not be more than {} bytes", *s.maxLength)));
+          path.field(), fmt::format("may not be more than {} bytes", *s.maxLength)));
     } else if (s.minLength && static_cast<std::int64_t>(length) < *s.minLength) {
       errors.push_back(FieldError::invalid(
-          fieldPath, goQuote(value),
-          fmt::format("{} in body should be at least {} chars long", path, *s.minLength)));
+          path.field(), goQuote(value),
+          fmt::format("{} in body should be at least {} chars long", path.str(), *s.minLength)));
     } else if (!s.pattern.empty()) {
       if (!s.regex) {
         errors.push_back(FieldError::invalid(
-            fieldPath, goQuote(value),
-            fmt::format("{} in body should match '{}, but pattern is invalid: {}'", path, s.pattern,
-                        s.patternError)));
+            path.field(), goQuote(value),
+            fmt::format("{} in body should match '{}, but pattern is invalid: {}'", path.str(),
+                        s.pattern, s.patternError)));
       } else if (value.size() > kMaxPatternInput || !std::regex_search(value, *s.regex)) {
-        errors.push_back(
-            FieldError::invalid(fieldPath, goQuote(value),
-                                fmt::format("{} in body should match '{}'", path, s.pattern)));
+        errors.push_back(FieldError::invalid(
+            path.field(), goQuote(value),
+            fmt::format("{} in body should match '{}'", path.str(), s.pattern)));
       }
     }
     if (!s.format.empty()) {
       auto ok = checkFormat(s.format, value);
       if (ok && !*ok) {
-        errors.push_back(FieldError::invalid(
-            fieldPath, goQuote(value),
-            fmt::format("{} in body must be of type {}: {}", path, s.format, goQuote(value))));
+        errors.push_back(FieldError::invalid(path.field(), goQuote(value),
+                                             fmt::format("{} in body must be of type {}: {}",
+                                                         path.str(), s.format, goQuote(value))));
       }
     }
   }
 
-  static void validateNumber(const Json& x, const Node& s, const std::string& path,
-                             std::string_view fieldPath_, FieldErrors& errors) {
-    const std::string fieldPath(fieldPath_);
+  static void validateNumber(const Json& x, const Node& s, const SchemaPath& path,
+                             FieldErrors& errors) {
     // An integer is compared with the bound cut to an integer and shows it as one; a float
     // shows the bound as Go's %v of a float64.
     const bool integer = isGoInt(x);
@@ -545,8 +584,8 @@ struct StructuralSchema::Compiled {
       }
       if (!ok) {
         errors.push_back(
-            FieldError::invalid(fieldPath, renderValue(x),
-                                fmt::format("{} in body should be a multiple of {}", path,
+            FieldError::invalid(path.field(), renderValue(x),
+                                fmt::format("{} in body should be a multiple of {}", path.str(),
                                             integer && std::trunc(*s.multipleOf) == *s.multipleOf
                                                 ? bound(*s.multipleOf)
                                                 : goFloat(*s.multipleOf))));
@@ -554,34 +593,33 @@ struct StructuralSchema::Compiled {
     }
     if (s.minimum && exceeds(*s.minimum, s.exclusiveMinimum, false)) {
       errors.push_back(FieldError::invalid(
-          fieldPath, renderValue(x),
-          fmt::format("{} in body should be greater than {}{}", path,
+          path.field(), renderValue(x),
+          fmt::format("{} in body should be greater than {}{}", path.str(),
                       s.exclusiveMinimum ? "" : "or equal to ", bound(*s.minimum))));
     }
     if (s.maximum && exceeds(*s.maximum, s.exclusiveMaximum, true)) {
       errors.push_back(FieldError::invalid(
-          fieldPath, renderValue(x),
-          fmt::format("{} in body should be less than {}{}", path,
+          path.field(), renderValue(x),
+          fmt::format("{} in body should be less than {}{}", path.str(),
                       s.exclusiveMaximum ? "" : "or equal to ", bound(*s.maximum))));
     }
   }
 
-  void validateArray(const Json& x, const Node& s, const std::string& path,
-                     std::string_view fieldPath_, FieldErrors& errors) const {
-    const std::string fieldPath(fieldPath_);
+  void validateArray(const Json& x, const Node& s, const SchemaPath& path,
+                     FieldErrors& errors) const {
     if (const Node* items = at(s.items)) {
       for (std::size_t i = 0; i < x.size(); ++i) {
-        validate(x[i], *items, fmt::format("{}[{}]", path, i), errors);
+        validate(x[i], *items, SchemaPath(path, i), errors);
       }
     }
     const auto size = static_cast<std::int64_t>(x.size());
     if (s.minItems && size < *s.minItems) {
       errors.push_back(FieldError::invalid(
-          fieldPath, std::to_string(size),
-          fmt::format("{} in body should have at least {} items", path, *s.minItems)));
+          path.field(), std::to_string(size),
+          fmt::format("{} in body should have at least {} items", path.str(), *s.minItems)));
     }
     if (s.maxItems && size > *s.maxItems) {
-      errors.push_back(FieldError::tooMany(fieldPath, std::to_string(size), *s.maxItems));
+      errors.push_back(FieldError::tooMany(path.field(), std::to_string(size), *s.maxItems));
     }
     if (s.uniqueItems) {
       for (std::size_t i = 0; i < x.size(); ++i) {
@@ -589,42 +627,43 @@ struct StructuralSchema::Compiled {
         for (std::size_t j = 0; j < i && !duplicate; ++j) duplicate = x[i] == x[j];
         if (duplicate) {
           errors.push_back(FieldError::invalid(
-              fieldPath, "\"\"", fmt::format("{} in body shouldn't contain duplicates", path)));
+              path.field(), "\"\"",
+              fmt::format("{} in body shouldn't contain duplicates", path.str())));
           break;
         }
       }
     }
   }
 
-  void validateObject(const Json& x, const Node& s, const std::string& path,
-                      std::string_view fieldPath_, FieldErrors& errors, const Json* old) const {
-    const std::string fieldPath(fieldPath_);
+  void validateObject(const Json& x, const Node& s, const SchemaPath& path, FieldErrors& errors,
+                      const Json* old) const {
     const auto count = static_cast<std::int64_t>(x.size());
     if (s.minProperties && count < *s.minProperties) {
-      errors.push_back(FieldError::invalid(
-          fieldPath, std::to_string(count),
-          fmt::format("{} in body should have at least {} properties", path, *s.minProperties)));
+      errors.push_back(
+          FieldError::invalid(path.field(), std::to_string(count),
+                              fmt::format("{} in body should have at least {} properties",
+                                          path.str(), *s.minProperties)));
     }
     if (s.maxProperties && count > *s.maxProperties) {
-      errors.push_back(FieldError::tooMany(fieldPath, std::to_string(count), *s.maxProperties));
+      errors.push_back(FieldError::tooMany(path.field(), std::to_string(count), *s.maxProperties));
     }
     if (const Node* additional = at(s.additionalProperties)) {
       for (const auto& [key, value] : x.items()) {
         if (s.property(nodes, key) == nullptr) {
-          validate(value, *additional, path + "." + key, errors, oldMember(old, key));
+          validate(value, *additional, SchemaPath(path, key, SchemaPath::kMember), errors,
+                   oldMember(old, key));
         }
       }
     }
     for (const auto& [name, index] : s.properties) {
       auto it = x.find(name);
       if (it == x.end()) continue;
-      validate(*it, nodes[static_cast<std::size_t>(index)], path.empty() ? name : path + "." + name,
-               errors, oldMember(old, name));
+      validate(*it, nodes[static_cast<std::size_t>(index)],
+               SchemaPath(path, name, SchemaPath::kProperty), errors, oldMember(old, name));
     }
     for (const auto& name : s.required) {
       if (!x.contains(name)) {
-        const std::string child = path + "." + name;
-        errors.push_back(FieldError::required(child[0] == '.' ? child.substr(1) : child));
+        errors.push_back(FieldError::required(SchemaPath(path, name, SchemaPath::kMember).field()));
       }
     }
   }
@@ -826,13 +865,28 @@ bool StructuralSchema::decode(Json& object) const {
 
 FieldErrors StructuralSchema::validate(const Json& object) const {
   FieldErrors errors;
-  compiled_->validate(object, compiled_->nodes[0], "", errors);
+  compiled_->validate(object, compiled_->nodes[0], SchemaPath(), errors);
   return errors;
 }
 
 FieldErrors StructuralSchema::validateUpdate(const Json& object, const Json& old) const {
   FieldErrors errors;
-  compiled_->validate(object, compiled_->nodes[0], "", errors, &old, /*compare=*/false);
+  compiled_->validate(object, compiled_->nodes[0], SchemaPath(), errors, &old, /*compare=*/false);
+  return errors;
+}
+
+FieldErrors StructuralSchema::validateStatusUpdate(const Json& object, const Json& old) const {
+  FieldErrors errors;
+  const Compiled& c = *compiled_;
+  const auto* statusNode = c.nodes[0].property(c.nodes, "status");
+  auto status = object.find("status");
+  if (statusNode == nullptr || status == object.end()) return errors;
+  auto oldStatus = old.find("status");
+  // Not compared at its root, as the root of an update is not: a status write changes it.
+  const SchemaPath root;
+  c.validate(*status, *statusNode, SchemaPath(root, "status", SchemaPath::kProperty), errors,
+             oldStatus == old.end() ? nullptr : &*oldStatus,
+             /*compare=*/false);
   return errors;
 }
 

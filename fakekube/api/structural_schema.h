@@ -71,6 +71,10 @@ class StructuralSchema {
   FieldErrors validate(const Json& object) const;
   // The same for an update replacing `old` (decoded too), with ratcheting (above).
   FieldErrors validateUpdate(const Json& object, const Json& old) const;
+  // The same for a write of the status subresource: only `.status` is validated, against the
+  // schema's `status` property, as kube-apiserver's status strategy does (the rest of the object
+  // is the stored one, which its own write validated). Nothing when the schema declares no status.
+  FieldErrors validateStatusUpdate(const Json& object, const Json& old) const;
   // The schema as the definition wrote it (to tell whether a definition's update changed it).
   const Json& source() const;
   // Whether any default is declared (reads of objects stored earlier need decoding only then,

@@ -815,7 +815,8 @@ Result<ObjectPtr> ApiServer::Impl::updateLocked(const ResourceInfo& info, std::s
       updated["spec"]["finalizers"] = std::move(finalizers);
     }
     if (const StructuralSchema* schema = schemaOf(info, updated)) {
-      FieldErrors errors = schema->validateUpdate(updated, old);
+      FieldErrors errors = subresource == "status" ? schema->validateStatusUpdate(updated, old)
+                                                   : schema->validateUpdate(updated, old);
       if (!errors.empty()) {
         return tl::unexpected(Status::invalid(info.group, info.kind, name, errors));
       }
