@@ -464,13 +464,15 @@ bool inconsistentRayClusterStatus(const Json& oldStatus, const Json& newStatus) 
     const Json& v = memberOrNull(s, key);
     return v.is_number_integer() ? v.get<std::int64_t>() : 0;
   };
-  auto object = [](const Json& s, const char* key) -> Json {
-    const Json& v = memberOrNull(s, key);
-    return v.is_null() ? Json::object() : v;
-  };
-  auto array = [](const Json& s, const char* key) -> Json {
-    const Json& v = memberOrNull(s, key);
-    return v.is_null() ? Json::array() : v;
+  // Equal members, an absent (null) one standing for an empty object or array (Go's nil map or
+  // slice against an empty one under reflect.DeepEqual of the decoded status). Compared in
+  // place: this runs every round.
+  auto same = [](const Json& a, const Json& b, const char* key, bool isObject) {
+    const Json& x = memberOrNull(a, key);
+    const Json& y = memberOrNull(b, key);
+    if (x.is_null() == y.is_null()) return x == y;
+    const Json& present = x.is_null() ? y : x;
+    return (isObject ? present.is_object() : present.is_array()) && present.empty();
   };
   if (str(oldStatus, "state") != str(newStatus, "state") ||
       str(oldStatus, "reason") != str(newStatus, "reason")) {
@@ -480,11 +482,10 @@ bool inconsistentRayClusterStatus(const Json& oldStatus, const Json& newStatus) 
                           "minWorkerReplicas", "maxWorkerReplicas"}) {
     if (count(oldStatus, key) != count(newStatus, key)) return true;
   }
-  if (object(oldStatus, "endpoints") != object(newStatus, "endpoints") ||
-      object(oldStatus, "head") != object(newStatus, "head")) {
+  if (!same(oldStatus, newStatus, "endpoints", true) || !same(oldStatus, newStatus, "head", true)) {
     return true;
   }
-  return array(oldStatus, "conditions") != array(newStatus, "conditions");
+  return !same(oldStatus, newStatus, "conditions", false);
 }
 
 }  // namespace fakekube::ray

@@ -148,10 +148,11 @@ std::int32_t workerGroupDesiredReplicas(const WorkerGroupSpec& group) {
       std::min<std::int64_t>(total, std::numeric_limits<std::int32_t>::max()));
 }
 
-std::string stringField(const Json& object, std::string_view key) {
-  if (!object.is_object()) return "";
+const std::string& stringField(const Json& object, std::string_view key) {
+  static const std::string kEmpty;
+  if (!object.is_object()) return kEmpty;
   auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+  return it != object.end() && it->is_string() ? it->get_ref<const std::string&>() : kEmpty;
 }
 
 const Json* findStatusCondition(const Json& conditions, std::string_view type) {

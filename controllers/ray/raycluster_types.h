@@ -81,8 +81,9 @@ bool isGcsFaultToleranceEnabled(const Json& rayCluster);
 // unset max -> MaxInt32; a suspended group -> 0 (GetWorkerGroupDesiredReplicas).
 std::int32_t workerGroupDesiredReplicas(const WorkerGroupSpec& group);
 
-// object[key] when it is a string, else "" (never throws, whatever the object holds).
-std::string stringField(const Json& object, std::string_view key);
+// object[key] when it is a string, else "" (never throws, whatever the object holds): a
+// reference into `object`, which must outlive it.
+const std::string& stringField(const Json& object, std::string_view key);
 
 // status.conditions helpers with metav1 semantics (meta.FindStatusCondition and friends).
 const Json* findStatusCondition(const Json& conditions, std::string_view type);

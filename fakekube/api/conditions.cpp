@@ -6,9 +6,12 @@ namespace fakekube {
 
 namespace {
 
-std::string stringField(const Json& object, std::string_view key) {
+// The member's text, or "" (a view into `object`: conditions are compared far more often than
+// kept, and a condition type is longer than a short string's inline buffer).
+std::string_view stringField(const Json& object, std::string_view key) {
   auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+  return it != object.end() && it->is_string() ? std::string_view(it->get_ref<const std::string&>())
+                                               : std::string_view();
 }
 
 }  // namespace
@@ -31,22 +34,23 @@ Json* findCondition(Json& object, std::string_view type) {
 
 std::string conditionStatus(const Json& object, std::string_view type) {
   const Json* c = findCondition(object, type);
-  return c ? stringField(*c, "status") : std::string();
+  return c ? std::string(stringField(*c, "status")) : std::string();
 }
 
 bool isConditionTrue(const Json& object, std::string_view type) {
-  return conditionStatus(object, type) == "True";
+  const Json* c = findCondition(object, type);
+  return c != nullptr && stringField(*c, "status") == "True";
 }
 
 bool setCondition(Json& status, Json condition, TimePoint now) {
   if (!status.is_object()) status = Json::object();
   Json& conditions = status["conditions"];
   if (!conditions.is_array()) conditions = Json::array();
-  const std::string type = condition.value("type", "");
+  const std::string type(stringField(condition, "type"));
   if (!condition.contains("lastProbeTime")) condition["lastProbeTime"] = nullptr;
   for (auto& existing : conditions) {
     if (!existing.is_object() || stringField(existing, "type") != type) continue;
-    if (stringField(existing, "status") == condition.value("status", "") &&
+    if (stringField(existing, "status") == stringField(condition, "status") &&
         existing.contains("lastTransitionTime")) {
       condition["lastTransitionTime"] = existing["lastTransitionTime"];
     } else {

@@ -734,7 +734,8 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
     runs_.erase(it);
   }
 
-  PodRun& runFor(const Json& pod, const Json& node, TimePoint now) {
+  PodRun& runFor(const ObjectPtr& podPtr, const Json& node, TimePoint now) {
+    const Json& pod = *podPtr;
     const std::string uid = meta::uid(pod);
     auto it = runs_.find(uid);
     if (it != runs_.end()) return *it->second;
@@ -744,9 +745,13 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
     run->name = meta::name(pod);
     run->node = podNodeName(pod);
     run->seenAt = now;
-    const Json& nodeStatus = node.contains("status") ? node["status"] : Json::object();
-    for (const auto& a : nodeStatus.value("addresses", Json::array())) {
-      if (a.value("type", "") == "InternalIP") run->hostIp = a.value("address", "");
+    // Read in place: the node's status (capacity, conditions, images) is not copied per pod.
+    const Json& addresses = jsonAt(node, {"status", "addresses"});
+    if (addresses.is_array()) {
+      for (const auto& a : addresses) {
+        if (a.is_object() && a.value("type", "") == "InternalIP")
+          run->hostIp = a.value("address", "");
+      }
     }
     const bool hasInit = pod["spec"].contains("initContainers") &&
                          pod["spec"]["initContainers"].is_array() &&
@@ -756,7 +761,9 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
       for (const auto& spec : pod["spec"][field]) {
         ContainerRun c;
         c.name = spec.value("name", "");
-        c.spec = std::make_shared<const Json>(spec);
+        // The container's spec inside the pod as first seen, sharing the document (a pod's
+        // containers never change after it is created).
+        c.spec = std::shared_ptr<const Json>(podPtr, &spec);
         c.init = init;
         c.waitingReason = hasInit ? "PodInitializing" : "ContainerCreating";
         into.push_back(std::move(c));
@@ -825,7 +832,7 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
     if (!alreadyKnown && isPodTerminal(pod) && !meta::isDeleting(pod)) {
       return ReconcileResult{};  // finished before this kubelet saw it: nothing runs
     }
-    PodRun& run = runFor(pod, **node, now);
+    PodRun& run = runFor(podPtr, **node, now);
     uidByKey_[key] = run.uid;
 
     if (meta::isDeleting(pod)) {

@@ -282,6 +282,15 @@ TEST(StatusTest, InconsistentRayClusterStatus) {
   b = a;
   b["conditions"] = Json::array({{{"type", "HeadPodReady"}}});
   EXPECT_TRUE(inconsistentRayClusterStatus(a, b));
+  // An absent map or list is the empty one (a nil map or slice in Go), on either side.
+  b = a;
+  b["endpoints"] = Json::object();
+  b["head"] = Json::object();
+  b["conditions"] = Json::array();
+  EXPECT_FALSE(inconsistentRayClusterStatus(a, b));
+  EXPECT_FALSE(inconsistentRayClusterStatus(b, a));
+  b["conditions"] = Json::object();
+  EXPECT_TRUE(inconsistentRayClusterStatus(a, b)) << "an object is no empty list";
 }
 
 // TestCalculateDesiredResources and the Quantity rendering of the sums.
