@@ -16,6 +16,28 @@ const Json& jsonAt(const Json& document, std::initializer_list<std::string_view>
   return *current;
 }
 
+namespace {
+
+const Json* member(const Json& object, std::string_view key) {
+  if (!object.is_object()) return nullptr;
+  auto it = object.find(key);
+  return it == object.end() ? nullptr : &*it;
+}
+
+}  // namespace
+
+const Json& jsonArrayAt(const Json& object, std::string_view key) {
+  static const Json kEmpty = Json::array();
+  const Json* found = member(object, key);
+  return found != nullptr && found->is_array() ? *found : kEmpty;
+}
+
+const Json& jsonObjectAt(const Json& object, std::string_view key) {
+  static const Json kEmpty = Json::object();
+  const Json* found = member(object, key);
+  return found != nullptr && found->is_object() ? *found : kEmpty;
+}
+
 Json& jsonMember(Json& object, std::string_view key) {
   if (object.is_null()) object = Json::object();
   if (!object.is_object()) return object[std::string(key)];  // throws the usual type_error

@@ -5,6 +5,10 @@
 // sameJson: whether two documents are the same text-for-text: same types (1 and 1.0 differ, which
 // nlohmann's operator== does not tell apart), same members, same elements.
 //
+// jsonArrayAt / jsonObjectAt: object[key] when it is an array (an object), else a static empty
+// one: what `object.value(key, Json::array())` reads, without copying the member (value()
+// returns a copy, of a pod's containers, say, on every event).
+//
 // jsonMember: object[key] for writing, inserted as null when absent, as operator[] does, but with
 // one lookup by string_view: nlohmann's operator[] builds a std::string key and a map node before
 // it looks, and throws the node away when the key is there.
@@ -19,6 +23,11 @@ namespace fakekube {
 
 // jsonAt(pod, {"spec", "template", "spec"}): a reference into `document`, or to a static null.
 const Json& jsonAt(const Json& document, std::initializer_list<std::string_view> path);
+
+// for (const Json& c : jsonArrayAt(podSpec, "containers")): references into `object` (which
+// must outlive them) or to static empties; never throws, whatever `object` is.
+const Json& jsonArrayAt(const Json& object, std::string_view key);
+const Json& jsonObjectAt(const Json& object, std::string_view key);
 
 // jsonMember(pod, "status") = ...: `object` must be an object or null (null becomes an empty
 // object); anything else throws nlohmann's type_error, as operator[] does.

@@ -5,6 +5,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/pod_status.h"
 #include "fakekube/api/resources.h"
@@ -89,8 +90,7 @@ ReconcileOutcome reconcileEndpoints(Manager& manager, const ReconcileRequest& re
 
   if (current) {
     const Json& existing = **current;
-    if (existing.value("subsets", Json::array()) == subsetList &&
-        meta::labels(existing) == labels) {
+    if (jsonArrayAt(existing, "subsets") == subsetList && meta::labels(existing) == labels) {
       return ReconcileResult{};
     }
     Json updated = existing;

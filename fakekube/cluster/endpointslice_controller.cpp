@@ -5,6 +5,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/pod_status.h"
 #include "fakekube/api/resources.h"
@@ -150,8 +151,7 @@ ReconcileOutcome EndpointSliceController::reconcile(const ReconcileRequest& requ
   // Prefer a slice that already carries the same ports, then any unused one.
   auto pick = [&](const Json& ports) -> int {
     for (std::size_t i = 0; i < existing.size(); ++i) {
-      if (!used[i] && existing[i]->value("ports", Json::array()) == ports)
-        return static_cast<int>(i);
+      if (!used[i] && jsonArrayAt(*existing[i], "ports") == ports) return static_cast<int>(i);
     }
     for (std::size_t i = 0; i < existing.size(); ++i) {
       if (!used[i]) return static_cast<int>(i);
@@ -163,8 +163,8 @@ ReconcileOutcome EndpointSliceController::reconcile(const ReconcileRequest& requ
     if (index >= 0) {
       used[index] = true;
       const Json& slice = *existing[index];
-      const bool same = slice.value("ports", Json::array()) == want.ports &&
-                        slice.value("endpoints", Json::array()) == want.endpoints &&
+      const bool same = jsonArrayAt(slice, "ports") == want.ports &&
+                        jsonArrayAt(slice, "endpoints") == want.endpoints &&
                         meta::labels(slice) == labels && meta::isDeleting(slice) == false &&
                         isControlledBy(slice, meta::uid(service));
       if (same) continue;

@@ -355,7 +355,7 @@ class GarbageCollector::Impl : public std::enable_shared_from_this<Impl> {
       return kinds_.count(kindKey(spec->value("group", ""), names->value("kind", ""))) == 0;
     }
     if (!after) return true;
-    return before->value("spec", Json::object()) != after->value("spec", Json::object());
+    return jsonObjectAt(*before, "spec") != jsonObjectAt(*after, "spec");
   }
 
   // --- the graph ---

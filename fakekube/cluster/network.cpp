@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/pod_status.h"
 #include "fakekube/api/resources.h"
@@ -65,8 +66,8 @@ std::optional<int> targetPortIn(const Json& targetPort, const Json& pod) {
   if (targetPort.is_number_integer()) return targetPort.get<int>();
   if (!targetPort.is_string()) return std::nullopt;
   const std::string name = targetPort.get<std::string>();
-  for (const auto& c : pod["spec"].value("containers", Json::array())) {
-    for (const auto& p : c.value("ports", Json::array())) {
+  for (const auto& c : jsonArrayAt(pod["spec"], "containers")) {
+    for (const auto& p : jsonArrayAt(c, "ports")) {
       if (p.value("name", "") == name && p.contains("containerPort")) {
         return p["containerPort"].get<int>();
       }

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "fakekube/api/conditions.h"
+#include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/pod_status.h"
 #include "fakekube/api/resources.h"
@@ -21,7 +22,7 @@ namespace {
 std::optional<Duration> podToleration(const Json& pod, const std::string& readyStatus) {
   const std::string key =
       readyStatus == "Unknown" ? "node.kubernetes.io/unreachable" : "node.kubernetes.io/not-ready";
-  for (const auto& t : pod["spec"].value("tolerations", Json::array())) {
+  for (const auto& t : jsonArrayAt(pod["spec"], "tolerations")) {
     if (t.value("key", "") != key || !t.contains("tolerationSeconds")) continue;
     std::string effect = t.value("effect", "");
     if (!effect.empty() && effect != "NoExecute") continue;

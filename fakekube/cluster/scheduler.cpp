@@ -57,11 +57,11 @@ Result<ResourceList> containerRequests(const Json& container) {
   ResourceList requests;
   const Json& resources = jsonAt(container, {"resources"});
   if (!resources.is_object()) return requests;
-  if (auto r = addResources(requests, resources.value("requests", Json::object()), false); !r) {
+  if (auto r = addResources(requests, jsonObjectAt(resources, "requests"), false); !r) {
     return tl::unexpected(r.error());
   }
   ResourceList limits;
-  if (auto r = addResources(limits, resources.value("limits", Json::object()), false); !r) {
+  if (auto r = addResources(limits, jsonObjectAt(resources, "limits"), false); !r) {
     return tl::unexpected(r.error());
   }
   for (const auto& [name, value] : limits) requests.emplace(name, value);

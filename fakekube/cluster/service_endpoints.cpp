@@ -69,9 +69,9 @@ std::optional<Json> endpointPort(const Json& servicePort, const Json& pod) {
     if (!wanted.empty() && std::all_of(wanted.begin(), wanted.end(), ::isdigit)) {
       number = std::stoll(wanted);
     } else if (pod.contains("spec") && pod["spec"].is_object()) {
-      for (const auto& container : pod["spec"].value("containers", Json::array())) {
+      for (const auto& container : jsonArrayAt(pod["spec"], "containers")) {
         if (!container.is_object()) continue;
-        for (const auto& port : container.value("ports", Json::array())) {
+        for (const auto& port : jsonArrayAt(container, "ports")) {
           if (port.is_object() && port.value("name", "") == wanted &&
               port.value("protocol", "TCP") == protocol && port.contains("containerPort") &&
               port["containerPort"].is_number_integer()) {
@@ -94,7 +94,7 @@ std::optional<Json> endpointPort(const Json& servicePort, const Json& pod) {
 
 Json endpointPorts(const Json& service, const Json& pod) {
   Json out = Json::array();
-  for (const auto& servicePort : serviceSpec(service).value("ports", Json::array())) {
+  for (const auto& servicePort : jsonArrayAt(serviceSpec(service), "ports")) {
     if (auto port = endpointPort(servicePort, pod)) out.push_back(std::move(*port));
   }
   return out;
