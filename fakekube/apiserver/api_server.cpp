@@ -937,7 +937,11 @@ Result<ObjectPtr> ApiServer::Impl::commitUpdate(const ResourceInfo& info,
       onCustomResourceDefinition(**removed, true);
     return *removed;
   }
-  auto stored = put(objectKey, std::move(updated), EventType::Modified);
+  // A status write changed that member alone (and the resourceVersion): the store bounds its
+  // size from the stored document's.
+  auto stored = changedMember.empty()
+                    ? put(objectKey, std::move(updated), EventType::Modified)
+                    : store_->putChangingOnly(objectKey, std::move(updated), changedMember);
   if (!stored) return tl::unexpected(stored.error());
   if (info.is("apiextensions.k8s.io", "customresourcedefinitions"))
     onCustomResourceDefinition(**stored, false);

@@ -323,11 +323,33 @@ Result<ObjectPtr> Store::put(const std::string& key, Json object, EventType type
   return write(key, std::move(object), type);
 }
 
+Result<ObjectPtr> Store::putChangingOnly(const std::string& key, Json object,
+                                         std::string_view changed) {
+  return write(key, std::move(object), EventType::Modified, changed);
+}
+
 Result<ObjectPtr> Store::remove(const std::string& key, Json finalState) {
   return write(key, std::move(finalState), EventType::Deleted);
 }
 
-Result<ObjectPtr> Store::write(const std::string& key, Json object, EventType type) {
+namespace {
+
+// What a top-level member adds to an object's bound: its key, quoted and escaped at worst, the
+// colon, a comma, and its value's bound (nothing when absent).
+std::size_t memberBound(const Json& object, std::string_view key) {
+  auto it = object.find(key);
+  if (it == object.end()) return 0;
+  return 6 * key.size() + 4 + jsonTextSizeBound(*it);
+}
+
+// Room for what else a "changing only" write may change: metadata.resourceVersion, which grows
+// by a digit now and then (a digit's bound is 6).
+constexpr std::size_t kResourceVersionSlack = 6 * 20;
+
+}  // namespace
+
+Result<ObjectPtr> Store::write(const std::string& key, Json object, EventType type,
+                               std::string_view changedOnly) {
   // One walk down the map finds the key's entry, or where it goes.
   auto position = objects_.lower_bound(key);
   auto current = position != objects_.end() && position->first == key ? position : objects_.end();
@@ -344,7 +366,17 @@ Result<ObjectPtr> Store::write(const std::string& key, Json object, EventType ty
   const std::int64_t supersededRow = current != objects_.end() ? current->second.revision : 0;
   ObjectPtr stored;
   Result<void> persisted;
-  if (writeBehind_ && jsonTextSizeBound(object) <= options_.maxObjectBytes) {
+  std::size_t bound = 0;
+  if (writeBehind_) {
+    if (!changedOnly.empty() && current != objects_.end() && current->second.textBound != 0) {
+      const Entry& was = current->second;
+      bound = was.textBound + kResourceVersionSlack + memberBound(object, changedOnly);
+      const std::size_t removed = memberBound(*was.object, changedOnly);
+      bound = bound > removed ? bound - removed : 0;
+    }
+    if (bound == 0) bound = jsonTextSizeBound(object);
+  }
+  if (writeBehind_ && bound <= options_.maxObjectBytes) {
     // In memory, a document certainly within the limit goes to the writer thread as it is,
     // and is serialised there (write_behind.h), which refuses it once a batch has failed.
     stored = std::make_shared<const Json>(std::move(object));
@@ -358,6 +390,7 @@ Result<ObjectPtr> Store::write(const std::string& key, Json object, EventType ty
     text.clear();
     appendJson(text, object);
     if (text.size() > options_.maxObjectBytes) return tooLarge();
+    bound = text.size();
     // Otherwise one INSERT is one transaction: the write is durable (or refused) as a whole.
     persisted = writeBehind_
                     ? writeBehind_->add(WriteBehind::Row{rv, static_cast<int>(type), key,
@@ -378,9 +411,9 @@ Result<ObjectPtr> Store::write(const std::string& key, Json object, EventType ty
     }
   } else if (current != objects_.end()) {
     previous = std::move(current->second.object);
-    current->second = Entry{stored, rv};
+    current->second = Entry{stored, rv, bound};
   } else {
-    objects_.emplace_hint(position, key, Entry{stored, rv});
+    objects_.emplace_hint(position, key, Entry{stored, rv, bound});
   }
   if (observer_) {
     // The event is assembled in a member whose key buffer is reused from write to write.

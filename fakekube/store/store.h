@@ -81,6 +81,11 @@ class Store {
   // a key that holds an object is refused with 409 AlreadyExists (naming the key: the caller
   // words it for its resource) and changes nothing.
   Result<ObjectPtr> put(const std::string& key, Json object, EventType type);
+  // The same for a Modified write whose document is the stored one with only the top-level member
+  // `changed` replaced (a status write), apart from metadata.resourceVersion: the size limit is
+  // then checked against the stored document's bound corrected by that member's, not a walk of
+  // the whole document (see jsonTextSizeBound). The caller vouches for "only".
+  Result<ObjectPtr> putChangingOnly(const std::string& key, Json object, std::string_view changed);
   // Removes `key`; the DELETED event carries `finalState` stamped with the new revision.
   Result<ObjectPtr> remove(const std::string& key, Json finalState);
 
@@ -114,7 +119,8 @@ class Store {
  private:
   class Database;
   Store(StoreOptions options, std::unique_ptr<Database> db);
-  Result<ObjectPtr> write(const std::string& key, Json object, EventType type);
+  Result<ObjectPtr> write(const std::string& key, Json object, EventType type,
+                          std::string_view changedOnly = {});
   Result<void> load();
   // The object stored in row `revision` (which must exist).
   Result<ObjectPtr> readObject(std::string_view key, std::int64_t revision) const;
@@ -135,6 +141,8 @@ class Store {
   struct Entry {
     ObjectPtr object;
     std::int64_t revision = 0;
+    // An upper bound on the document's text (jsonTextSizeBound, or its exact size): 0 = unknown.
+    std::size_t textBound = 0;
   };
   std::map<std::string, Entry, std::less<>> objects_;
   std::int64_t revision_ = 0;

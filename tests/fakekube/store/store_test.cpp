@@ -417,6 +417,51 @@ TEST(StoreTest, ADocumentWhoseBoundPassesTheLimitIsMeasuredExactly) {
   }
 }
 
+// A write that changes one member (a status write) is bounded from the stored document's bound
+// and that member's: the limit still holds, in both directions, on the memory and file paths.
+TEST(StoreTest, AWriteChangingOneMemberIsBoundedFromTheStoredDocument) {
+  TempDir dir;
+  for (const bool inFile : {false, true}) {
+    SCOPED_TRACE(inFile ? "file" : "memory");
+    StoreOptions options;
+    options.maxObjectBytes = 2000;
+    if (inFile) options.path = dir.file("changing.db");
+    auto store = openStore(options);
+    ASSERT_NE(store, nullptr);
+    auto created = store->put(keyOf("a"), object("a", std::string(100, 'x')), EventType::Added);
+    ASSERT_TRUE(created) << created.error().str();
+
+    Json small = **created;
+    small["status"] = {{"phase", "Running"}};
+    auto stored = store->putChangingOnly(keyOf("a"), small, "status");
+    ASSERT_TRUE(stored) << stored.error().str();
+    EXPECT_EQ((**stored)["status"]["phase"], "Running");
+    EXPECT_EQ(*store->get(keyOf("a")), **stored);
+
+    // Text of about 2,100 bytes: over the limit, and refused whatever the bound says.
+    Json big = **stored;
+    big["status"] = {{"message", std::string(2100, 'y')}};
+    const std::int64_t before = store->revision();
+    auto refused = store->putChangingOnly(keyOf("a"), big, "status");
+    ASSERT_FALSE(refused);
+    EXPECT_EQ(refused.error().code, 413);
+    EXPECT_EQ(store->revision(), before);
+    EXPECT_EQ(*store->get(keyOf("a")), **stored) << "a refused write changes nothing";
+
+    // Text of about 1,000 bytes: its bound (six per byte) is over the limit, its text is not.
+    Json fits = **stored;
+    fits["status"] = {{"message", std::string(1000, 'z')}};
+    ASSERT_GT(jsonTextSizeBound(fits), options.maxObjectBytes);
+    auto measured = store->putChangingOnly(keyOf("a"), fits, "status");
+    ASSERT_TRUE(measured) << measured.error().str();
+    // And back to a small status: bounded from the measured size of the one before.
+    auto shrunk = store->putChangingOnly(keyOf("a"), small, "status");
+    ASSERT_TRUE(shrunk) << shrunk.error().str();
+    EXPECT_EQ((**shrunk)["status"], small["status"]);
+    EXPECT_FALSE((**shrunk)["status"].contains("message"));
+  }
+}
+
 TEST(StoreTest, ObserverSeesEveryCommittedWriteInRevisionOrder) {
   auto store = openStore();
   ASSERT_NE(store, nullptr);
