@@ -14,6 +14,28 @@ std::string_view stringField(const Json& object, std::string_view key) {
                                                : std::string_view();
 }
 
+// Whether setting `condition` over `existing` (of its type, with the same status) would leave
+// `existing` as it is: every member of `condition` but lastTransitionTime is there with the same
+// value, and `existing` has nothing else but its lastTransitionTime and, when `condition` has
+// none, a null lastProbeTime. Most writes of a status set conditions that did not change, and
+// this answers without building the new condition.
+bool leavesUnchanged(const Json& existing, const Json& condition) {
+  if (!existing.contains("lastTransitionTime")) return false;
+  std::size_t kept = 1;  // lastTransitionTime
+  for (auto it = condition.begin(); it != condition.end(); ++it) {
+    if (it.key() == "lastTransitionTime") continue;
+    auto found = existing.find(it.key());
+    if (found == existing.end() || *found != *it) return false;
+    ++kept;
+  }
+  if (!condition.contains("lastProbeTime")) {
+    auto probe = existing.find("lastProbeTime");
+    if (probe == existing.end() || !probe->is_null()) return false;
+    ++kept;
+  }
+  return existing.size() == kept;
+}
+
 }  // namespace
 
 const Json* findCondition(const Json& object, std::string_view type) {
@@ -47,11 +69,13 @@ bool setCondition(Json& status, Json condition, TimePoint now) {
   Json& conditions = status["conditions"];
   if (!conditions.is_array()) conditions = Json::array();
   const std::string type(stringField(condition, "type"));
-  if (!condition.contains("lastProbeTime")) condition["lastProbeTime"] = nullptr;
+  const bool withProbeTime = condition.contains("lastProbeTime");
   for (auto& existing : conditions) {
     if (!existing.is_object() || stringField(existing, "type") != type) continue;
-    if (stringField(existing, "status") == stringField(condition, "status") &&
-        existing.contains("lastTransitionTime")) {
+    const bool sameStatus = stringField(existing, "status") == stringField(condition, "status");
+    if (sameStatus && leavesUnchanged(existing, condition)) return false;
+    if (!withProbeTime) condition["lastProbeTime"] = nullptr;
+    if (sameStatus && existing.contains("lastTransitionTime")) {
       condition["lastTransitionTime"] = existing["lastTransitionTime"];
     } else {
       condition["lastTransitionTime"] = formatRfc3339(now);
@@ -60,6 +84,7 @@ bool setCondition(Json& status, Json condition, TimePoint now) {
     existing = std::move(condition);
     return true;
   }
+  if (!withProbeTime) condition["lastProbeTime"] = nullptr;
   condition["lastTransitionTime"] = formatRfc3339(now);
   conditions.push_back(std::move(condition));
   return true;
