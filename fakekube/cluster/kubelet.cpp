@@ -734,8 +734,7 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
     runs_.erase(it);
   }
 
-  PodRun& runFor(const ObjectPtr& podPtr, const Json& node, TimePoint now) {
-    const Json& pod = *podPtr;
+  PodRun& runFor(const Json& pod, const Json& node, TimePoint now) {
     const std::string uid = meta::uid(pod);
     auto it = runs_.find(uid);
     if (it != runs_.end()) return *it->second;
@@ -761,9 +760,7 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
       for (const auto& spec : pod["spec"][field]) {
         ContainerRun c;
         c.name = spec.value("name", "");
-        // The container's spec inside the pod as first seen, sharing the document (a pod's
-        // containers never change after it is created).
-        c.spec = std::shared_ptr<const Json>(podPtr, &spec);
+        c.spec = std::make_shared<const Json>(spec);
         c.init = init;
         c.waitingReason = hasInit ? "PodInitializing" : "ContainerCreating";
         into.push_back(std::move(c));
@@ -832,7 +829,7 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
     if (!alreadyKnown && isPodTerminal(pod) && !meta::isDeleting(pod)) {
       return ReconcileResult{};  // finished before this kubelet saw it: nothing runs
     }
-    PodRun& run = runFor(podPtr, **node, now);
+    PodRun& run = runFor(pod, **node, now);
     uidByKey_[key] = run.uid;
 
     if (meta::isDeleting(pod)) {
