@@ -18,7 +18,7 @@ const Json& jsonAt(const Json& document, std::initializer_list<std::string_view>
 
 namespace {
 
-const Json* member(const Json& object, std::string_view key) {
+const Json* memberOrNull(const Json& object, std::string_view key) {
   if (!object.is_object()) return nullptr;
   auto it = object.find(key);
   return it == object.end() ? nullptr : &*it;
@@ -28,13 +28,13 @@ const Json* member(const Json& object, std::string_view key) {
 
 const Json& jsonArrayAt(const Json& object, std::string_view key) {
   static const Json kEmpty = Json::array();
-  const Json* found = member(object, key);
+  const Json* found = memberOrNull(object, key);
   return found != nullptr && found->is_array() ? *found : kEmpty;
 }
 
 const Json& jsonObjectAt(const Json& object, std::string_view key) {
   static const Json kEmpty = Json::object();
-  const Json* found = member(object, key);
+  const Json* found = memberOrNull(object, key);
   return found != nullptr && found->is_object() ? *found : kEmpty;
 }
 
