@@ -1,4 +1,4 @@
-// A fast compact JSON serialiser for nlohmann::json documents.
+// A fast compact JSON serialiser for Json documents.
 //
 // Serialising is the largest cost of a write (a 1.5 KiB Pod takes longer to dump() than SQLite
 // takes to store it), so the hot path uses this writer instead of json::dump(): it appends to a

@@ -76,5 +76,18 @@ TEST(JsonKeyOrderTest, LooksUpByViewWithoutBuildingAString) {
   EXPECT_TRUE(object.contains("spec"));
 }
 
+// Json is not nlohmann::json (its object map differs); a document built with one converts to the
+// other by construction, with every member and the same text.
+TEST(JsonKeyOrderTest, ConvertsToAndFromNlohmannJson) {
+  const nlohmann::json plain = {{"metadata", {{"name", "x"}, {"labels", {{"b", "2"}, {"a", "1"}}}}},
+                                {"spec", {{"replicas", 3}, {"ports", {80, 443}}}},
+                                {"ratio", 0.5}};
+  const Json ours(plain);
+  EXPECT_EQ(ours.dump(), plain.dump());
+  EXPECT_EQ(ours["spec"]["ports"][1], 443);
+  const nlohmann::json back(ours);
+  EXPECT_EQ(back, plain);
+}
+
 }  // namespace
 }  // namespace fakekube
