@@ -102,23 +102,40 @@ namespace {
 
 bool isTrue(const Json& j) { return j.is_boolean() && j.get<bool>(); }
 
+std::string_view stringViewOf(const Json& j) {
+  return j.is_string() ? std::string_view(j.get_ref<const std::string&>()) : std::string_view();
+}
+
 // One walk over the reference's members (it has only the six below, normally) instead of a
-// lookup for each: every controller watching pods decodes a pod's controller on every event.
-OwnerReference ownerReferenceOf(const Json& r) {
-  OwnerReference ref;
-  for (const auto& [key, value] : r.get_ref<const Json::object_t&>()) {
-    if (key == "apiVersion") {
-      ref.apiVersion = stringOf(value);
-    } else if (key == "kind") {
-      ref.kind = stringOf(value);
-    } else if (key == "name") {
-      ref.name = stringOf(value);
-    } else if (key == "uid") {
-      ref.uid = stringOf(value);
-    } else if (key == "controller") {
-      ref.controller = isTrue(value);
-    } else if (key == "blockOwnerDeletion") {
-      ref.blockOwnerDeletion = isTrue(value);
+// lookup for each, told apart by their length first: every controller watching pods decodes a
+// pod's controller on every event.
+OwnerReferenceView ownerReferenceOf(const Json& r) {
+  OwnerReferenceView ref;
+  for (const auto& [member, value] : r.get_ref<const Json::object_t&>()) {
+    const std::string_view key = member;
+    switch (key.size()) {
+      case 3:
+        if (key == "uid") ref.uid = stringViewOf(value);
+        break;
+      case 4:
+        if (key == "kind") {
+          ref.kind = stringViewOf(value);
+        } else if (key == "name") {
+          ref.name = stringViewOf(value);
+        }
+        break;
+      case 10:
+        if (key == "apiVersion") {
+          ref.apiVersion = stringViewOf(value);
+        } else if (key == "controller") {
+          ref.controller = isTrue(value);
+        }
+        break;
+      case 18:
+        if (key == "blockOwnerDeletion") ref.blockOwnerDeletion = isTrue(value);
+        break;
+      default:
+        break;
     }
   }
   return ref;
@@ -126,25 +143,53 @@ OwnerReference ownerReferenceOf(const Json& r) {
 
 }  // namespace
 
-std::vector<OwnerReference> ownerReferences(const Json& obj) {
-  std::vector<OwnerReference> out;
+OwnerReference OwnerReferenceView::owned() const {
+  return {std::string(apiVersion), std::string(kind), std::string(name),
+          std::string(uid),        controller,        blockOwnerDeletion};
+}
+
+std::vector<OwnerReferenceView> ownerReferenceViews(const Json& obj) {
+  std::vector<OwnerReferenceView> out;
   const Json& refs = metaField(obj, "ownerReferences");
   if (!refs.is_array()) return out;
+  out.reserve(refs.size());
   for (const auto& r : refs) {
     if (r.is_object()) out.push_back(ownerReferenceOf(r));
   }
   return out;
 }
 
-// Asked of every pod event by every controller watching pods: only the controller's reference
-// is decoded.
-std::optional<OwnerReference> controllerOf(const Json& obj) {
+std::vector<OwnerReference> ownerReferences(const Json& obj) {
+  std::vector<OwnerReference> out;
+  const Json& refs = metaField(obj, "ownerReferences");
+  if (!refs.is_array()) return out;
+  for (const auto& r : refs) {
+    if (r.is_object()) out.push_back(ownerReferenceOf(r).owned());
+  }
+  return out;
+}
+
+// Only the controller's reference is decoded.
+std::optional<OwnerReferenceView> controllerRefOf(const Json& obj) {
   const Json& refs = metaField(obj, "ownerReferences");
   if (!refs.is_array()) return std::nullopt;
   for (const auto& r : refs) {
-    if (r.is_object() && isTrue(field(r, "controller"))) return ownerReferenceOf(r);
+    if (!r.is_object()) continue;
+    OwnerReferenceView ref = ownerReferenceOf(r);  // one walk, the controller flag included
+    if (ref.controller) return ref;
   }
   return std::nullopt;
+}
+
+std::optional<OwnerReference> controllerOf(const Json& obj) {
+  auto view = controllerRefOf(obj);
+  if (!view) return std::nullopt;
+  return view->owned();
+}
+
+std::string_view groupOf(std::string_view apiVersion) {
+  const auto slash = apiVersion.find('/');
+  return slash == std::string_view::npos ? std::string_view() : apiVersion.substr(0, slash);
 }
 
 Json toJson(const OwnerReference& ref) {

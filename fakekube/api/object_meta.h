@@ -51,6 +51,25 @@ struct OwnerReference {
 std::vector<OwnerReference> ownerReferences(const Json& obj);
 // The reference with controller: true, if any.
 std::optional<OwnerReference> controllerOf(const Json& obj);
+
+// An owner reference read in place: views of the document's strings, valid as long as the
+// document is. Every controller watching pods asks of every pod event whose pod it is; a view
+// answers without building a string (a uid does not fit std::string's inline buffer).
+struct OwnerReferenceView {
+  std::string_view apiVersion;
+  std::string_view kind;
+  std::string_view name;
+  std::string_view uid;
+  bool controller = false;
+  bool blockOwnerDeletion = false;
+
+  OwnerReference owned() const;
+};
+std::vector<OwnerReferenceView> ownerReferenceViews(const Json& obj);
+std::optional<OwnerReferenceView> controllerRefOf(const Json& obj);
+
+// The API group of an apiVersion: "apps" of "apps/v1", "" of "v1" (GroupVersion::parse's group).
+std::string_view groupOf(std::string_view apiVersion);
 Json toJson(const OwnerReference& ref);
 // An owner reference pointing at `owner` (controller and blockOwnerDeletion true), as
 // metav1.NewControllerRef builds it.

@@ -30,8 +30,8 @@ std::vector<std::string> namespaceIndexFunc(const Json& object) {
 
 std::vector<std::string> ownerUidIndexFunc(const Json& object) {
   std::vector<std::string> uids;
-  for (const auto& ref : meta::ownerReferences(object)) {
-    if (!ref.uid.empty()) uids.push_back(ref.uid);
+  for (const auto& ref : meta::ownerReferenceViews(object)) {
+    if (!ref.uid.empty()) uids.emplace_back(ref.uid);
   }
   return uids;
 }

@@ -137,7 +137,7 @@ std::vector<ObjectPtr> listInNamespace(Cache& cache, const GroupVersionResource&
 }
 
 bool isControlledBy(const Json& object, std::string_view ownerUid) {
-  auto ref = meta::controllerOf(object);
+  auto ref = meta::controllerRefOf(object);
   return ref && ref->uid == ownerUid;
 }
 
@@ -223,7 +223,7 @@ Result<std::vector<ObjectPtr>> claimObjects(const ClaimContext& context,
   const std::string ns = meta::namespace_(context.owner);
   for (const auto& object : candidates) {
     const Json& labels = meta::labels(*object);
-    auto ref = meta::controllerOf(*object);
+    auto ref = meta::controllerRefOf(*object);
     if (ref) {
       if (ref->uid != ownerUid) continue;  // someone else's
       if (context.selector.matches(labels)) {

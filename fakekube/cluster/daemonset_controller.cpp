@@ -236,8 +236,8 @@ Result<Controller*> addDaemonSetController(Manager& manager, DaemonSetController
   });
   auto podHandler = enqueueRequestsFromMapFunc([&cache](const Json& pod) {
     std::vector<ReconcileRequest> out;
-    if (auto ref = meta::controllerOf(pod)) {
-      if (ref->kind == "DaemonSet") out.push_back({meta::namespace_(pod), ref->name});
+    if (auto ref = meta::controllerRefOf(pod)) {
+      if (ref->kind == "DaemonSet") out.push_back({meta::namespace_(pod), std::string(ref->name)});
       return out;
     }
     for (const auto& set : listInNamespace(cache, kDaemonSets, meta::namespace_(pod))) {

@@ -29,8 +29,8 @@ bool isDeploymentRef(const meta::OwnerReference& ref) {
   return ref.kind == "Deployment" && GroupVersion::parse(ref.apiVersion).group == "apps";
 }
 
-bool isReplicaSetRef(const meta::OwnerReference& ref) {
-  return ref.kind == "ReplicaSet" && GroupVersion::parse(ref.apiVersion).group == "apps";
+bool isReplicaSetRef(const meta::OwnerReferenceView& ref) {
+  return ref.kind == "ReplicaSet" && meta::groupOf(ref.apiVersion) == "apps";
 }
 
 // The state of one sync of one Deployment.
@@ -170,7 +170,7 @@ EventHandler DeploymentController::podHandler() {
   h.delete_ = [weak](const ObjectPtr& pod) -> std::vector<ReconcileRequest> {
     auto self = weak.lock();
     if (!self || !pod) return {};
-    auto ref = meta::controllerOf(*pod);
+    auto ref = meta::controllerRefOf(*pod);
     if (!ref || !isReplicaSetRef(*ref)) return {};
     auto rs = self->manager_.cache().getShared(kReplicaSets, meta::namespace_(*pod), ref->name);
     if (!rs || meta::uid(**rs) != ref->uid) return {};

@@ -30,8 +30,8 @@ std::int64_t intAt(const Json& j, std::initializer_list<std::string_view> path,
   return v.is_number_integer() ? v.get<std::int64_t>() : fallback;
 }
 
-bool isJobRef(const meta::OwnerReference& ref) {
-  return ref.kind == "Job" && GroupVersion::parse(ref.apiVersion).group == "batch";
+bool isJobRef(const meta::OwnerReferenceView& ref) {
+  return ref.kind == "Job" && meta::groupOf(ref.apiVersion) == "batch";
 }
 
 bool hasTrackingFinalizer(const Json& pod) {
@@ -216,11 +216,11 @@ class JobController : public std::enable_shared_from_this<JobController> {
 // --- event handlers ---
 
 std::optional<ReconcileRequest> JobController::owningJob(const Json& pod, bool* current) {
-  auto ref = meta::controllerOf(pod);
+  auto ref = meta::controllerRefOf(pod);
   if (!ref || !isJobRef(*ref)) return std::nullopt;
   auto job = manager_.cache().getShared(kJobs, meta::namespace_(pod), ref->name);
   *current = job && meta::uid(**job) == ref->uid;
-  return ReconcileRequest{meta::namespace_(pod), ref->name};
+  return ReconcileRequest{meta::namespace_(pod), std::string(ref->name)};
 }
 
 std::vector<ReconcileRequest> JobController::jobsSelecting(const Json& pod) {
@@ -242,7 +242,7 @@ std::vector<ReconcileRequest> JobController::onPodAdd(const ObjectPtr& pod) {
     if (current) expectations_.creationObserved(owner->key());
     return {*owner};
   }
-  if (meta::controllerOf(*pod)) return {};
+  if (meta::controllerRefOf(*pod)) return {};
   return jobsSelecting(*pod);
 }
 
@@ -268,7 +268,7 @@ std::vector<ReconcileRequest> JobController::onPodUpdate(const ObjectPtr& oldPod
     add(*newOwner);
     return out;
   }
-  if (!meta::controllerOf(*newPod) &&
+  if (!meta::controllerRefOf(*newPod) &&
       (meta::labels(*oldPod) != meta::labels(*newPod) || oldOwner)) {
     for (const auto& r : jobsSelecting(*newPod)) add(r);
   }
@@ -409,7 +409,7 @@ Result<void> JobController::releaseOrphans(const ReconcileRequest& request,
                                            const std::string& liveUid) {
   std::vector<ObjectPtr> orphans;
   for (const auto& pod : listInNamespace(manager_.cache(), kPods, request.namespace_)) {
-    auto ref = meta::controllerOf(*pod);
+    auto ref = meta::controllerRefOf(*pod);
     if (!ref || !isJobRef(*ref) || ref->name != request.name || ref->uid == liveUid) continue;
     if (hasTrackingFinalizer(*pod)) orphans.push_back(pod);
   }

@@ -40,8 +40,8 @@ const Json& status(const Json& object) {
 
 std::string podKey(const Json& pod) { return meta::namespacedName(pod); }
 
-bool isReplicaSetRef(const meta::OwnerReference& ref) {
-  return ref.kind == "ReplicaSet" && GroupVersion::parse(ref.apiVersion).group == "apps";
+bool isReplicaSetRef(const meta::OwnerReferenceView& ref) {
+  return ref.kind == "ReplicaSet" && meta::groupOf(ref.apiVersion) == "apps";
 }
 
 class ReplicaSetController : public std::enable_shared_from_this<ReplicaSetController> {
@@ -82,12 +82,12 @@ class ReplicaSetController : public std::enable_shared_from_this<ReplicaSetContr
 };
 
 std::optional<ReconcileRequest> ReplicaSetController::controllingReplicaSet(const Json& pod) {
-  auto ref = meta::controllerOf(pod);
+  auto ref = meta::controllerRefOf(pod);
   if (!ref || !isReplicaSetRef(*ref)) return std::nullopt;
   // resolveControllerRef: the ReplicaSet of that name must be the one with that uid.
   auto rs = manager_.cache().getShared(kReplicaSets, meta::namespace_(pod), ref->name);
   if (rs && meta::uid(**rs) != ref->uid) return std::nullopt;
-  return ReconcileRequest{meta::namespace_(pod), ref->name};
+  return ReconcileRequest{meta::namespace_(pod), std::string(ref->name)};
 }
 
 std::vector<ReconcileRequest> ReplicaSetController::replicaSetsSelecting(const Json& pod) {
@@ -108,7 +108,7 @@ std::vector<ReconcileRequest> ReplicaSetController::onPodAdd(const ObjectPtr& po
     expectations_.creationObserved(owner->key());
     return {*owner};
   }
-  if (meta::controllerOf(*pod)) return {};
+  if (meta::controllerRefOf(*pod)) return {};
   return replicaSetsSelecting(*pod);
 }
 
@@ -119,12 +119,12 @@ std::vector<ReconcileRequest> ReplicaSetController::onPodUpdate(const ObjectPtr&
   auto add = [&out](const ReconcileRequest& r) {
     if (std::find(out.begin(), out.end(), r) == out.end()) out.push_back(r);
   };
-  bool labelsChanged = meta::labels(*oldPod) != meta::labels(*newPod);
+  auto labelsChanged = [&] { return meta::labels(*oldPod) != meta::labels(*newPod); };
   if (meta::isDeleting(*newPod)) {
     // A pod being deleted is as good as gone: observe it now so the replacement is not held up
     // for the whole grace period. A label change may also have moved it away from an owner.
     for (const auto& r : onPodDelete(newPod)) add(r);
-    if (labelsChanged) {
+    if (labelsChanged()) {
       for (const auto& r : onPodDelete(oldPod)) add(r);
     }
     return out;
@@ -136,7 +136,7 @@ std::vector<ReconcileRequest> ReplicaSetController::onPodUpdate(const ObjectPtr&
     add(*newOwner);
     return out;
   }
-  if (!meta::controllerOf(*newPod) && (labelsChanged || oldOwner)) {
+  if (!meta::controllerRefOf(*newPod) && (oldOwner || labelsChanged())) {
     for (const auto& r : replicaSetsSelecting(*newPod)) add(r);
   }
   return out;

@@ -84,8 +84,8 @@ class StatefulSetController {
 
 std::vector<ReconcileRequest> StatefulSetController::setsSelecting(const Json& pod) {
   std::vector<ReconcileRequest> out;
-  if (auto ref = meta::controllerOf(pod)) {
-    if (ref->kind == "StatefulSet") out.push_back({meta::namespace_(pod), ref->name});
+  if (auto ref = meta::controllerRefOf(pod)) {
+    if (ref->kind == "StatefulSet") out.push_back({meta::namespace_(pod), std::string(ref->name)});
     return out;
   }
   for (const auto& set : listInNamespace(manager_.cache(), kStatefulSets, meta::namespace_(pod))) {

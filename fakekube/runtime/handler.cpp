@@ -49,11 +49,12 @@ std::vector<ReconcileRequest> ownerRequests(const Json& object, const std::strin
                                             const std::string& ownerKind, bool onlyController,
                                             bool ownerNamespaced) {
   std::vector<ReconcileRequest> out;
-  for (const auto& ref : meta::ownerReferences(object)) {
+  for (const auto& ref : meta::ownerReferenceViews(object)) {
     if (onlyController && !ref.controller) continue;
     if (ref.kind != ownerKind) continue;
-    if (GroupVersion::parse(ref.apiVersion).group != ownerGroup) continue;
-    ReconcileRequest r{ownerNamespaced ? meta::namespace_(object) : std::string(), ref.name};
+    if (meta::groupOf(ref.apiVersion) != ownerGroup) continue;
+    ReconcileRequest r{ownerNamespaced ? meta::namespace_(object) : std::string(),
+                       std::string(ref.name)};
     if (std::find(out.begin(), out.end(), r) == out.end()) out.push_back(std::move(r));
   }
   return out;
