@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <utility>
 
 #include "fakekube/api/json_build.h"
@@ -66,8 +67,8 @@ std::string EventRecorder::nextName(std::string_view objectName, TimePoint now) 
   return fmt::format("{}.{:x}", objectName, lastSuffix_);
 }
 
-Result<Json> EventRecorder::event(const Json& involvedObject, std::string_view type,
-                                  std::string_view reason, std::string_view message) {
+Result<ObjectPtr> EventRecorder::event(const Json& involvedObject, std::string_view type,
+                                       std::string_view reason, std::string_view message) {
   if (type != "Normal" && type != "Warning") {
     return tl::unexpected(Status::badRequest(fmt::format("unsupported event type: '{}'", type)));
   }
@@ -92,38 +93,38 @@ Result<Json> EventRecorder::event(const Json& involvedObject, std::string_view t
     auto patched = client_.patch(kEvents, seen.ns, seen.name, PatchType::Merge, patch.dump());
     if (patched) {
       seen.count = count;
-      return patched;
+      return std::make_shared<const Json>(std::move(*patched));
     }
-    if (!isNotFound(patched.error())) return patched;
+    if (!isNotFound(patched.error())) return tl::unexpected(std::move(patched.error()));
     // The Event was deleted (or expired) meanwhile: client-go creates it again under the same
     // name, keeping its count and first timestamp.
     Json event = eventObject(component_, seen.ns, ref, type, reason, message, seen.firstTimestamp,
                              stamp, count);
     event["metadata"]["name"] = seen.name;
-    auto created = client_.create(kEvents, std::move(event));
+    auto created = client_.createShared(kEvents, std::move(event));
     if (created) seen.count = count;
     return created;
   }
 
-  Json event = eventObject(component_, ns, ref, type, reason, message, stamp, stamp, 1);
-  Result<Json> created = tl::unexpected(Status::internal("unreachable"));
+  std::optional<Result<ObjectPtr>> created;
   // A name can collide with another recorder's Event for the same object at the same instant;
-  // the next suffix is free.
+  // the next suffix is free. (The body goes to the write as it is; the rare retry builds it
+  // again.)
   for (int attempt = 0; attempt < 3; ++attempt) {
-    const std::string name = nextName(objectName, now);
-    event["metadata"]["name"] = name;
-    created = client_.create(kEvents, event);
-    if (created || !isAlreadyExists(created.error())) break;
+    Json event = eventObject(component_, ns, ref, type, reason, message, stamp, stamp, 1);
+    event["metadata"]["name"] = nextName(objectName, now);
+    created = client_.createShared(kEvents, std::move(event));
+    if (*created || !isAlreadyExists(created->error())) break;
   }
-  if (!created) return created;
+  if (!*created) return std::move(*created);
 
-  lru_.push_front(Seen{key, ns, meta::name(*created), 1, stamp});
+  lru_.push_front(Seen{key, ns, meta::name(***created), 1, stamp});
   seen_[key] = lru_.begin();
   if (lru_.size() > kMaxRemembered) {
     seen_.erase(lru_.back().key);
     lru_.pop_back();
   }
-  return created;
+  return std::move(*created);
 }
 
 }  // namespace fakekube

@@ -34,6 +34,7 @@
 
 #include "fakekube/api/group_version.h"
 #include "fakekube/api/json.h"
+#include "fakekube/api/object.h"
 #include "fakekube/api/status.h"
 #include "fakekube/sim/clock.h"
 
@@ -51,9 +52,11 @@ class EventRecorder {
   EventRecorder(Client& client, Clock& clock, std::string component);
 
   // Records an event about `involvedObject` (the object as read: apiVersion, kind, metadata).
-  // `type` is "Normal" or "Warning". Answers the Event as stored, or the server's error.
-  Result<Json> event(const Json& involvedObject, std::string_view type, std::string_view reason,
-                     std::string_view message);
+  // `type` is "Normal" or "Warning". Answers the Event as stored (shared, as the *Shared writes
+  // answer: a controller records one for most writes it makes and seldom reads it), or the
+  // server's error.
+  Result<ObjectPtr> event(const Json& involvedObject, std::string_view type,
+                          std::string_view reason, std::string_view message);
 
   const std::string& component() const { return component_; }
 
