@@ -362,10 +362,13 @@ struct Informer::State : std::enable_shared_from_this<State> {
   // update that leaves an index's values as they were (a status write: same labels, same owners)
   // touches nothing in it.
   void indexLocked(const std::string& key, const ObjectPtr& before, const ObjectPtr& after) {
+    // An update's two metadata objects, found once for every index that reads only a member.
+    const Json* beforeMetadata = before && after ? &jsonAt(*before, {"metadata"}) : nullptr;
+    const Json* afterMetadata = before && after ? &jsonAt(*after, {"metadata"}) : nullptr;
     for (auto& [name, index] : indexes) {
-      if (before && after && !index.metadataMember.empty() &&
-          jsonAt(*before, {"metadata", index.metadataMember}) ==
-              jsonAt(*after, {"metadata", index.metadataMember})) {
+      if (beforeMetadata != nullptr && !index.metadataMember.empty() &&
+          jsonAt(*beforeMetadata, {index.metadataMember}) ==
+              jsonAt(*afterMetadata, {index.metadataMember})) {
         continue;
       }
       std::vector<std::string> beforeValues;
