@@ -779,22 +779,11 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
   // resourceVersion are the preconditions) and `status`. The spec stays out: a pods/status update
   // takes everything but the status from the stored pod (kube-apiserver's podStatusStrategy copies
   // the old spec over whatever the body says), and this runs for every write the kubelet makes.
-  // The body of a status write: the pod's identity and version, and the new status. A status
-  // write keeps every other member of the stored pod whatever the body says, so the body's
-  // metadata carries only what addresses the write and guards it (name, namespace, uid,
-  // resourceVersion), not the labels, annotations and owner references.
   static Json withStatus(const Json& pod, Json status) {
     Json updated = Json::object();
-    for (const char* member : {"apiVersion", "kind"}) {
+    for (const char* member : {"apiVersion", "kind", "metadata"}) {
       if (auto it = pod.find(member); it != pod.end()) updated.emplace(member, *it);
     }
-    Json metadata = Json::object();
-    const Json& podMetadata = jsonObjectAt(pod, "metadata");
-    for (const char* member : {"name", "namespace", "uid", "resourceVersion"}) {
-      if (auto it = podMetadata.find(member); it != podMetadata.end())
-        metadata.emplace(member, *it);
-    }
-    updated.emplace("metadata", std::move(metadata));
     updated.emplace("status", std::move(status));
     return updated;
   }
