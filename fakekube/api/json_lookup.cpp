@@ -16,26 +16,16 @@ const Json& jsonAt(const Json& document, std::initializer_list<std::string_view>
   return *current;
 }
 
-namespace {
-
-const Json* memberOrNull(const Json& object, std::string_view key) {
-  if (!object.is_object()) return nullptr;
-  auto it = object.find(key);
-  return it == object.end() ? nullptr : &*it;
-}
-
-}  // namespace
-
 const Json& jsonArrayAt(const Json& object, std::string_view key) {
   static const Json kEmpty = Json::array();
-  const Json* found = memberOrNull(object, key);
-  return found != nullptr && found->is_array() ? *found : kEmpty;
+  const Json& found = jsonAt(object, {key});
+  return found.is_array() ? found : kEmpty;
 }
 
 const Json& jsonObjectAt(const Json& object, std::string_view key) {
   static const Json kEmpty = Json::object();
-  const Json* found = memberOrNull(object, key);
-  return found != nullptr && found->is_object() ? *found : kEmpty;
+  const Json& found = jsonAt(object, {key});
+  return found.is_object() ? found : kEmpty;
 }
 
 Json& jsonMember(Json& object, std::string_view key) {

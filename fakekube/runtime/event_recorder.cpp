@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
-#include <optional>
 #include <utility>
 
 #include "fakekube/api/json_build.h"
@@ -106,25 +105,26 @@ Result<ObjectPtr> EventRecorder::event(const Json& involvedObject, std::string_v
     return created;
   }
 
-  std::optional<Result<ObjectPtr>> created;
   // A name can collide with another recorder's Event for the same object at the same instant;
   // the next suffix is free. (The body goes to the write as it is; the rare retry builds it
   // again.)
-  for (int attempt = 0; attempt < 3; ++attempt) {
+  constexpr int kAttempts = 3;
+  for (int attempt = 1;; ++attempt) {
     Json event = eventObject(component_, ns, ref, type, reason, message, stamp, stamp, 1);
     event["metadata"]["name"] = nextName(objectName, now);
-    created = client_.createShared(kEvents, std::move(event));
-    if (*created || !isAlreadyExists(created->error())) break;
+    auto created = client_.createShared(kEvents, std::move(event));
+    if (!created) {
+      if (attempt < kAttempts && isAlreadyExists(created.error())) continue;
+      return created;
+    }
+    lru_.push_front(Seen{key, ns, meta::name(**created), 1, stamp});
+    seen_[key] = lru_.begin();
+    if (lru_.size() > kMaxRemembered) {
+      seen_.erase(lru_.back().key);
+      lru_.pop_back();
+    }
+    return created;
   }
-  if (!*created) return std::move(*created);
-
-  lru_.push_front(Seen{key, ns, meta::name(***created), 1, stamp});
-  seen_[key] = lru_.begin();
-  if (lru_.size() > kMaxRemembered) {
-    seen_.erase(lru_.back().key);
-    lru_.pop_back();
-  }
-  return std::move(*created);
 }
 
 }  // namespace fakekube

@@ -147,6 +147,32 @@ TEST_F(EventRecorderTest, ARepeatOfADeletedEventCreatesItAgainKeepingTheCount) {
   EXPECT_EQ(events().size(), 1u);
 }
 
+// Another writer's Event already holds the name the recorder picks: the next suffix is tried,
+// up to three names in all, and then the conflict is the answer.
+TEST_F(EventRecorderTest, ANameTakenByAnotherEventMovesToTheNextSuffix) {
+  const std::int64_t nanos = kSimulatedEpoch.time_since_epoch().count();
+  auto takeName = [&](std::int64_t suffix) {
+    Json other = {
+        {"apiVersion", "v1"},
+        {"kind", "Event"},
+        {"metadata", {{"name", fmt::format("cm1.{:x}", suffix)}, {"namespace", "default"}}},
+        {"involvedObject", {{"kind", "ConfigMap"}, {"name", "cm1"}}},
+        {"reason", "Other"}};
+    must(client->create(kEvents, std::move(other)), "create the other Event");
+  };
+  takeName(nanos);
+  Json stored = record(cm, "Normal", "Synced", "ok");
+  EXPECT_EQ(stored["metadata"]["name"], fmt::format("cm1.{:x}", nanos + 1));
+  EXPECT_EQ(stored["reason"], "Synced");
+
+  // The recorder's next names are nanos + 2, + 3 and + 4: all three taken.
+  for (std::int64_t suffix : {nanos + 2, nanos + 3, nanos + 4}) takeName(suffix);
+  auto refused = recorder->event(cm, "Normal", "Deleted", "gone");
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_TRUE(isAlreadyExists(refused.error()));
+  EXPECT_EQ(events().size(), 5u);
+}
+
 TEST_F(EventRecorderTest, RejectsAnUnknownTypeWithoutWriting) {
   auto r = recorder->event(cm, "Info", "Synced", "ok");
   ASSERT_FALSE(r.has_value());
