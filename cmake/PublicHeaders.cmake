@@ -10,6 +10,7 @@ set(FAKEKUBE_PUBLIC_HEADERS
   fakekube/api/field_selector.h
   fakekube/api/group_version.h
   fakekube/api/json.h
+  fakekube/api/json_object_map.h
   fakekube/api/json_lookup.h
   fakekube/api/json_patch.h
   fakekube/api/label_selector.h

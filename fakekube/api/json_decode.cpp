@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 #include <utility>
+#include <vector>
 
 namespace fakekube {
 
@@ -116,13 +117,88 @@ std::optional<std::string> checkJsonDepth(const Json& value) {
   return exceededMaxDepthMessage(bracket);
 }
 
+namespace {
+
+// Builds the document as nlohmann's own DOM parser does, except that an object's members are
+// appended as they come and put in order once, when the object ends: inserting each in its place
+// would cost a body of n members in reverse order n^2 moves (json_object_map.h). A later
+// duplicate member wins, as with the one-by-one insert.
+class SortingDomBuilder {
+ public:
+  explicit SortingDomBuilder(Json& root) : root_(root) {}
+
+  bool null() { return add(nullptr) != nullptr; }
+  bool boolean(bool value) { return add(value) != nullptr; }
+  bool number_integer(Json::number_integer_t value) { return add(value) != nullptr; }
+  bool number_unsigned(Json::number_unsigned_t value) { return add(value) != nullptr; }
+  bool number_float(Json::number_float_t value, const Json::string_t& /*text*/) {
+    return add(value) != nullptr;
+  }
+  bool string(Json::string_t& value) { return add(std::move(value)) != nullptr; }
+  bool binary(Json::binary_t& value) { return add(Json::binary(std::move(value))) != nullptr; }
+  bool start_object(std::size_t /*elements*/) {
+    open_.push_back(add(Json::value_t::object));
+    return true;
+  }
+  bool key(Json::string_t& name) {
+    key_ = std::move(name);
+    return true;
+  }
+  bool end_object() {
+    open_.back()->get_ref<Json::object_t&>().sortMembers();
+    open_.pop_back();
+    return true;
+  }
+  bool start_array(std::size_t /*elements*/) {
+    open_.push_back(add(Json::value_t::array));
+    return true;
+  }
+  bool end_array() {
+    open_.pop_back();
+    return true;
+  }
+  bool parse_error(std::size_t /*position*/, const std::string& /*token*/,
+                   const Json::exception& error) {
+    error_ = error.what();
+    return false;
+  }
+
+  const std::string& error() const { return error_; }
+
+ private:
+  // Adds `value` to the innermost open array or object (or makes it the root) and returns where
+  // it now lives. Only the innermost open container grows, so the addresses of the open ones,
+  // each a member of the one outside it, hold until they close.
+  template <class Value>
+  Json* add(Value&& value) {
+    if (open_.empty()) {
+      root_ = Json(std::forward<Value>(value));
+      return &root_;
+    }
+    Json& parent = *open_.back();
+    if (parent.is_array()) {
+      auto& elements = parent.get_ref<Json::array_t&>();
+      elements.emplace_back(std::forward<Value>(value));
+      return &elements.back();
+    }
+    return &parent.get_ref<Json::object_t&>().appendUnsorted(std::move(key_),
+                                                             Json(std::forward<Value>(value)));
+  }
+
+  Json& root_;
+  std::vector<Json*> open_;
+  std::string key_;
+  std::string error_;
+};
+
+}  // namespace
+
 tl::expected<Json, std::string> parseJsonText(std::string_view text) {
   if (auto tooDeep = checkJsonTextDepth(text)) return tl::unexpected(std::move(*tooDeep));
-  try {
-    return Json::parse(text);
-  } catch (const Json::exception& e) {
-    return tl::unexpected(withoutTag(e.what()));
-  }
+  Json document;
+  SortingDomBuilder builder(document);
+  if (!Json::sax_parse(text, &builder)) return tl::unexpected(withoutTag(builder.error()));
+  return document;
 }
 
 }  // namespace fakekube

@@ -31,13 +31,7 @@ const Json& jsonObjectAt(const Json& object, std::string_view key) {
 Json& jsonMember(Json& object, std::string_view key) {
   if (object.is_null()) object = Json::object();
   if (!object.is_object()) return object[std::string(key)];  // throws the usual type_error
-  auto& members = object.get_ref<Json::object_t&>();
-  auto it = members.lower_bound(key);
-  if (it == members.end() || it->first != key) {
-    it = members.emplace_hint(it, std::piecewise_construct, std::forward_as_tuple(key),
-                              std::forward_as_tuple());
-  }
-  return it->second;
+  return object.get_ref<Json::object_t&>().emplace(key).first->second;
 }
 
 bool sameJson(const Json& a, const Json& b) {

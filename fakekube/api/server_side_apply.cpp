@@ -126,9 +126,9 @@ Result<Json> parseAppliedConfiguration(std::string_view body) {
   }
   // kubectl sends JSON; parse that directly so numbers keep their exact form. Anything else is
   // YAML (of which JSON is a subset).
-  try {
-    applied = Json::parse(body);
-  } catch (const std::exception&) {
+  if (auto json = parseJsonText(body)) {
+    applied = std::move(*json);
+  } else {
     auto decoded = decodeYaml(body);
     if (!decoded) {
       return tl::unexpected(

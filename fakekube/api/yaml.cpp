@@ -227,6 +227,7 @@ class Converter {
 
   Json map(const YAML::Node& node) {
     Json object = Json::object();
+    auto& members = object.get_ref<Json::object_t&>();
     std::set<std::string> explicitKeys;
     Json merged = Json::object();  // what `<<` brings in; explicit keys win over it
     for (const auto& entry : node) {
@@ -241,11 +242,16 @@ class Converter {
         fail(k, fmt::format("key {} already set in map", toJsonText(Json(*name))));
         return nullptr;
       }
-      object[*name] = convert(entry.second);
+      // Appended, and sorted once below: a mapping of n keys in reverse order costs n log n, not
+      // the n^2 of inserting each in its place (json_object_map.h).
+      members.appendUnsorted(*name, convert(entry.second));
     }
+    members.sortMembers();
+    if (merged.empty()) return object;
     for (auto& [name, value] : merged.items()) {
-      if (!object.contains(name)) object[name] = std::move(value);
+      if (!explicitKeys.count(name)) members.appendUnsorted(name, std::move(value));
     }
+    members.sortMembers();
     return object;
   }
 

@@ -19,15 +19,14 @@ Json& child(Json& parent, std::string_view key) {
 }
 
 // Sets object[key] = value unless the client gave one. `object` must be an object. The value is
-// only built when it is used, and the key is looked up once (the insertion reuses the position
-// found): defaulting runs on every create.
+// only built when it is used (emplace builds nothing for a name present): defaulting runs on
+// every create.
 template <class Value>
 void setDefault(Json& object, std::string_view key, Value&& value) {
   auto& members = object.get_ref<Json::object_t&>();
-  auto it = members.lower_bound(key);
-  if (it == members.end() || it->first != key) {
-    members.emplace_hint(it, std::piecewise_construct, std::forward_as_tuple(key),
-                         std::forward_as_tuple(std::forward<Value>(value)));
+  auto it = members.find(key);
+  if (it == members.end()) {
+    members.emplace(key, std::forward<Value>(value));
   } else if (it->second.is_null()) {
     it->second = std::forward<Value>(value);
   }
@@ -291,12 +290,14 @@ void prepareForCreate(const ResourceInfo& info, Json& object) {
   } else if (info.is("", "pods")) {
     Json& spec = child(object, "spec");
     defaultPodSpec(spec);
+    // Before status is added: adding a member to `object` moves its members, spec among them.
+    const char* qos = qosClass(spec);
     Json& status = jsonMember(object, "status");
     status = Json::object();
     auto& fields = status.get_ref<Json::object_t&>();
     // In key order, each at the end: no search.
-    fields.emplace_hint(fields.end(), "phase", "Pending");
-    fields.emplace_hint(fields.end(), "qosClass", qosClass(spec));
+    fields.emplace("phase", "Pending");
+    fields.emplace("qosClass", qos);
   } else if (info.is("", "services")) {
     Json& spec = child(object, "spec");
     setDefault(spec, "type", "ClusterIP");

@@ -693,8 +693,9 @@ namespace {
 // cleanUncountedPodsWithoutFinalizers: recorded pods whose finalizer is gone are counted.
 bool countPodsWithoutFinalizers(Json& status, const std::set<std::string>& withFinalizer) {
   bool updated = false;
-  Json& uncounted = status["uncountedTerminatedPods"];
   for (const char* kind : {"succeeded", "failed"}) {
+    // Looked up each time: adding status[kind] below moves status's members.
+    Json& uncounted = status["uncountedTerminatedPods"];
     if (!uncounted.contains(kind)) continue;
     Json kept = Json::array();
     for (const auto& uid : uncounted[kind]) {
@@ -703,12 +704,12 @@ bool countPodsWithoutFinalizers(Json& status, const std::set<std::string>& withF
     const auto counted = static_cast<std::int64_t>(uncounted[kind].size() - kept.size());
     if (counted == 0) continue;
     updated = true;
-    status[kind] = status.value(kind, std::int64_t{0}) + counted;
     if (kept.empty()) {
       uncounted.erase(kind);
     } else {
       uncounted[kind] = std::move(kept);
     }
+    status[kind] = status.value(kind, std::int64_t{0}) + counted;
   }
   return updated;
 }

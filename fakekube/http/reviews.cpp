@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fakekube/api/base64.h"
+#include "fakekube/api/json_decode.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/json_writer.h"
 #include "fakekube/api/object_meta.h"
@@ -39,14 +40,13 @@ Result<Json> decode(const RestRequest& request) {
   const std::string type = baseMediaType(request.contentType);
   if (type == "application/yaml") return decodeYaml(request.body);
   if (type == kKubernetesProtobufMediaType) return decodeKubernetesProtobuf(request.body);
-  try {
-    Json body = Json::parse(request.body);
-    if (!body.is_object()) return tl::unexpected(Status::badRequest("the body is not an object"));
-    return body;
-  } catch (const Json::exception& e) {
+  auto body = parseJsonText(request.body);
+  if (!body) {
     return tl::unexpected(Status::badRequest(
-        fmt::format("couldn't get version/kind; json parse error: {}", e.what())));
+        fmt::format("couldn't get version/kind; json parse error: {}", body.error())));
   }
+  if (!body->is_object()) return tl::unexpected(Status::badRequest("the body is not an object"));
+  return std::move(*body);
 }
 
 // The request as the answer carries it: apiVersion and kind set, metadata kept (a
@@ -185,11 +185,8 @@ std::optional<Json> claimsOf(const std::string& token) {
   if (token.substr(last + 1) != base64Url(digest(signedPart))) return std::nullopt;
   auto payload = fromBase64Url(std::string_view(token).substr(first + 1, last - first - 1));
   if (!payload) return std::nullopt;
-  try {
-    Json claims = Json::parse(*payload);
-    if (claims.is_object()) return claims;
-  } catch (const Json::exception&) {
-  }
+  auto claims = parseJsonText(*payload);
+  if (claims && claims->is_object()) return std::move(*claims);
   return std::nullopt;
 }
 
