@@ -215,17 +215,19 @@ class JsonObjectMap : private std::vector<std::pair<Key, T>> {
   }
   size_type indexOf(std::string_view key) const {
     if (size() <= kLinearSearchMax) {
-      // A short scan beats a binary search's unpredictable branches; the names are sorted, so
-      // the scan stops at the first name not below the key.
+      // A short scan beats a binary search's unpredictable branches: a name of another length,
+      // or another first byte, is passed over without a call.
       const value_type* data = Container::data();
-      for (size_type i = 0; i < size(); ++i) {
-        const std::string_view name = data[i].first;
-        if (name.size() == key.size() && std::memcmp(name.data(), key.data(), key.size()) == 0) {
+      const size_type n = size();
+      for (size_type i = 0; i < n; ++i) {
+        const std::string& name = data[i].first;
+        if (name.size() == key.size() &&
+            (key.empty() ||
+             (name[0] == key[0] && std::memcmp(name.data(), key.data(), key.size()) == 0))) {
           return i;
         }
-        if (key_compare{}(key, name)) break;
       }
-      return size();
+      return n;
     }
     const size_type at = lowerBound(key);
     if (at != size() && !key_compare{}(key, item(at).first)) return at;

@@ -3,6 +3,7 @@
 // equality), and building one from untrusted text must not cost n^2.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -51,6 +52,32 @@ TEST(JsonObjectMapTest, RandomEditsMatchStdMap) {
     EXPECT_EQ(it.key(), name);
     EXPECT_EQ(it.value(), value);
     ++it;
+  }
+}
+
+// Lookups by scan (small objects) and by binary search (larger ones) find every name present,
+// and no other: names of equal length and first byte, the empty name, prefixes.
+TEST(JsonObjectMapTest, FindsEveryNamePresentAndNoOther) {
+  const std::vector<std::string> pool = {
+      "",     "a",    "b",        "ab",       "ba",     "aa",
+      "abc",  "abd",  "abC",      "z",        "zz",     std::string("a\0", 2),
+      "kind", "spec", "metadata", "metadatA", "status", "statuses"};
+  std::mt19937 random(5);
+  for (std::size_t size = 0; size <= pool.size(); ++size) {
+    std::vector<std::string> names = pool;
+    std::shuffle(names.begin(), names.end(), random);
+    Json object = Json::object();
+    for (std::size_t i = 0; i < size; ++i) object[names[i]] = static_cast<int>(i);
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      const auto found = object.find(names[i]);
+      if (i < size) {
+        ASSERT_NE(found, object.end()) << size << " " << names[i];
+        EXPECT_EQ(*found, static_cast<int>(i));
+      } else {
+        EXPECT_EQ(found, object.end()) << size << " " << names[i];
+        EXPECT_FALSE(object.contains(names[i]));
+      }
+    }
   }
 }
 
