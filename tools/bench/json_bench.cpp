@@ -57,3 +57,40 @@ BENCHMARK(BM_JsonWriterPod);
 
 }  // namespace
 }  // namespace fakekube::bench
+
+#include "fakekube/api/json_decode.h"
+
+namespace fakekube::bench {
+namespace {
+
+// BM_JsonDecodeMembers/{in_order,reverse}/N: parseJsonText of one object of N members, the names
+// in order (as Go clients and our own text send them) or reversed (a hostile body). Both grow as
+// n log n at most: an object's members are appended and sorted once when it closes, so the
+// reversed body is not the n^2 of inserting each member in its place (json_object_map.h).
+void BM_JsonDecodeMembers(benchmark::State& state) {
+  const bool reverse = state.range(0) != 0;
+  const auto count = static_cast<int>(state.range(1));
+  std::string text = "{";
+  for (int i = 0; i < count; ++i) {
+    const int n = reverse ? count - i : i + 1;
+    if (i > 0) text += ",";
+    text += "\"k" + std::to_string(10000000 + n) + "\":" + std::to_string(n);
+  }
+  text += "}";
+  for (auto _ : state) {
+    auto decoded = parseJsonText(text);
+    if (!decoded || decoded->size() != static_cast<std::size_t>(count)) {
+      state.SkipWithError("decode failed");
+      break;
+    }
+    benchmark::DoNotOptimize(decoded);
+  }
+  state.SetItemsProcessed(state.iterations() * count);
+}
+BENCHMARK(BM_JsonDecodeMembers)
+    ->ArgNames({"reverse", "members"})
+    ->ArgsProduct({{0, 1}, {1000, 100000}})
+    ->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace fakekube::bench
