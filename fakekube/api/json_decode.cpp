@@ -127,19 +127,17 @@ class SortingDomBuilder {
  public:
   explicit SortingDomBuilder(Json& root) : root_(root) {}
 
-  bool null() { return add(nullptr) != nullptr; }
-  bool boolean(bool value) { return add(value) != nullptr; }
-  bool number_integer(Json::number_integer_t value) { return add(value) != nullptr; }
-  bool number_unsigned(Json::number_unsigned_t value) { return add(value) != nullptr; }
+  // nlohmann's SAX interface: true to go on.
+  bool null() { return add(nullptr); }
+  bool boolean(bool value) { return add(value); }
+  bool number_integer(Json::number_integer_t value) { return add(value); }
+  bool number_unsigned(Json::number_unsigned_t value) { return add(value); }
   bool number_float(Json::number_float_t value, const Json::string_t& /*text*/) {
-    return add(value) != nullptr;
+    return add(value);
   }
-  bool string(Json::string_t& value) { return add(std::move(value)) != nullptr; }
-  bool binary(Json::binary_t& value) { return add(Json::binary(std::move(value))) != nullptr; }
-  bool start_object(std::size_t /*elements*/) {
-    open_.push_back(add(Json::value_t::object));
-    return true;
-  }
+  bool string(Json::string_t& value) { return add(std::move(value)); }
+  bool binary(Json::binary_t& value) { return add(Json::binary(std::move(value))); }
+  bool start_object(std::size_t /*elements*/) { return open(Json::value_t::object); }
   bool key(Json::string_t& name) {
     key_ = std::move(name);
     return true;
@@ -149,10 +147,7 @@ class SortingDomBuilder {
     open_.pop_back();
     return true;
   }
-  bool start_array(std::size_t /*elements*/) {
-    open_.push_back(add(Json::value_t::array));
-    return true;
-  }
+  bool start_array(std::size_t /*elements*/) { return open(Json::value_t::array); }
   bool end_array() {
     open_.pop_back();
     return true;
@@ -166,11 +161,20 @@ class SortingDomBuilder {
   const std::string& error() const { return error_; }
 
  private:
+  template <class Value>
+  bool add(Value&& value) {
+    (void)place(std::forward<Value>(value));
+    return true;
+  }
+  bool open(Json::value_t type) {
+    open_.push_back(place(type));
+    return true;
+  }
   // Adds `value` to the innermost open array or object (or makes it the root) and returns where
   // it now lives. Only the innermost open container grows, so the addresses of the open ones,
   // each a member of the one outside it, hold until they close.
   template <class Value>
-  Json* add(Value&& value) {
+  Json* place(Value&& value) {
     if (open_.empty()) {
       root_ = Json(std::forward<Value>(value));
       return &root_;

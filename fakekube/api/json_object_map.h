@@ -134,6 +134,12 @@ class JsonObjectMap : private std::vector<std::pair<Key, T>> {
 
   // --- insert ---
 
+  // Like std::map's try_emplace, emplace builds nothing, and leaves `args` untouched, when the
+  // name is present.
+  template <class K, class... Args>
+  std::pair<iterator, bool> try_emplace(K&& key, Args&&... args) {
+    return emplace(std::forward<K>(key), std::forward<Args>(args)...);
+  }
   template <class K, class... Args>
   std::pair<iterator, bool> emplace(K&& key, Args&&... args) {
     const std::string_view name(key);
@@ -192,7 +198,10 @@ class JsonObjectMap : private std::vector<std::pair<Key, T>> {
   }
   // Puts members appended by appendUnsorted in order; of equal names the last appended wins, as
   // a later duplicate member overwrites an earlier one when inserted one by one.
-  void sortMembers() { sortFrom(0, /*keepLast=*/true); }
+  void sortMembers() {
+    sortFrom(0, /*keepLast=*/true);
+    moveForChecking();
+  }
 
  private:
   static constexpr size_type kLinearSearchMax = 8;
@@ -250,15 +259,16 @@ class JsonObjectMap : private std::vector<std::pair<Key, T>> {
     // Equal names are now adjacent in append order: keep one of each run.
     size_type out = 0;
     for (size_type i = 0; i < size(); ++i) {
-      const bool sameAsNext = i + 1 < size() && !key_compare{}(item(i).first, item(i + 1).first);
-      const bool sameAsKept =  // the last member kept (moved to out - 1) has this name
-          out > 0 && !key_compare{}(item(out - 1).first, item(i).first);
-      if (keepLast ? sameAsNext : sameAsKept) continue;
+      // Keeping the last: drop a member the next one shares its name with. Keeping the first:
+      // drop one whose name the last member kept (moved to out - 1) has.
+      const bool dropped = keepLast
+                               ? i + 1 < size() && !key_compare{}(item(i).first, item(i + 1).first)
+                               : out > 0 && !key_compare{}(item(out - 1).first, item(i).first);
+      if (dropped) continue;
       if (out != i) item(out) = std::move(item(i));
       ++out;
     }
     Container::erase(begin() + out, end());
-    moveForChecking();
   }
   // Under FAKEKUBE_JSON_MOVE_ON_CHANGE (the AddressSanitizer build) every insert and erase moves
   // the members to a new allocation and frees the old one, so a reference kept across a change

@@ -246,8 +246,6 @@ class Converter {
       // the n^2 of inserting each in its place (json_object_map.h).
       members.appendUnsorted(*name, convert(entry.second));
     }
-    members.sortMembers();
-    if (merged.empty()) return object;
     for (auto& [name, value] : merged.items()) {
       if (!explicitKeys.count(name)) members.appendUnsorted(name, std::move(value));
     }

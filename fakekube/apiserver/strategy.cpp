@@ -19,17 +19,12 @@ Json& child(Json& parent, std::string_view key) {
 }
 
 // Sets object[key] = value unless the client gave one. `object` must be an object. The value is
-// only built when it is used (emplace builds nothing for a name present): defaulting runs on
-// every create.
+// only built when it is used, and the key is looked up once (try_emplace leaves `value` alone when
+// the name is present): defaulting runs on every create.
 template <class Value>
 void setDefault(Json& object, std::string_view key, Value&& value) {
-  auto& members = object.get_ref<Json::object_t&>();
-  auto it = members.find(key);
-  if (it == members.end()) {
-    members.emplace(key, std::forward<Value>(value));
-  } else if (it->second.is_null()) {
-    it->second = std::forward<Value>(value);
-  }
+  auto [it, added] = object.get_ref<Json::object_t&>().try_emplace(key, std::forward<Value>(value));
+  if (!added && it->second.is_null()) it->second = std::forward<Value>(value);
 }
 
 // The defaults the real API server fills into a PodSpec (pkg/apis/core/v1/defaults.go), limited
@@ -295,7 +290,6 @@ void prepareForCreate(const ResourceInfo& info, Json& object) {
     Json& status = jsonMember(object, "status");
     status = Json::object();
     auto& fields = status.get_ref<Json::object_t&>();
-    // In key order, each at the end: no search.
     fields.emplace("phase", "Pending");
     fields.emplace("qosClass", qos);
   } else if (info.is("", "services")) {
