@@ -81,6 +81,29 @@ TEST(JsonObjectMapTest, FindsEveryNamePresentAndNoOther) {
   }
 }
 
+// A small object's scan compares names of equal length and first byte inline, in overlapping
+// words: for every length from 1 to 40 and every position past the first byte, a name that
+// differs from a member in that byte alone is not found, and the member is.
+TEST(JsonObjectMapTest, ScanTellsApartNamesDifferingInAnyOneByte) {
+  for (std::size_t length = 1; length <= 40; ++length) {
+    std::string name(length, 'x');
+    for (std::size_t i = 0; i < length; ++i) name[i] = static_cast<char>('a' + i % 26);
+    for (std::size_t position = 1; position < length; ++position) {
+      std::string other = name;
+      other[position] = static_cast<char>(other[position] ^ 0x20);
+      Json object = Json::object();
+      object[name] = 1;
+      object["kind"] = 2;
+      ASSERT_LE(object.size(), 8u);  // the scan, not the binary search
+      EXPECT_EQ(object.find(other), object.end()) << length << " " << position;
+      ASSERT_NE(object.find(name), object.end()) << length;
+      object[other] = 3;
+      EXPECT_EQ(object[name], 1) << length << " " << position;
+      EXPECT_EQ(object[other], 3) << length << " " << position;
+    }
+  }
+}
+
 TEST(JsonObjectMapTest, EmplaceKeepsTheValueOfANamePresent) {
   Members members;
   EXPECT_TRUE(members.emplace("b", 1).second);
