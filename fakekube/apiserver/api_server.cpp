@@ -797,11 +797,24 @@ Result<ObjectPtr> ApiServer::Impl::updateLocked(const ResourceInfo& info, std::s
         // is the result as it is, and neither the stored members nor the body's are copied.
         updated = std::move(object);
       } else {
-        // Every member but the old status is copied: the request's status replaces it.
+        // Every member but the old status comes from the stored object: the request's status
+        // replaces it. A member the body carries with the stored value (the metadata of a
+        // metadata-and-status body, whose precondition just matched) is moved from the body
+        // instead: comparing allocates nothing, and copying a document allocates every string
+        // and object in it (and frees the body's afterwards).
         updated = Json::object();
+        auto& members = updated.get_ref<Json::object_t&>();
+        members.reserve(old.size());
         for (auto it = old.begin(); it != old.end(); ++it) {
-          if (it.key() != "status") updated.emplace(it.key(), *it);
+          if (it.key() == "status") continue;
+          auto mine = object.find(it.key());
+          if (mine != object.end() && sameJson(*mine, *it)) {
+            members.appendUnsorted(it.key(), std::move(*mine));
+          } else {
+            members.appendUnsorted(it.key(), *it);
+          }
         }
+        members.sortMembers();  // already in order (the stored object's): a check, no sort
         if (auto status = object.find("status"); status != object.end()) {
           updated.emplace("status", std::move(*status));
         }

@@ -46,6 +46,19 @@ std::vector<std::string> labelIndexFunc(const Json& object) {
   return values;
 }
 
+// The member at `path` (object keys from the top), or null.
+const Json& memberAt(const Json& object, const std::vector<std::string>& path) {
+  static const Json kNull;
+  const Json* current = &object;
+  for (const std::string& key : path) {
+    if (!current->is_object()) return kNull;
+    auto it = current->find(std::string_view(key));
+    if (it == current->end()) return kNull;
+    current = &*it;
+  }
+  return *current;
+}
+
 }  // namespace
 
 struct Informer::State : std::enable_shared_from_this<State> {
@@ -75,6 +88,8 @@ struct Informer::State : std::enable_shared_from_this<State> {
     // added through addIndexer): an update that leaves it equal leaves the values as they were,
     // so the index function need not run.
     std::string_view metadataMember;
+    // The path of the one member the values are made from (addIndexer's `reads`), or empty.
+    std::vector<std::string> reads;
   };
   std::map<std::string, ObjectPtr, std::less<>> items;
   std::map<std::string, Index, std::less<>> indexes;
@@ -371,6 +386,10 @@ struct Informer::State : std::enable_shared_from_this<State> {
               jsonAt(*afterMetadata, {index.metadataMember})) {
         continue;
       }
+      if (before && after && !index.reads.empty() &&
+          sameJson(memberAt(*before, index.reads), memberAt(*after, index.reads))) {
+        continue;
+      }
       std::vector<std::string> beforeValues;
       std::vector<std::string> afterValues;
       if (before) beforeValues = index.fn(*before);
@@ -490,8 +509,13 @@ void Informer::addEventHandler(ResourceEventHandler handler) {
 }
 
 void Informer::addIndexer(std::string name, IndexFunc fn) {
+  addIndexer(std::move(name), std::move(fn), {});
+}
+
+void Informer::addIndexer(std::string name, IndexFunc fn, std::vector<std::string> reads) {
   std::lock_guard lock(state_->mu);
   State::Index index{std::move(fn), {}};
+  index.reads = std::move(reads);
   for (const auto& [key, object] : state_->items) {
     for (auto& value : index.fn(*object)) index.keysByValue[std::move(value)].insert(key);
   }

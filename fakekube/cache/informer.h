@@ -106,6 +106,10 @@ class Informer {
 
   // Adds an index. Items already cached are indexed at once. Replaces an index of the same name.
   void addIndexer(std::string name, IndexFunc fn);
+  // The same, for an index whose values are made from the member at `reads` alone (object keys
+  // from the top: {"spec", "nodeName"}): an update that leaves that member equal leaves the
+  // values as they were, and `fn` does not run for it (most updates of a pod are status writes).
+  void addIndexer(std::string name, IndexFunc fn, std::vector<std::string> reads);
   // The cached objects filed under `value` in index `name`, ordered by key ("ns/name"). Empty
   // for an unknown index.
   std::vector<ObjectPtr> byIndex(std::string_view name, std::string_view value) const;

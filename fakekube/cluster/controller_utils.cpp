@@ -66,10 +66,13 @@ bool isPodTerminating(const Json& pod) {
 }
 
 void addPodNodeNameIndex(Informer& pods) {
-  pods.addIndexer(std::string(kPodNodeNameIndex), [](const Json& pod) {
-    std::string node = podNodeName(pod);
-    return node.empty() ? std::vector<std::string>{} : std::vector<std::string>{std::move(node)};
-  });
+  pods.addIndexer(std::string(kPodNodeNameIndex),
+                  [](const Json& pod) {
+                    std::string node = podNodeName(pod);
+                    return node.empty() ? std::vector<std::string>{}
+                                        : std::vector<std::string>{std::move(node)};
+                  },
+                  {"spec", "nodeName"});
 }
 
 std::optional<TimePoint> parseTime(const Json& value) {

@@ -158,6 +158,10 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
     std::uint64_t runId = 0;
     std::string containerId;
     bool everStarted = false;
+    // The imageID reported once the container has started, made at its first start: `spec` is the
+    // one the kubelet first saw, so its image and the id do not change, and every status the
+    // kubelet writes reports it.
+    std::string imageId;
     TimePoint startedAt{};
     bool processReady = true;
     TimePoint readyAt{};
@@ -408,6 +412,10 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
 
   void startContainer(PodRun& run, ContainerRun& c, const ObjectPtr& pod, TimePoint now) {
     if (c.everStarted) ++c.restartCount;
+    if (!c.everStarted) {
+      const Json& image = jsonAt(*c.spec, {"image"});
+      c.imageId = imageId(image.is_string() ? image.get_ref<const std::string&>() : std::string());
+    }
     c.everStarted = true;
     c.state = State::Running;
     c.backingOff = false;
@@ -568,10 +576,10 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
     const Json& image = jsonAt(*c.spec, {"image"});
     const std::string& imageName =
         image.is_string() ? image.get_ref<const std::string&>() : kNoImage;
-    Json status = jsonObject("name", c.name, "image", imageName, "imageID",
-                             c.everStarted ? imageId(imageName) : std::string(), "ready", ready,
-                             "restartCount", c.restartCount, "started", c.state == State::Running,
-                             "state", std::move(state), "lastState", c.lastState);
+    Json status =
+        jsonObject("name", c.name, "image", imageName, "imageID", c.imageId, "ready", ready,
+                   "restartCount", c.restartCount, "started", c.state == State::Running, "state",
+                   std::move(state), "lastState", c.lastState);
     if (!c.containerId.empty()) status.emplace("containerID", c.containerId);
     return status;
   }

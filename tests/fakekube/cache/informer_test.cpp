@@ -238,6 +238,43 @@ TEST_F(InformerTest, IndexValuesFollowPartialAndNoOpUpdates) {
   EXPECT_THAT(names(informer.byIndex(kNamespaceIndex, "team")), ElementsAre("team/p2"));
 }
 
+// An index declared to read one member (addIndexer's `reads`) runs its function on an update only
+// when that member changed: a status write leaves it alone; a change of the member refiles.
+TEST_F(InformerTest, IndexReadingOneMemberRunsOnlyWhenThatMemberChanges) {
+  Json a = configMap("a");
+  a["data"]["zone"] = "east";
+  create(kConfigMaps, a);
+  Informer informer(*client, ex, kConfigMaps);
+  int calls = 0;
+  informer.addIndexer("zone",
+                      [&calls](const Json& c) {
+                        ++calls;
+                        const std::string zone = c["data"].value("zone", "");
+                        return zone.empty() ? std::vector<std::string>{}
+                                            : std::vector<std::string>{zone};
+                      },
+                      {"data", "zone"});
+  informer.start();
+  ex.runUntilIdle();
+  const int afterList = calls;
+  EXPECT_EQ(afterList, 1);
+  EXPECT_THAT(names(informer.byIndex("zone", "east")), ElementsAre("default/a"));
+
+  // Another member changes: the function does not run, the object stays filed.
+  mergePatch(kConfigMaps, "default", "a", {{"data", {{"other", "x"}}}});
+  ex.runUntilIdle();
+  EXPECT_EQ(calls, afterList);
+  EXPECT_EQ(informer.get("default/a")->at("data").value("other", ""), "x");
+  EXPECT_THAT(names(informer.byIndex("zone", "east")), ElementsAre("default/a"));
+
+  // The member changes: it runs on the old and the new object, and the object moves.
+  mergePatch(kConfigMaps, "default", "a", {{"data", {{"zone", "west"}}}});
+  ex.runUntilIdle();
+  EXPECT_EQ(calls, afterList + 2);
+  EXPECT_THAT(informer.byIndex("zone", "east"), IsEmpty());
+  EXPECT_THAT(names(informer.byIndex("zone", "west")), ElementsAre("default/a"));
+}
+
 TEST_F(InformerTest, LabelRestrictedInformerSeesOnlyMatchingObjects) {
   create(kConfigMaps, configMap("plain"));
   create(kConfigMaps, labelled(configMap("managed"), "ray.io/managed", "true"));
