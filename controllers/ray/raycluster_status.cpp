@@ -12,6 +12,7 @@
 #include "controllers/ray/raycluster_types.h"
 #include "controllers/ray/service_builder.h"
 #include "fakekube/api/json_build.h"
+#include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/cluster/quantity.h"
 
@@ -167,11 +168,11 @@ void setStatusCondition(Json& conditions, std::string_view type, std::string_vie
   for (Json& c : conditions) {
     if (!c.is_object() || stringField(c, "type") != type) continue;
     if (stringField(c, "status") != status) {
-      c["status"] = std::string(status);
-      c["lastTransitionTime"] = formatRfc3339(now);
+      jsonMember(c, "status") = std::string(status);
+      jsonMember(c, "lastTransitionTime") = formatRfc3339(now);
     }
-    c["reason"] = std::string(reason);
-    c["message"] = std::string(message);
+    jsonMember(c, "reason") = std::string(reason);
+    jsonMember(c, "message") = std::string(message);
     return;
   }
   conditions.push_back(jsonObject("type", std::string(type), "status", std::string(status),
@@ -255,7 +256,7 @@ Result<Json> calculateStatus(const Json& instance, const ReconcileFailure* recon
     if (it.key() != "spec") next.emplace(it.key(), *it);
   }
   if (!next.contains("status") || !next["status"].is_object()) next["status"] = Json::object();
-  Json& status = next["status"];
+  Json& status = jsonMember(next, "status");
   Json conditions = memberOrNull(status, "conditions");
   if (!conditions.is_array()) conditions = Json::array();
 
@@ -268,7 +269,7 @@ Result<Json> calculateStatus(const Json& instance, const ReconcileFailure* recon
     removeStatusCondition(conditions, kRayClusterReplicaFailure);
   }
 
-  status["observedGeneration"] = meta::generation(instance);
+  jsonMember(status, "observedGeneration") = meta::generation(instance);
 
   const std::string name = meta::name(next);
   const std::vector<ObjectPtr>* pods = &allPods;
@@ -295,7 +296,7 @@ Result<Json> calculateStatus(const Json& instance, const ReconcileFailure* recon
     if (value == 0) {
       status.erase(key);
     } else {
-      status[key] = value;
+      jsonMember(status, key) = value;
     }
   };
   setCount("readyWorkerReplicas", ready);
@@ -305,14 +306,14 @@ Result<Json> calculateStatus(const Json& instance, const ReconcileFailure* recon
   setCount("maxWorkerReplicas", maxReplicas);
 
   const DesiredResources resources = calculateDesiredResources(instance);
-  status["desiredCPU"] = resources.cpu;
-  status["desiredMemory"] = resources.memory;
-  status["desiredGPU"] = resources.gpu;
-  status["desiredTPU"] = resources.tpu;
+  jsonMember(status, "desiredCPU") = resources.cpu;
+  jsonMember(status, "desiredMemory") = resources.memory;
+  jsonMember(status, "desiredGPU") = resources.gpu;
+  jsonMember(status, "desiredTPU") = resources.tpu;
 
   if (!reconcileError && pods->size() == static_cast<std::size_t>(desired) + 1 &&
       checkAllPodsRunning(*pods)) {
-    status["state"] = std::string(kStateReady);
+    jsonMember(status, "state") = std::string(kStateReady);
     status.erase("reason");
   }
 
@@ -377,7 +378,9 @@ Result<Json> calculateStatus(const Json& instance, const ReconcileFailure* recon
                        kRayClusterSuspending, "", now);
   }
 
-  if (isSuspendRequested(instance) && pods->empty()) status["state"] = std::string(kStateSuspended);
+  if (isSuspendRequested(instance) && pods->empty()) {
+    jsonMember(status, "state") = std::string(kStateSuspended);
+  }
 
   // updateEndpoints.
   const std::vector<ObjectPtr>* services = &headServices;
@@ -404,7 +407,7 @@ Result<Json> calculateStatus(const Json& instance, const ReconcileFailure* recon
     if (endpoints.empty()) {
       status.erase("endpoints");
     } else {
-      status["endpoints"] = std::move(endpoints);
+      jsonMember(status, "endpoints") = std::move(endpoints);
     }
   }
 
@@ -412,8 +415,8 @@ Result<Json> calculateStatus(const Json& instance, const ReconcileFailure* recon
   Json head = Json::object();
   if (headPod) {
     const std::string podIp = stringMember(memberOrNull(*headPod, "status"), "podIP");
-    if (!podIp.empty()) head["podIP"] = podIp;
-    head["podName"] = meta::name(*headPod);
+    if (!podIp.empty()) jsonMember(head, "podIP") = podIp;
+    jsonMember(head, "podName") = meta::name(*headPod);
   }
   const std::string selector =
       fmt::format("ray.io/cluster={},ray.io/identifier={},ray.io/node-type=head", name,
@@ -436,24 +439,24 @@ Result<Json> calculateStatus(const Json& instance, const ReconcileFailure* recon
   if (clusterIp == "None") {
     serviceIp = headPod ? stringMember(memberOrNull(*headPod, "status"), "podIP") : "";
   }
-  if (!serviceIp.empty()) head["serviceIP"] = serviceIp;
-  head["serviceName"] = meta::name(svc);
-  status["head"] = std::move(head);
+  if (!serviceIp.empty()) jsonMember(head, "serviceIP") = serviceIp;
+  jsonMember(head, "serviceName") = meta::name(svc);
+  jsonMember(status, "head") = std::move(head);
 
   if (conditions.empty()) {
     status.erase("conditions");
   } else {
-    status["conditions"] = std::move(conditions);
+    jsonMember(status, "conditions") = std::move(conditions);
   }
 
-  status["lastUpdateTime"] = formatRfc3339(now);
+  jsonMember(status, "lastUpdateTime") = formatRfc3339(now);
   const Json& oldStatus = memberOrNull(instance, "status");
   const std::string oldState = stringMember(oldStatus, "state");
   const std::string newState = stringMember(status, "state");
   if (oldState != newState) {
     Json times = toJsonStatusTimes(status);
     times[newState] = formatRfc3339(now);
-    status["stateTransitionTimes"] = std::move(times);
+    jsonMember(status, "stateTransitionTimes") = std::move(times);
   }
   return next;
 }

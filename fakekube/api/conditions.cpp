@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fakekube/api/json_lookup.h"
+
 namespace fakekube {
 
 namespace {
@@ -66,7 +68,7 @@ bool isConditionTrue(const Json& object, std::string_view type) {
 
 bool setCondition(Json& status, Json condition, TimePoint now) {
   if (!status.is_object()) status = Json::object();
-  Json& conditions = status["conditions"];
+  Json& conditions = jsonMember(status, "conditions");
   if (!conditions.is_array()) conditions = Json::array();
   const std::string type(stringField(condition, "type"));
   const bool withProbeTime = condition.contains("lastProbeTime");
@@ -74,18 +76,18 @@ bool setCondition(Json& status, Json condition, TimePoint now) {
     if (!existing.is_object() || stringField(existing, "type") != type) continue;
     const bool sameStatus = stringField(existing, "status") == stringField(condition, "status");
     if (sameStatus && leavesUnchanged(existing, condition)) return false;
-    if (!withProbeTime) condition["lastProbeTime"] = nullptr;
+    if (!withProbeTime) jsonMember(condition, "lastProbeTime") = nullptr;
     if (sameStatus && existing.contains("lastTransitionTime")) {
-      condition["lastTransitionTime"] = existing["lastTransitionTime"];
+      jsonMember(condition, "lastTransitionTime") = existing["lastTransitionTime"];
     } else {
-      condition["lastTransitionTime"] = formatRfc3339(now);
+      jsonMember(condition, "lastTransitionTime") = formatRfc3339(now);
     }
     if (existing == condition) return false;
     existing = std::move(condition);
     return true;
   }
-  if (!withProbeTime) condition["lastProbeTime"] = nullptr;
-  condition["lastTransitionTime"] = formatRfc3339(now);
+  if (!withProbeTime) jsonMember(condition, "lastProbeTime") = nullptr;
+  jsonMember(condition, "lastTransitionTime") = formatRfc3339(now);
   conditions.push_back(std::move(condition));
   return true;
 }

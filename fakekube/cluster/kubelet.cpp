@@ -587,8 +587,10 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
   // The status the kubelet reports, over the pod's current one (fields it does not own kept).
   Json statusOf(const PodRun& run, const Json& pod, TimePoint now) const {
     const std::string policy = pod["spec"].value("restartPolicy", "Always");
-    // The old container statuses are not copied: they are rebuilt below.
+    // The old container statuses are not copied: they are rebuilt below. Room for every member
+    // the kubelet sets, so that adding them moves no member to a new allocation.
     Json status = Json::object();
+    status.get_ref<Json::object_t&>().reserve(16);
     if (auto old = pod.find("status"); old != pod.end() && old->is_object()) {
       for (auto it = old->begin(); it != old->end(); ++it) {
         if (it.key() == "containerStatuses") continue;
@@ -598,14 +600,14 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
     }
     const std::string phase = phaseOf(run, policy);
     const bool terminal = phase == "Succeeded" || phase == "Failed";
-    status["phase"] = phase;
-    status["hostIP"] = run.hostIp;
-    status["hostIPs"] = Json::array({jsonObject("ip", run.hostIp)});
+    jsonMember(status, "phase") = phase;
+    jsonMember(status, "hostIP") = run.hostIp;
+    jsonMember(status, "hostIPs") = Json::array({jsonObject("ip", run.hostIp)});
     if (!run.podIp.empty()) {
-      status["podIP"] = run.podIp;
-      status["podIPs"] = Json::array({jsonObject("ip", run.podIp)});
+      jsonMember(status, "podIP") = run.podIp;
+      jsonMember(status, "podIPs") = Json::array({jsonObject("ip", run.podIp)});
     }
-    status["startTime"] = rfc(run.seenAt);
+    jsonMember(status, "startTime") = rfc(run.seenAt);
 
     std::vector<std::string> incomplete;
     for (std::size_t i = 0; i < run.inits.size(); ++i) {
@@ -634,21 +636,21 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
     for (const char* type : {"Ready", "ContainersReady"}) {
       Json condition = jsonObject("type", type);
       if (unready.empty() && !terminal) {
-        condition["status"] = "True";
+        jsonMember(condition, "status") = "True";
       } else {
-        condition["status"] = "False";
+        jsonMember(condition, "status") = "False";
         if (phase == "Succeeded") {
-          condition["reason"] = "PodCompleted";
+          jsonMember(condition, "reason") = "PodCompleted";
         } else {
-          condition["reason"] = "ContainersNotReady";
-          condition["message"] = "containers with unready status: " + goList(unready);
+          jsonMember(condition, "reason") = "ContainersNotReady";
+          jsonMember(condition, "message") = "containers with unready status: " + goList(unready);
         }
       }
       setCondition(status, condition, now);
     }
     // The kubelet's conditions first, in its order, then the others (PodScheduled, ...): moved,
     // not copied (a moved-from condition is left null, and skipped after).
-    Json& conditions = status["conditions"];
+    Json& conditions = jsonMember(status, "conditions");
     Json ordered = Json::array();
     static const char* kOwned[] = {"PodReadyToStartContainers", "Initialized", "Ready",
                                    "ContainersReady"};
@@ -665,7 +667,7 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
     if (!run.inits.empty()) {
       Json inits = Json::array();
       for (const auto& c : run.inits) inits.push_back(containerStatus(c, now));
-      status["initContainerStatuses"] = std::move(inits);
+      jsonMember(status, "initContainerStatuses") = std::move(inits);
     }
     std::vector<const ContainerRun*> byName;
     for (const auto& c : run.containers) byName.push_back(&c);
@@ -673,7 +675,7 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
               [](const ContainerRun* a, const ContainerRun* b) { return a->name < b->name; });
     Json containers = Json::array();
     for (const auto* c : byName) containers.push_back(containerStatus(*c, now));
-    status["containerStatuses"] = std::move(containers);
+    jsonMember(status, "containerStatuses") = std::move(containers);
     return status;
   }
 
