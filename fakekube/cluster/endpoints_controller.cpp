@@ -1,7 +1,6 @@
 #include "fakekube/cluster/endpoints_controller.h"
 
 #include <algorithm>
-#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 
@@ -60,22 +59,30 @@ ReconcileOutcome reconcileEndpoints(Manager& manager, const ReconcileRequest& re
   if (meta::isDeleting(service) || !serviceHasSelector(service)) return ReconcileResult{};
   const bool publishNotReady = service["spec"].value("publishNotReadyAddresses", false);
 
-  std::map<std::string, Json> subsets;  // ports JSON -> subset
+  // One subset per set of resolved ports, in the order of the ports' JSON text (see
+  // sortByPortsText).
+  std::vector<std::pair<Json, Json>> subsets;  // ports -> subset
   for (const auto& pod : podsSelectedBy(manager.cache(), service)) {
     if (!shouldPodBeInEndpoints(*pod, publishNotReady)) {
       continue;
     }
     Json ports = endpointPorts(service, *pod);
-    Json& subset = subsets[ports.dump()];
-    if (subset.is_null()) {
-      subset = Json::object();
+    auto found = std::find_if(subsets.begin(), subsets.end(),
+                              [&ports](const auto& s) { return sameJson(s.first, ports); });
+    if (found == subsets.end()) {
+      Json subset = Json::object();
       if (!ports.empty()) subset["ports"] = ports;
+      // emplace_back, not insert({...}): a braced pair of Json reads as a list of two pairs.
+      subsets.emplace_back(std::move(ports), std::move(subset));
+      found = subsets.end() - 1;
     }
+    Json& subset = found->second;
     const char* list = publishNotReady || isPodReady(*pod) ? "addresses" : "notReadyAddresses";
     subset[list].push_back(addressOf(service, *pod));
   }
+  sortByPortsText(subsets);
   Json subsetList = Json::array();
-  for (auto& [key, subset] : subsets) {
+  for (auto& [ports, subset] : subsets) {
     if (subset.contains("addresses")) sortByIp(subset["addresses"]);
     if (subset.contains("notReadyAddresses")) sortByIp(subset["notReadyAddresses"]);
     subsetList.push_back(std::move(subset));

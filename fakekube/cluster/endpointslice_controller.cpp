@@ -1,7 +1,6 @@
 #include "fakekube/cluster/endpointslice_controller.h"
 
 #include <algorithm>
-#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 
@@ -110,8 +109,9 @@ ReconcileOutcome EndpointSliceController::reconcile(const ReconcileRequest& requ
   if (meta::isDeleting(service)) return ReconcileResult{};
   if (!serviceHasSelector(service)) return deleteAll(existing);
 
-  // The endpoints, grouped by their resolved ports (keyed by the ports' JSON for a stable order).
-  std::map<std::string, std::pair<Json, std::vector<Json>>> groups;
+  // The endpoints, grouped by their resolved ports, in the order of the ports' JSON text (a stable
+  // order; a pod's ports are nearly always its Service's, one group, and then no text is made).
+  std::vector<std::pair<Json, std::vector<Json>>> groups;
   std::vector<ObjectPtr> selected;
   for (const auto& pod : podsSelectedBy(manager_.cache(), service)) {
     if (shouldPodBeInEndpoints(*pod, true)) {
@@ -122,10 +122,16 @@ ReconcileOutcome EndpointSliceController::reconcile(const ReconcileRequest& requ
             [](const ObjectPtr& a, const ObjectPtr& b) { return meta::name(*a) < meta::name(*b); });
   for (const auto& pod : selected) {
     Json ports = endpointPorts(service, *pod);
-    auto& group = groups[ports.dump()];
-    group.first = ports;
-    group.second.push_back(endpointOf(service, *pod));
+    auto group = std::find_if(groups.begin(), groups.end(),
+                              [&ports](const auto& g) { return sameJson(g.first, ports); });
+    if (group == groups.end()) {
+      // emplace_back, not insert({...}): a braced pair of Json reads as a list of two pairs.
+      groups.emplace_back(std::move(ports), std::vector<Json>{});
+      group = groups.end() - 1;
+    }
+    group->second.push_back(endpointOf(service, *pod));
   }
+  sortByPortsText(groups);
 
   struct Desired {
     Json ports;
@@ -133,8 +139,7 @@ ReconcileOutcome EndpointSliceController::reconcile(const ReconcileRequest& requ
   };
   std::vector<Desired> desired;
   const std::size_t perSlice = static_cast<std::size_t>(std::max(1, options_.maxEndpointsPerSlice));
-  for (auto& [key, group] : groups) {
-    auto& [ports, endpoints] = group;
+  for (auto& [ports, endpoints] : groups) {
     for (std::size_t i = 0; i < endpoints.size(); i += perSlice) {
       Json chunk = Json::array();
       for (std::size_t j = i; j < std::min(endpoints.size(), i + perSlice); ++j) {

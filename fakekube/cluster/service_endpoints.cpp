@@ -92,6 +92,28 @@ std::optional<Json> endpointPort(const Json& servicePort, const Json& pod) {
   return out;
 }
 
+namespace {
+
+template <class Groups>
+void sortGroupsByPortsText(Groups& groups) {
+  if (groups.size() < 2) return;
+  std::vector<std::pair<std::string, std::size_t>> order;
+  order.reserve(groups.size());
+  for (std::size_t i = 0; i < groups.size(); ++i) order.emplace_back(groups[i].first.dump(), i);
+  std::sort(order.begin(), order.end());
+  Groups sorted;
+  sorted.reserve(groups.size());
+  for (const auto& entry : order) sorted.push_back(std::move(groups[entry.second]));
+  groups = std::move(sorted);
+}
+
+}  // namespace
+
+void sortByPortsText(std::vector<std::pair<Json, Json>>& groups) { sortGroupsByPortsText(groups); }
+void sortByPortsText(std::vector<std::pair<Json, std::vector<Json>>>& groups) {
+  sortGroupsByPortsText(groups);
+}
+
 Json endpointPorts(const Json& service, const Json& pod) {
   Json out = Json::array();
   for (const auto& servicePort : jsonArrayAt(serviceSpec(service), "ports")) {

@@ -20,6 +20,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fakekube/api/json.h"
@@ -43,6 +44,12 @@ bool isHeadless(const Json& service);
 std::optional<Json> endpointPort(const Json& servicePort, const Json& pod);
 // Every resolvable port of the Service on the pod, in the Service's order.
 Json endpointPorts(const Json& service, const Json& pod);
+
+// Puts groups keyed by their resolved ports (endpointPorts) in the order of the ports' JSON text,
+// the order both controllers list their subsets and slices in. The text is made only when there
+// are two groups or more (nearly every Service's pods resolve its ports alike: one group).
+void sortByPortsText(std::vector<std::pair<Json, Json>>& groups);
+void sortByPortsText(std::vector<std::pair<Json, std::vector<Json>>>& groups);
 
 // The pods in the Service's namespace its selector matches, in key order: the cache's pods filed
 // under the selector's pair with the fewest pods (the label index), each checked against the

@@ -6,6 +6,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "fakekube/api/resources.h"
 #include "fakekube/cluster/endpointslice_controller.h"
 #include "fakekube/cluster/service_endpoints.h"
@@ -157,6 +159,28 @@ TEST_F(EndpointsControllerTest, EndpointsListReadyAndNotReadyAddresses) {
   EXPECT_EQ(byPort["8080"]["notReadyAddresses"][0]["ip"], "10.0.0.1");
   EXPECT_EQ(byPort["9000"]["addresses"][0]["targetRef"]["name"], "c");
   EXPECT_EQ(slices("web").size(), 2u) << "one slice per port mapping";
+}
+
+// Subsets come in the order of their ports' JSON text, as kube-controller-manager's do, not in
+// the order their pods are listed: pod "a" (listed first) resolves "http" to 9000, pod "b" to
+// 8080, and the 8080 subset comes first. Each port mapping gets an EndpointSlice of its own.
+TEST_F(EndpointsControllerTest, SubsetsAreOrderedByTheirPortsNotByTheirPods) {
+  create(kServices, service("web"));
+  startPod(create(kPods, webPod("a", 9000)), "10.0.0.1", true);
+  startPod(create(kPods, webPod("b", 8080)), "10.0.0.2", true);
+  run();
+  Json ep = get(kEndpoints, "default", "web");
+  ASSERT_EQ(ep["subsets"].size(), 2u) << ep.dump();
+  EXPECT_EQ(ep["subsets"][0]["ports"][0]["port"], 8080) << ep.dump();
+  EXPECT_EQ(ep["subsets"][0]["addresses"][0]["targetRef"]["name"], "b");
+  EXPECT_EQ(ep["subsets"][1]["ports"][0]["port"], 9000) << ep.dump();
+  EXPECT_EQ(ep["subsets"][1]["addresses"][0]["targetRef"]["name"], "a");
+  std::set<int> slicePorts;
+  for (const auto& slice : slices("web")) {
+    ASSERT_EQ(slice["endpoints"].size(), 1u) << slice.dump();
+    slicePorts.insert(slice["ports"][0]["port"].get<int>());
+  }
+  EXPECT_EQ(slicePorts, (std::set<int>{8080, 9000}));
 }
 
 TEST_F(EndpointsControllerTest, PublishNotReadyAddressesAndHeadless) {
