@@ -167,6 +167,31 @@ TEST_F(SchemaTest, StatusWritesAreDefaultedAndPruned) {
   EXPECT_EQ(updated["status"], Json({{"state", "ready"}, {"succeeded", 0}}));
 }
 
+// A status write keeps only the body's status, decoded; what else the body carries, known to the
+// schema or not, leaves the stored object as it was.
+TEST_F(SchemaTest, StatusWritesKeepTheStoredSpecWhateverTheBodyCarries) {
+  Json g = create(kGizmos, gizmo("g"));
+  Json body = g;
+  body["spec"]["bogus"] = "pruned on a create, ignored here";
+  body["spec"]["size"] = 4;
+  body["spec"].erase("replicas");
+  body["status"] = {{"state", "ready"}, {"bogus", true}, {"succeeded", nullptr}};
+  Json updated = updateStatus(kGizmos, body);
+  EXPECT_EQ(updated["spec"], g["spec"]);
+  EXPECT_EQ(updated["status"], Json({{"state", "ready"}, {"succeeded", 0}}));
+  EXPECT_EQ(meta::generation(updated), meta::generation(g));
+  EXPECT_EQ(get(kGizmos, "default", "g"), updated);
+
+  // A body without status clears it, and the schema's defaults below status do not apply to a
+  // status that is not there (status itself has no default).
+  Json cleared = g;
+  cleared["metadata"]["resourceVersion"] = updated["metadata"]["resourceVersion"];
+  cleared.erase("status");
+  Json after = updateStatus(kGizmos, cleared);
+  EXPECT_FALSE(after.contains("status")) << after.dump();
+  EXPECT_EQ(after["spec"], g["spec"]);
+}
+
 TEST_F(SchemaTest, ReadsFromStorageAreDefaultedAndPrunedByTheCurrentSchema) {
   Json g = create(kGizmos, gizmo("g", {{"size", 2}, {"name", "abc"}}));
   const std::int64_t written = server->revision();
