@@ -881,7 +881,11 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
       return ReconcileResult{};
     }
 
-    if (run.sandboxReady && !run.settledResourceVersion.empty() &&
+    // Before the sandbox is due, step() does nothing (after it, a sandbox that waits for an IP is
+    // retried on every reconcile, as no timer foresees an IP coming free).
+    const bool sandboxSettled =
+        run.sandboxReady || now < run.seenAt + options_.containerCreatingDelay;
+    if (sandboxSettled && !run.settledResourceVersion.empty() &&
         run.changes == run.changesWhenSettled &&
         (!run.wakeWhenSettled || now < *run.wakeWhenSettled) &&
         meta::resourceVersion(pod) == run.settledResourceVersion) {
