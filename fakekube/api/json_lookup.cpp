@@ -4,7 +4,11 @@
 
 namespace fakekube {
 
-const Json& jsonAt(const Json& document, std::initializer_list<std::string_view> path) {
+namespace {
+
+// Both jsonAt overloads: `path` is any range of keys that convert to std::string_view.
+template <class Path>
+const Json& walk(const Json& document, const Path& path) {
   static const Json kNull;
   const Json* current = &document;
   for (std::string_view key : path) {
@@ -14,6 +18,16 @@ const Json& jsonAt(const Json& document, std::initializer_list<std::string_view>
     current = &*it;
   }
   return *current;
+}
+
+}  // namespace
+
+const Json& jsonAt(const Json& document, std::initializer_list<std::string_view> path) {
+  return walk(document, path);
+}
+
+const Json& jsonAt(const Json& document, const std::vector<std::string>& path) {
+  return walk(document, path);
 }
 
 const Json& jsonArrayAt(const Json& object, std::string_view key) {

@@ -15,7 +15,9 @@
 #pragma once
 
 #include <initializer_list>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "fakekube/api/json.h"
 
@@ -23,6 +25,8 @@ namespace fakekube {
 
 // jsonAt(pod, {"spec", "template", "spec"}): a reference into `document`, or to a static null.
 const Json& jsonAt(const Json& document, std::initializer_list<std::string_view> path);
+// The same for a path known only at run time (an index's member, say).
+const Json& jsonAt(const Json& document, const std::vector<std::string>& path);
 
 // for (const Json& c : jsonArrayAt(podSpec, "containers")): references into `object` (which
 // must outlive them) or to static empties; never throws, whatever `object` is.

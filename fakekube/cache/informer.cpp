@@ -46,19 +46,6 @@ std::vector<std::string> labelIndexFunc(const Json& object) {
   return values;
 }
 
-// The member at `path` (object keys from the top), or null.
-const Json& memberAt(const Json& object, const std::vector<std::string>& path) {
-  static const Json kNull;
-  const Json* current = &object;
-  for (const std::string& key : path) {
-    if (!current->is_object()) return kNull;
-    auto it = current->find(std::string_view(key));
-    if (it == current->end()) return kNull;
-    current = &*it;
-  }
-  return *current;
-}
-
 }  // namespace
 
 struct Informer::State : std::enable_shared_from_this<State> {
@@ -387,7 +374,7 @@ struct Informer::State : std::enable_shared_from_this<State> {
         continue;
       }
       if (before && after && !index.reads.empty() &&
-          sameJson(memberAt(*before, index.reads), memberAt(*after, index.reads))) {
+          sameJson(jsonAt(*before, index.reads), jsonAt(*after, index.reads))) {
         continue;
       }
       std::vector<std::string> beforeValues;
