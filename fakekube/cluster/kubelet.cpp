@@ -410,12 +410,16 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
     }
   }
 
+  // The container's image as its spec names it ("" when it names none).
+  static const std::string& imageOf(const ContainerRun& c) {
+    static const std::string kNoImage;
+    const Json& image = jsonAt(*c.spec, {"image"});
+    return image.is_string() ? image.get_ref<const std::string&>() : kNoImage;
+  }
+
   void startContainer(PodRun& run, ContainerRun& c, const ObjectPtr& pod, TimePoint now) {
     if (c.everStarted) ++c.restartCount;
-    if (!c.everStarted) {
-      const Json& image = jsonAt(*c.spec, {"image"});
-      c.imageId = imageId(image.is_string() ? image.get_ref<const std::string&>() : std::string());
-    }
+    if (!c.everStarted) c.imageId = imageId(imageOf(c));
     c.everStarted = true;
     c.state = State::Running;
     c.backingOff = false;
@@ -572,12 +576,8 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
         break;
     }
     const bool ready = c.init ? (c.state == State::Terminated && c.exitCode == 0) : isReady(c, now);
-    static const std::string kNoImage;
-    const Json& image = jsonAt(*c.spec, {"image"});
-    const std::string& imageName =
-        image.is_string() ? image.get_ref<const std::string&>() : kNoImage;
     Json status =
-        jsonObject("name", c.name, "image", imageName, "imageID", c.imageId, "ready", ready,
+        jsonObject("name", c.name, "image", imageOf(c), "imageID", c.imageId, "ready", ready,
                    "restartCount", c.restartCount, "started", c.state == State::Running, "state",
                    std::move(state), "lastState", c.lastState);
     if (!c.containerId.empty()) status.emplace("containerID", c.containerId);
