@@ -46,6 +46,18 @@ std::vector<std::string> labelIndexFunc(const Json& object) {
   return values;
 }
 
+// How many handler calls the current thread is inside (of any informer). A read from a handler
+// does not catch up: applying later events in the middle of reporting one would hand the other
+// handlers the changes out of order.
+thread_local int handlerDepth = 0;
+
+struct HandlerScope {
+  HandlerScope() { ++handlerDepth; }
+  ~HandlerScope() { --handlerDepth; }
+  HandlerScope(const HandlerScope&) = delete;
+  HandlerScope& operator=(const HandlerScope&) = delete;
+};
+
 }  // namespace
 
 struct Informer::State : std::enable_shared_from_this<State> {
@@ -275,6 +287,16 @@ struct Informer::State : std::enable_shared_from_this<State> {
     if (deliverNow) deliverDue();
   }
 
+  // catchUpOnRead: before a read, applies the events that are due, unless called from a handler.
+  void catchUp() {
+    if (!options.catchUpOnRead || handlerDepth > 0) return;
+    if (!notified.load()) {
+      std::lock_guard lock(mu);
+      if (pending.empty() || pending.front().due > executor.now()) return;
+    }
+    drain();
+  }
+
   void scheduleDeliveryLocked(TimePoint now) {
     deliveryTimer = executor.postAfter(pending.front().due - now, task([](State& s) {
                                          {
@@ -343,6 +365,7 @@ struct Informer::State : std::enable_shared_from_this<State> {
 
   static void notify(const std::vector<std::shared_ptr<const ResourceEventHandler>>& handlers,
                      const std::vector<Change>& changes) {
+    const HandlerScope inHandlers;
     for (const auto& change : changes) {
       for (const auto& h : handlers) {
         switch (change.type) {
@@ -490,6 +513,7 @@ void Informer::addEventHandler(ResourceEventHandler handler) {
       for (const auto& [key, object] : s.items) existing.push_back(object);
     }
     if (shared->onAdd) {
+      const HandlerScope inHandlers;
       for (const auto& object : existing) shared->onAdd(object);
     }
   }));
@@ -510,6 +534,7 @@ void Informer::addIndexer(std::string name, IndexFunc fn, std::vector<std::strin
 }
 
 std::vector<ObjectPtr> Informer::byIndex(std::string_view name, std::string_view value) const {
+  state_->catchUp();
   std::lock_guard lock(state_->mu);
   std::vector<ObjectPtr> out;
   auto index = state_->indexes.find(name);
@@ -525,6 +550,7 @@ std::vector<ObjectPtr> Informer::byIndex(std::string_view name, std::string_view
 }
 
 std::size_t Informer::countByIndex(std::string_view name, std::string_view value) const {
+  state_->catchUp();
   std::lock_guard lock(state_->mu);
   auto index = state_->indexes.find(name);
   if (index == state_->indexes.end()) return 0;
@@ -534,6 +560,7 @@ std::size_t Informer::countByIndex(std::string_view name, std::string_view value
 
 std::vector<std::string> Informer::indexValues(std::string_view name,
                                                std::string_view prefix) const {
+  state_->catchUp();
   std::lock_guard lock(state_->mu);
   std::vector<std::string> out;
   auto index = state_->indexes.find(name);
@@ -548,12 +575,14 @@ std::vector<std::string> Informer::indexValues(std::string_view name,
 }
 
 ObjectPtr Informer::get(std::string_view key) const {
+  state_->catchUp();
   std::lock_guard lock(state_->mu);
   auto it = state_->items.find(key);
   return it == state_->items.end() ? nullptr : it->second;
 }
 
 std::vector<ObjectPtr> Informer::list() const {
+  state_->catchUp();
   std::lock_guard lock(state_->mu);
   std::vector<ObjectPtr> out;
   out.reserve(state_->items.size());
@@ -562,6 +591,7 @@ std::vector<ObjectPtr> Informer::list() const {
 }
 
 std::size_t Informer::size() const {
+  state_->catchUp();
   std::lock_guard lock(state_->mu);
   return state_->items.size();
 }

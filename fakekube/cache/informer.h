@@ -22,7 +22,9 @@
 //
 // Thread-safety: the readers (get, list, byIndex, hasSynced) may be called from any thread. The
 // processing of events is serialised, so handlers never run concurrently for one informer, even
-// on a ThreadPoolExecutor. Handlers may read this informer (or a Cache holding it).
+// on a ThreadPoolExecutor. Handlers may read this informer (or a Cache holding it). With
+// InformerOptions::catchUpOnRead a read may run the handlers in the reader's thread: the reader
+// must not hold a lock the handlers take.
 #pragma once
 
 #include <cstdint>
@@ -50,6 +52,14 @@ struct InformerOptions {
   std::string fieldSelector;
   // How long each watch event waits before it reaches the store and the handlers.
   Duration deliveryDelay{0};
+  // Whether a read first applies the watch events that are due (what deliverQueuedEvents does).
+  // Without it an event reaches the store only when the executor runs the informer's delivery
+  // task: a task never sees the echo of a write it made, however long it runs. A real informer
+  // receives that echo while the controller makes its next API calls, so a reconcile that
+  // creates an object and lists it a few calls later usually finds it; with this option it
+  // always does once the event is due (deliveryDelay still holds it back). Reads made from a
+  // handler never catch up: changes reach the handlers one at a time, in order.
+  bool catchUpOnRead = false;
 };
 
 // Callbacks for the changes the informer applies (client-go's ResourceEventHandlerFuncs). Any may

@@ -9,7 +9,11 @@
 // never sleeps, so the wall time is the work: the operator's reconciles, the scheduler, the
 // kubelets (3N pods) and every watch. The containers run the registry's defaults (the workers'
 // wait-gcs-ready init containers exit 0 after 1 s, the Ray containers run forever), not the Ray
-// simulation.
+// simulation. The operator's cache catches up on read (InformerOptions::catchUpOnRead): a round
+// that created the head Service finds it when calculateStatus looks, as a real informer has
+// usually received it by then. Without that, every first round fails "unable to find head
+// service" and its rate-limited retry draws on the queue's 10 qps bucket, which at 10,000 clusters
+// stretches the run to 1,000 virtual seconds of 300 s requeues (docs/ray-operator.md).
 //
 // BM_RayJobsComplete/100: the same world with the RayJob controller too and the Ray simulation
 // (heads with the Jobs API, the submitter's script): N RayJobs (entrypoint `sleep 10`, one head
@@ -128,7 +132,9 @@ struct World {
     cluster = std::make_unique<Cluster>(executor, *server, options);
     if (rayJobs) ray::addRayBehaviors(cluster->behaviors());
     if (!cluster->start()) throw std::runtime_error("the cluster did not start");
-    rayOperator = std::make_unique<Manager>(executor, *server);
+    ManagerOptions managerOptions;
+    managerOptions.cache.defaults.catchUpOnRead = true;
+    rayOperator = std::make_unique<Manager>(executor, *server, managerOptions);
     ray::OperatorOptions operatorOptions;
     operatorOptions.reconcileConcurrency = 2;
     operatorOptions.randomSeed = 1;

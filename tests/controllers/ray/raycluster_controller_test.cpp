@@ -365,6 +365,33 @@ TEST_F(RayClusterTest, EndpointsAndHeadInfoWithHeadlessService) {
   EXPECT_EQ(rc["status"]["head"]["serviceName"], "rc-head-svc");
 }
 
+// Not an upstream case: how a new RayCluster's first round ends depends on whether the cache has
+// seen the head Service the round created by the time calculateStatus (updateHeadInfo) looks for
+// it, four API calls later. A cache that waits for the executor never has: the round fails with
+// "unable to find head service" and the next round, moved by the events, writes the status. A
+// cache that catches up on read (InformerOptions::catchUpOnRead) has, as a real informer usually
+// has: the first round writes the status and no round fails.
+TEST_F(RayClusterTest, FirstRoundFailsToFindItsHeadServiceInACacheThatWaitsForTheExecutor) {
+  startOperator();
+  createCluster(sampleRayCluster("rc", 2, 0, 5));
+  run(seconds(1));
+  EXPECT_EQ(controller->metrics().error, 1u);
+  EXPECT_EQ(getCluster("rc")["status"]["head"]["serviceName"], "rc-head-svc");
+}
+
+TEST_F(RayClusterTest, FirstRoundFindsItsHeadServiceInACacheThatCatchesUpOnRead) {
+  ManagerOptions managerOptions;
+  managerOptions.cache.defaults.catchUpOnRead = true;
+  startOperator({}, managerOptions);
+  createCluster(sampleRayCluster("rc", 2, 0, 5));
+  run(seconds(1));
+  EXPECT_EQ(controller->metrics().error, 0u);
+  EXPECT_EQ(workerPods("rc").size(), 2u);  // and no duplicate worker from a round that ran early
+  Json rc = getCluster("rc");
+  EXPECT_EQ(rc["status"]["head"]["serviceName"], "rc-head-svc");
+  EXPECT_EQ(rc["status"]["desiredWorkerReplicas"], 2);
+}
+
 // The head IP rule with ENABLE_RAY_HEAD_CLUSTER_IP_SERVICE: serviceIP is the ClusterIP.
 TEST_F(RayClusterTest, HeadServiceIpIsTheClusterIpWhenNotHeadless) {
   startOperator({.enableRayHeadClusterIpService = true});

@@ -348,6 +348,84 @@ TEST_F(InformerTest, DeliveryDelayHoldsEventsBackInOrder) {
   EXPECT_THAT(rec.take(), ElementsAre("add default/c " + rvOf(c), "add default/d " + rvOf(d)));
 }
 
+TEST_F(InformerTest, WithoutCatchUpOnReadAWriteIsSeenOnlyOnceTheExecutorRuns) {
+  Informer informer(*client, ex, kConfigMaps);
+  informer.start();
+  ex.runUntilIdle();
+  create(kConfigMaps, configMap("a"));
+  EXPECT_EQ(informer.get("default/a"), nullptr);
+  EXPECT_EQ(informer.countByIndex(kNamespaceIndex, "default"), 0u);
+  ex.runUntilIdle();
+  EXPECT_NE(informer.get("default/a"), nullptr);
+}
+
+TEST_F(InformerTest, CatchUpOnReadAppliesDueEventsBeforeEveryKindOfRead) {
+  must(client->create(kNamespaces, apitest::namespaceObject("team")));
+  Informer informer(*client, ex, kConfigMaps, {.catchUpOnRead = true});
+  Recorder rec;
+  informer.addEventHandler(rec.handler());
+  informer.start();
+  ex.runUntilIdle();
+
+  // Each read, without the executor running, sees the write made just before it.
+  Json a = create(kConfigMaps, configMap("a"));
+  ASSERT_NE(informer.get("default/a"), nullptr);
+  EXPECT_EQ(rvOf(*informer.get("default/a")), rvOf(a));
+  EXPECT_THAT(rec.take(), ElementsAre("add default/a " + rvOf(a)));  // the handlers, once
+  create(kConfigMaps, configMap("b"));
+  EXPECT_THAT(names(informer.list()), ElementsAre("default/a", "default/b"));
+  create(kConfigMaps, configMap("c"));
+  EXPECT_EQ(informer.byIndex(kNamespaceIndex, "default").size(), 3u);
+  create(kConfigMaps, configMap("d"));
+  EXPECT_EQ(informer.countByIndex(kNamespaceIndex, "default"), 4u);
+  create(kConfigMaps, configMap("e"));
+  EXPECT_EQ(informer.size(), 5u);
+  create(kConfigMaps, configMap("f", "team"));
+  EXPECT_THAT(informer.indexValues(kNamespaceIndex), ElementsAre("default", "team"));
+
+  // The delivery tasks the watch posted find nothing left: no handler is told twice.
+  rec.take();
+  ex.runUntilIdle();
+  EXPECT_THAT(rec.events, IsEmpty());
+  EXPECT_EQ(state(informer), serverState(kConfigMaps));
+}
+
+TEST_F(InformerTest, CatchUpOnReadStillWaitsForTheDeliveryDelay) {
+  Informer informer(*client, ex, kConfigMaps, {.deliveryDelay = 2s, .catchUpOnRead = true});
+  informer.start();
+  ex.runUntilIdle();
+  create(kConfigMaps, configMap("a"));
+  EXPECT_EQ(informer.get("default/a"), nullptr);
+  ex.advance(1s);
+  EXPECT_EQ(informer.get("default/a"), nullptr);
+  ex.advance(1s);
+  EXPECT_NE(informer.get("default/a"), nullptr);
+}
+
+TEST_F(InformerTest, AReadFromAHandlerDoesNotCatchUp) {
+  // Both events are taken from the watch at once; while the handlers hear about `a`, `b` is due
+  // too, but applying it then would tell the second handler about `b` before `a`.
+  Informer informer(*client, ex, kConfigMaps, {.catchUpOnRead = true});
+  std::vector<std::string> order;
+  bool bSeenFromTheHandlerOfA = false;
+  informer.addEventHandler({[&](const ObjectPtr& o) {
+                              order.push_back("first " + meta::name(*o));
+                              if (meta::name(*o) == "a") {
+                                bSeenFromTheHandlerOfA = informer.get("default/b") != nullptr;
+                              }
+                            },
+                            nullptr, nullptr});
+  informer.addEventHandler(
+      {[&](const ObjectPtr& o) { order.push_back("second " + meta::name(*o)); }, nullptr, nullptr});
+  informer.start();
+  ex.runUntilIdle();
+  create(kConfigMaps, configMap("a"));
+  create(kConfigMaps, configMap("b"));
+  ex.runUntilIdle();
+  EXPECT_FALSE(bSeenFromTheHandlerOfA);
+  EXPECT_THAT(order, ElementsAre("first a", "second a", "first b", "second b"));
+}
+
 TEST(InformerSeededTest, EventsKeepTheirOrderUnderEverySeed) {
   for (std::uint64_t seed = 1; seed <= 20; ++seed) {
     SimExecutor ex(SimExecutor::Options{seed});
