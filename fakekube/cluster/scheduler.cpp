@@ -107,11 +107,15 @@ bool tolerates(const Json& pod, const Json& taint) {
   return false;
 }
 
-bool matchesNodeSelector(const Json& pod, const Json& node) {
-  const Json& spec = pod["spec"];
-  if (!spec.contains("nodeSelector") || !spec["nodeSelector"].is_object()) return true;
+// The pod's spec.nodeSelector, or nullptr when it has none (every node matches).
+const Json* nodeSelectorOf(const Json& pod) {
+  const Json& selector = jsonAt(pod, {"spec", "nodeSelector"});
+  return selector.is_object() && !selector.empty() ? &selector : nullptr;
+}
+
+bool matchesNodeSelector(const Json& nodeSelector, const Json& node) {
   const Json& labels = meta::labels(node);
-  for (const auto& [key, value] : spec["nodeSelector"].items()) {
+  for (const auto& [key, value] : nodeSelector.items()) {
     if (!labels.is_object() || !labels.contains(key) || labels[key] != value) return false;
   }
   return true;
@@ -121,6 +125,9 @@ bool matchesNodeSelector(const Json& pod, const Json& node) {
 struct NodeUsage {
   ResourceList requested;
   std::int64_t pods = 0;
+  // requested["cpu"] and ["memory"], which every decision reads of every node it filters.
+  std::int64_t requestedCpu = 0;
+  std::int64_t requestedMemory = 0;
   // For scoring, with the non-zero defaults.
   std::int64_t scoreCpu = 0;
   std::int64_t scoreMemory = 0;
@@ -138,13 +145,7 @@ struct NodeUsage {
     ++pods;
     scoreCpu += scoreCpuOf(requests);
     scoreMemory += scoreMemoryOf(requests);
-  }
-  // Adds another usage (the assumed pods of a node to its bound ones).
-  void add(const NodeUsage& other) {
-    for (const auto& [name, value] : other.requested) requested[name] += value;
-    pods += other.pods;
-    scoreCpu += other.scoreCpu;
-    scoreMemory += other.scoreMemory;
+    refreshCpuAndMemory();
   }
   void remove(const ResourceList& requests) {
     for (const auto& [name, value] : requests) {
@@ -156,10 +157,46 @@ struct NodeUsage {
     --pods;
     scoreCpu -= scoreCpuOf(requests);
     scoreMemory -= scoreMemoryOf(requests);
+    refreshCpuAndMemory();
   }
   std::int64_t requestedOf(const std::string& name) const {
     auto it = requested.find(name);
     return it == requested.end() ? 0 : it->second;
+  }
+  void refreshCpuAndMemory() {
+    requestedCpu = requestedOf("cpu");
+    requestedMemory = requestedOf("memory");
+  }
+};
+
+// What a pod asks for, resolved once per decision for the filter and the scorer of every node:
+// its requests in NodeResourcesFit's order (cpu and memory first, then the others by name), and
+// what LeastAllocated counts for it.
+struct Demand {
+  enum class Kind { Cpu, Memory, Other };
+  struct Resource {
+    Kind kind;
+    std::string name;
+    std::int64_t amount;
+  };
+  std::vector<Resource> resources;  // the positive requests only
+  std::int64_t scoreCpu = 0;
+  std::int64_t scoreMemory = 0;
+  const Json* nodeSelector = nullptr;
+
+  Demand(const Json& pod, const ResourceList& requests)
+      : scoreCpu(NodeUsage::scoreCpuOf(requests)),
+        scoreMemory(NodeUsage::scoreMemoryOf(requests)),
+        nodeSelector(nodeSelectorOf(pod)) {
+    for (const auto& [kind, first] : {std::pair{Kind::Cpu, "cpu"}, {Kind::Memory, "memory"}}) {
+      auto it = requests.find(first);
+      if (it != requests.end() && it->second > 0) resources.push_back({kind, first, it->second});
+    }
+    for (const auto& [name, amount] : requests) {
+      if (name != "cpu" && name != "memory" && amount > 0) {
+        resources.push_back({Kind::Other, name, amount});
+      }
+    }
   }
 };
 
@@ -179,6 +216,44 @@ struct NodeInfo {
   std::int64_t allocatableOf(const std::string& resource) const {
     auto it = allocatable.find(resource);
     return it == allocatable.end() ? 0 : it->second;
+  }
+  std::int64_t allocatableOf(const Demand::Resource& resource) const {
+    switch (resource.kind) {
+      case Demand::Kind::Cpu:
+        return allocatableCpu;
+      case Demand::Kind::Memory:
+        return allocatableMemory;
+      case Demand::Kind::Other:
+        break;
+    }
+    return allocatableOf(resource.name);
+  }
+};
+
+// What a node has used up as a decision sees it: its bound pods' usage, plus that of the pods
+// assumed onto it (bound by this scheduler, not yet seen bound in the cache), if any.
+struct UsedOnNode {
+  const NodeUsage& bound;
+  const NodeUsage* assumed;
+
+  std::int64_t pods() const { return bound.pods + (assumed ? assumed->pods : 0); }
+  std::int64_t scoreCpu() const { return bound.scoreCpu + (assumed ? assumed->scoreCpu : 0); }
+  std::int64_t scoreMemory() const {
+    return bound.scoreMemory + (assumed ? assumed->scoreMemory : 0);
+  }
+  std::int64_t requestedOf(const Demand::Resource& resource) const {
+    return requestedOf(bound, resource) + (assumed ? requestedOf(*assumed, resource) : 0);
+  }
+  static std::int64_t requestedOf(const NodeUsage& usage, const Demand::Resource& resource) {
+    switch (resource.kind) {
+      case Demand::Kind::Cpu:
+        return usage.requestedCpu;
+      case Demand::Kind::Memory:
+        return usage.requestedMemory;
+      case Demand::Kind::Other:
+        break;
+    }
+    return usage.requestedOf(resource.name);
   }
 };
 
@@ -314,14 +389,7 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
     }
     auto requests = podRequests(pod);
     if (!requests) return terminalError(requests.error());
-    // cpu and memory first, then the other resources by name (NodeResourcesFit's order).
-    std::vector<std::string> resourceOrder;
-    for (const char* first : {"cpu", "memory"}) {
-      if (requests->count(first)) resourceOrder.emplace_back(first);
-    }
-    for (const auto& [name, value] : *requests) {
-      if (name != "cpu" && name != "memory") resourceOrder.push_back(name);
-    }
+    const Demand demand(pod, *requests);
 
     // The nodes as the cache holds them (shared, not copied into a list), in name order: the
     // informer orders by key, which is the name for a cluster-scoped object.
@@ -345,26 +413,22 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
       std::size_t feasible = 0;
       std::size_t processed = 0;
       std::int64_t bestScore = -1;
-      NodeUsage withAssumed;
       for (std::size_t i = 0; i < infos.size() && feasible < toFind; ++i) {
         const NodeInfo* node = infos[(start + i) % infos.size()];
         ++processed;
         // The bound pods first: counting them may show some assumed pods bound (and forget
         // them), so the node's assumed pods are looked up after.
-        const NodeUsage* used = &usageLocked(podInformer, node->name);
-        if (auto it = assumedByNode_.find(node->name); it != assumedByNode_.end()) {
-          withAssumed = *used;
-          withAssumed.add(it->second);
-          used = &withAssumed;
-        }
-        Verdict verdict = filter(pod, *requests, resourceOrder, *node, *used);
+        const NodeUsage& bound = usageLocked(podInformer, node->name);
+        auto assumed = assumedByNode_.find(node->name);
+        const UsedOnNode used{bound, assumed == assumedByNode_.end() ? nullptr : &assumed->second};
+        Verdict verdict = filter(pod, demand, *node, used);
         if (!verdict.reasons.empty()) {
           for (const auto& r : verdict.reasons) ++reasonCounts[r];
           ++preemptionCounts[std::string(verdict.resolvable ? kNoVictims : kNotHelpful)];
           continue;
         }
         ++feasible;
-        std::int64_t s = score(*requests, *node, *used);
+        std::int64_t s = score(demand, *node, used);
         if (s > bestScore || (s == bestScore && node->name < best)) {
           bestScore = s;
           best = node->name;
@@ -534,9 +598,8 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
     return info;
   }
 
-  static Verdict filter(const Json& pod, const ResourceList& requests,
-                        const std::vector<std::string>& resourceOrder, const NodeInfo& node,
-                        const NodeUsage& used) {
+  static Verdict filter(const Json& pod, const Demand& demand, const NodeInfo& node,
+                        const UsedOnNode& used) {
     Verdict verdict;
     if (node.unschedulable &&
         !tolerates(pod, {{"key", "node.kubernetes.io/unschedulable"}, {"effect", "NoSchedule"}})) {
@@ -551,19 +614,18 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
       verdict.resolvable = false;
       return verdict;
     }
-    if (!matchesNodeSelector(pod, *node.object)) {
+    if (demand.nodeSelector != nullptr &&
+        !matchesNodeSelector(*demand.nodeSelector, *node.object)) {
       verdict.reasons.emplace_back(kReasonSelector);
       verdict.resolvable = false;
       return verdict;
     }
-    if (used.pods + 1 > node.allocatablePods) {
+    if (used.pods() + 1 > node.allocatablePods) {
       verdict.reasons.emplace_back(kReasonTooManyPods);
     }
-    for (const auto& name : resourceOrder) {
-      std::int64_t want = requests.at(name);
-      if (want <= 0) continue;
-      if (want > node.allocatableOf(name) - used.requestedOf(name)) {
-        verdict.reasons.push_back("Insufficient " + name);
+    for (const auto& resource : demand.resources) {
+      if (resource.amount > node.allocatableOf(resource) - used.requestedOf(resource)) {
+        verdict.reasons.push_back("Insufficient " + resource.name);
       }
     }
     return verdict;
@@ -571,10 +633,9 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
 
   // LeastAllocated: the mean over cpu and memory of the share left free once the pod is placed,
   // 0..100.
-  static std::int64_t score(const ResourceList& requests, const NodeInfo& node,
-                            const NodeUsage& used) {
-    const std::int64_t cpu = used.scoreCpu + NodeUsage::scoreCpuOf(requests);
-    const std::int64_t memory = used.scoreMemory + NodeUsage::scoreMemoryOf(requests);
+  static std::int64_t score(const Demand& demand, const NodeInfo& node, const UsedOnNode& used) {
+    const std::int64_t cpu = used.scoreCpu() + demand.scoreCpu;
+    const std::int64_t memory = used.scoreMemory() + demand.scoreMemory;
     auto free = [](std::int64_t capacity, std::int64_t requested) -> std::int64_t {
       if (capacity <= 0 || requested > capacity) return 0;
       return (capacity - requested) * 100 / capacity;
