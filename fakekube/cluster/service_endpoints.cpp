@@ -249,6 +249,24 @@ std::pair<bool, bool> podEndpointsChanged(const Json& oldPod, const Json& newPod
   return {podChanged, labelsChanged};
 }
 
+// podEndpointsChanged of the update being reported now. The Endpoints and EndpointSlice
+// controllers both register servicesOfPodHandler on the same Pod informer, which calls them one
+// after the other for each update: the second finds the answer here. The entry holds the two
+// documents, so their addresses cannot be reused by other documents while it is kept.
+struct LastPodUpdate {
+  ObjectPtr oldPod;
+  ObjectPtr newPod;
+  std::pair<bool, bool> changed;
+};
+
+std::pair<bool, bool> podEndpointsChangedOnce(const ObjectPtr& oldPod, const ObjectPtr& newPod) {
+  thread_local LastPodUpdate last;
+  if (last.oldPod != oldPod || last.newPod != newPod) {
+    last = {oldPod, newPod, podEndpointsChanged(*oldPod, *newPod)};
+  }
+  return last.changed;
+}
+
 }  // namespace
 
 EventHandler servicesOfPodHandler(Cache& cache) {
@@ -270,7 +288,7 @@ EventHandler servicesOfPodHandler(Cache& cache) {
     if (!oldPod || !newPod || meta::resourceVersion(*oldPod) == meta::resourceVersion(*newPod)) {
       return out;
     }
-    const auto [podChanged, labelsChanged] = podEndpointsChanged(*oldPod, *newPod);
+    const auto [podChanged, labelsChanged] = podEndpointsChangedOnce(oldPod, newPod);
     if (!podChanged && !labelsChanged) return out;
     // determineNeededServiceUpdates: a changed pod concerns the Services on both sides; a pod
     // that only moved concerns those it left or joined.
