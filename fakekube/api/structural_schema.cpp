@@ -314,15 +314,32 @@ struct StructuralSchema::Compiled {
     return changed;
   }
 
-  bool pruneObjectKey(Json& x, Json::iterator& it, const Node* s, bool keepUnknown,
-                      bool embedded) const {
+  // A null where the schema neither allows nor defaults one (the decoder's dropping of nulls).
+  static bool droppableNull(const Json& x, const Node* s) {
+    return x.is_null() && s != nullptr && !s->nullable && !s->defaultValue;
+  }
+
+  // `dropNulls`: also drop the nulls pruneNulls would, in the same walk (decode's prune of a
+  // body; a default's pruning keeps its nulls).
+  bool pruneObjectKey(Json& x, Json::iterator& it, const Node* s, bool keepUnknown, bool embedded,
+                      bool dropNulls) const {
     if ((embedded || s->embeddedResource) && isTypeMetaOrMetadata(it.key())) {
+      const Node* f = dropNulls ? field(s, it.key()) : nullptr;
+      if (droppableNull(*it, f)) {
+        it = x.erase(it);
+        return true;
+      }
       bool changed = it.key() == "metadata" && coerceMetadata(it.value());
+      if (f != nullptr) changed |= pruneNulls(it.value(), f);
       ++it;
       return changed;
     }
     if (const Node* p = field(s, it.key())) {
-      bool changed = prune(it.value(), p);
+      if (dropNulls && droppableNull(*it, p)) {
+        it = x.erase(it);
+        return true;
+      }
+      bool changed = prune(it.value(), p, false, dropNulls);
       ++it;
       return changed;
     }
@@ -335,36 +352,38 @@ struct StructuralSchema::Compiled {
   }
 
   // `embedded`: treat this level as an x-kubernetes-embedded-resource (the resource's root).
-  bool prune(Json& x, const Node* s, bool embedded = false) const {
-    if (s != nullptr && s->preserveUnknownFields) return skipPrune(x, s, embedded);
+  bool prune(Json& x, const Node* s, bool embedded, bool dropNulls) const {
+    if (s != nullptr && s->preserveUnknownFields) return skipPrune(x, s, embedded, dropNulls);
     if (x.is_object()) {
       if (s == nullptr) return clearUnder(x);
       bool changed = false;
       for (auto it = x.begin(); it != x.end();) {
-        changed |= pruneObjectKey(x, it, s, false, embedded);
+        changed |= pruneObjectKey(x, it, s, false, embedded, dropNulls);
       }
       return changed;
     }
     if (x.is_array()) {
       const Node* items = s == nullptr ? nullptr : at(s->items);
       bool changed = false;
-      for (auto& v : x) changed |= items == nullptr ? clearUnder(v) : prune(v, items);
+      for (auto& v : x) {
+        changed |= items == nullptr ? clearUnder(v) : prune(v, items, false, dropNulls);
+      }
       return changed;
     }
     return false;
   }
 
-  bool skipPrune(Json& x, const Node* s, bool embedded = false) const {
+  bool skipPrune(Json& x, const Node* s, bool embedded, bool dropNulls) const {
     if (s == nullptr) return false;
     bool changed = false;
     if (x.is_object()) {
       for (auto it = x.begin(); it != x.end();) {
-        changed |= pruneObjectKey(x, it, s, true, embedded);
+        changed |= pruneObjectKey(x, it, s, true, embedded, dropNulls);
       }
     } else if (x.is_array()) {
       const Node* items = at(s->items);
       if (items != nullptr) {
-        for (auto& v : x) changed |= skipPrune(v, items);
+        for (auto& v : x) changed |= skipPrune(v, items, false, dropNulls);
       }
     }
     return changed;
@@ -848,7 +867,7 @@ std::shared_ptr<const StructuralSchema> StructuralSchema::compile(const Json& op
   // A default is itself pruned against its schema (PruneDefaults), so it never brings in a field
   // that pruning would remove.
   for (auto& n : nodes) {
-    if (n.defaultValue) compiled->prune(*n.defaultValue, &n);
+    if (n.defaultValue) compiled->prune(*n.defaultValue, &n, false, /*dropNulls=*/false);
   }
   return std::shared_ptr<const StructuralSchema>(new StructuralSchema(std::move(compiled)));
 }
@@ -857,8 +876,8 @@ bool StructuralSchema::decode(Json& object) const {
   if (!object.is_object()) return false;
   const Compiled& c = *compiled_;
   // The root is an embedded resource: apiVersion, kind and metadata stay (metadata coerced).
-  bool changed = c.prune(object, &c.nodes[0], true);
-  changed |= c.pruneNulls(object, &c.nodes[0]);
+  // Pruning drops the nulls the schema does not allow on its way (what pruneNulls does).
+  bool changed = c.prune(object, &c.nodes[0], true, /*dropNulls=*/true);
   changed |= c.applyDefaults(object, &c.nodes[0]);
   return changed;
 }

@@ -143,6 +143,26 @@ TEST_F(SchemaTest, ANonNullableNullTakesTheDefaultAndANullWithoutDefaultIsDroppe
   EXPECT_TRUE(g["spec"]["note"].is_null());  // nullable: kept
 }
 
+// The nulls are dropped at every depth the schema reaches: in array items, under a field that
+// preserves unknown fields (its declared members only: an unknown member's null is kept, as any
+// unknown value there), and in an embedded resource's declared members.
+TEST_F(SchemaTest, NonNullableNullsAreDroppedAtEveryDepthTheSchemaReaches) {
+  Json g = create(
+      kGizmos,
+      gizmo("g", {{"size", 2},
+                  {"workers", Json::array({{{"name", nullptr}, {"numOfHosts", nullptr}}})},
+                  {"template", {{"metadata", {{"labels", nullptr}}}, {"unknown", nullptr}}},
+                  {"free", {{"anything", nullptr}}},
+                  {"labels", {{"a", nullptr}, {"b", "x"}}},
+                  {"embedded", {{"kind", "Thing"}, {"data", nullptr}}}}));
+  const Json& spec = g["spec"];
+  EXPECT_EQ(spec["workers"][0], Json({{"numOfHosts", 1}}));  // name dropped, the null defaulted
+  EXPECT_EQ(spec["template"], Json({{"metadata", Json::object()}, {"unknown", nullptr}}));
+  EXPECT_EQ(spec["free"], Json({{"anything", nullptr}}));
+  EXPECT_EQ(spec["labels"], Json({{"b", "x"}}));  // additionalProperties: a string, not null
+  EXPECT_EQ(spec["embedded"], Json({{"kind", "Thing"}}));
+}
+
 TEST_F(SchemaTest, UpdateAndPatchAreDefaultedToo) {
   Json g = create(kGizmos, gizmo("g", {{"size", 2}, {"replicas", 3}}));
   Json changed = g;
