@@ -147,14 +147,14 @@ TEST_F(SchemaTest, ANonNullableNullTakesTheDefaultAndANullWithoutDefaultIsDroppe
 // preserves unknown fields (its declared members only: an unknown member's null is kept, as any
 // unknown value there), and in an embedded resource's declared members.
 TEST_F(SchemaTest, NonNullableNullsAreDroppedAtEveryDepthTheSchemaReaches) {
-  Json g = create(
-      kGizmos,
-      gizmo("g", {{"size", 2},
-                  {"workers", Json::array({{{"name", nullptr}, {"numOfHosts", nullptr}}})},
-                  {"template", {{"metadata", {{"labels", nullptr}}}, {"unknown", nullptr}}},
-                  {"free", {{"anything", nullptr}}},
-                  {"labels", {{"a", nullptr}, {"b", "x"}}},
-                  {"embedded", {{"kind", "Thing"}, {"data", nullptr}}}}));
+  Json g =
+      create(kGizmos,
+             gizmo("g", {{"size", 2},
+                         {"workers", Json::array({{{"name", nullptr}, {"numOfHosts", nullptr}}})},
+                         {"template", {{"metadata", {{"labels", nullptr}}}, {"unknown", nullptr}}},
+                         {"free", {{"anything", nullptr}}},
+                         {"labels", {{"a", nullptr}, {"b", "x"}}},
+                         {"embedded", {{"kind", "Thing"}, {"data", nullptr}}}}));
   const Json& spec = g["spec"];
   EXPECT_EQ(spec["workers"][0], Json({{"numOfHosts", 1}}));  // name dropped, the null defaulted
   EXPECT_EQ(spec["template"], Json({{"metadata", Json::object()}, {"unknown", nullptr}}));
