@@ -204,7 +204,11 @@ class JsonObjectMap : private std::vector<std::pair<Key, T>> {
   }
 
  private:
-  static constexpr size_type kLinearSearchMax = 8;
+  // Up to this many members a lookup scans. An object's metadata, a pod's spec and status have
+  // 9 to 15 members: scanning them (a member of another name length is passed over on one
+  // compare) costs fewer instructions than the four steps of a binary search, each comparing
+  // names byte by byte.
+  static constexpr size_type kLinearSearchMax = 16;
   value_type& item(size_type i) { return Container::data()[i]; }
   const value_type& item(size_type i) const { return Container::data()[i]; }
   size_type lowerBound(std::string_view key) const {
