@@ -17,6 +17,7 @@
 #include "controllers/ray/redis_cleanup_job.h"
 #include "controllers/ray/scale_expectations.h"
 #include "controllers/ray/service_builder.h"
+#include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/resources.h"
 #include "fakekube/runtime/builder.h"
@@ -29,9 +30,8 @@ using Failure = std::optional<ReconcileFailure>;
 
 const Json& memberOrNull(const Json& object, std::string_view key) {
   static const Json kNull;
-  if (!object.is_object()) return kNull;
-  auto it = object.find(key);
-  return it != object.end() ? *it : kNull;
+  const Json* found = jsonFind(object, key);
+  return found != nullptr ? *found : kNull;
 }
 
 // The member's text, or "" when it is absent or not a string: a reference into `object`, which

@@ -22,9 +22,8 @@ namespace {
 
 const Json& memberOrNull(const Json& object, std::string_view key) {
   static const Json kNull;
-  if (!object.is_object()) return kNull;
-  auto it = object.find(key);
-  return it != object.end() ? *it : kNull;
+  const Json* found = jsonFind(object, key);
+  return found != nullptr ? *found : kNull;
 }
 
 // The member's text, or "" when it is absent or not a string: a reference into `object`, which

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "controllers/ray/constants.h"
+#include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 
 namespace fakekube::ray {
@@ -18,15 +19,13 @@ const Json& emptyObject() {
 }
 
 const Json& member(const Json& object, std::string_view key) {
-  if (!object.is_object()) return emptyObject();
-  auto it = object.find(key);
-  return it != object.end() && it->is_object() ? *it : emptyObject();
+  const Json* found = jsonFind(object, key);
+  return found != nullptr && found->is_object() ? *found : emptyObject();
 }
 
 std::optional<std::int32_t> int32Member(const Json& object, std::string_view key) {
-  if (!object.is_object()) return std::nullopt;
-  auto it = object.find(key);
-  if (it == object.end() || !it->is_number_integer()) return std::nullopt;
+  const Json* it = jsonFind(object, key);
+  if (it == nullptr || !it->is_number_integer()) return std::nullopt;
   auto v = it->get<std::int64_t>();
   v = std::clamp<std::int64_t>(v, std::numeric_limits<std::int32_t>::min(),
                                std::numeric_limits<std::int32_t>::max());
@@ -150,9 +149,8 @@ std::int32_t workerGroupDesiredReplicas(const WorkerGroupSpec& group) {
 
 const std::string& stringField(const Json& object, std::string_view key) {
   static const std::string kEmpty;
-  if (!object.is_object()) return kEmpty;
-  auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get_ref<const std::string&>() : kEmpty;
+  const Json* found = jsonFind(object, key);
+  return found != nullptr && found->is_string() ? found->get_ref<const std::string&>() : kEmpty;
 }
 
 const Json* findStatusCondition(const Json& conditions, std::string_view type) {

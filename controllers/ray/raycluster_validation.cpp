@@ -7,6 +7,7 @@
 
 #include "controllers/ray/constants.h"
 #include "controllers/ray/raycluster_types.h"
+#include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/validation.h"
 
@@ -34,9 +35,8 @@ bool hasContainers(const Json& group) {
 
 const Json& memberOrNull(const Json& object, std::string_view key) {
   static const Json kNull;
-  if (!object.is_object()) return kNull;
-  auto it = object.find(key);
-  return it != object.end() ? *it : kNull;
+  const Json* found = jsonFind(object, key);
+  return found != nullptr ? *found : kNull;
 }
 
 std::string startParam(const Json& group, const char* key) {

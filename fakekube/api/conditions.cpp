@@ -11,9 +11,10 @@ namespace {
 // The member's text, or "" (a view into `object`: conditions are compared far more often than
 // kept, and a condition type is longer than a short string's inline buffer).
 std::string_view stringField(const Json& object, std::string_view key) {
-  auto it = object.find(key);
-  return it != object.end() && it->is_string() ? std::string_view(it->get_ref<const std::string&>())
-                                               : std::string_view();
+  const Json* found = jsonFind(object, key);
+  return found != nullptr && found->is_string()
+             ? std::string_view(found->get_ref<const std::string&>())
+             : std::string_view();
 }
 
 // Whether setting `condition` over `existing` (of its type, with the same status) would leave

@@ -12,15 +12,20 @@ const Json& walk(const Json& document, const Path& path) {
   static const Json kNull;
   const Json* current = &document;
   for (std::string_view key : path) {
-    if (!current->is_object()) return kNull;
-    auto it = current->find(key);
-    if (it == current->end()) return kNull;
-    current = &*it;
+    current = jsonFind(*current, key);
+    if (current == nullptr) return kNull;
   }
   return *current;
 }
 
 }  // namespace
+
+const Json* jsonFind(const Json& object, std::string_view key) {
+  const auto* members = object.get_ptr<const Json::object_t*>();
+  if (members == nullptr) return nullptr;
+  auto it = members->find(key);
+  return it == members->end() ? nullptr : &it->second;
+}
 
 const Json& jsonAt(const Json& document, std::initializer_list<std::string_view> path) {
   return walk(document, path);
@@ -49,20 +54,26 @@ Json& jsonMember(Json& object, std::string_view key) {
 }
 
 bool sameJson(const Json& a, const Json& b) {
+  if (&a == &b) return true;
   if (a.type() != b.type()) return false;
   switch (a.type()) {
     case Json::value_t::object: {
-      if (a.size() != b.size()) return false;
-      // Both maps are ordered by key: one walk compares them.
-      for (auto left = a.begin(), right = b.begin(); left != a.end(); ++left, ++right) {
-        if (left.key() != right.key() || !sameJson(*left, *right)) return false;
+      // Both maps are ordered by key: one walk compares them (over the maps themselves, not
+      // through nlohmann's iterators, which the compiler leaves as calls).
+      const auto& left = a.get_ref<const Json::object_t&>();
+      const auto& right = b.get_ref<const Json::object_t&>();
+      if (left.size() != right.size()) return false;
+      for (auto l = left.begin(), r = right.begin(); l != left.end(); ++l, ++r) {
+        if (l->first != r->first || !sameJson(l->second, r->second)) return false;
       }
       return true;
     }
     case Json::value_t::array: {
-      if (a.size() != b.size()) return false;
-      for (std::size_t i = 0; i < a.size(); ++i) {
-        if (!sameJson(a[i], b[i])) return false;
+      const auto& left = a.get_ref<const Json::array_t&>();
+      const auto& right = b.get_ref<const Json::array_t&>();
+      if (left.size() != right.size()) return false;
+      for (std::size_t i = 0; i < left.size(); ++i) {
+        if (!sameJson(left[i], right[i])) return false;
       }
       return true;
     }

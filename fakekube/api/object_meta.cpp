@@ -17,9 +17,8 @@ const Json& nullJson() {
 // Keys are string_views so that each comparison on the way down the object's map knows both
 // lengths (a const char* key costs a strlen per comparison).
 const Json& field(const Json& obj, std::string_view key) {
-  if (!obj.is_object()) return nullJson();
-  auto it = obj.find(key);
-  return it == obj.end() ? nullJson() : *it;
+  const Json* found = jsonFind(obj, key);
+  return found == nullptr ? nullJson() : *found;
 }
 
 const Json& metaField(const Json& obj, std::string_view key) {

@@ -77,6 +77,29 @@ TEST(JsonLookupTest, JsonMemberInsertsNullAsOperatorBracketDoes) {
   EXPECT_THROW(jsonMember(number, "x"), nlohmann::json::type_error);
 }
 
+TEST(JsonLookupTest, JsonFindPointsIntoTheObjectOrAnswersNullptr) {
+  Json pod = Json::parse(R"({"metadata":{"name":"p"},"spec":null,"status":[1]})");
+  const Json* metadata = jsonFind(pod, "metadata");
+  ASSERT_NE(metadata, nullptr);
+  EXPECT_EQ(metadata, &pod["metadata"]) << "the member itself, not a copy";
+  ASSERT_NE(jsonFind(pod, "spec"), nullptr) << "a null member is a member";
+  EXPECT_TRUE(jsonFind(pod, "spec")->is_null());
+  EXPECT_EQ(jsonFind(pod, "absent"), nullptr);
+  EXPECT_EQ(jsonFind(pod, ""), nullptr);
+  EXPECT_EQ(jsonFind(pod["status"], "0"), nullptr) << "an array has no members";
+  EXPECT_EQ(jsonFind(Json("text"), "a"), nullptr);
+  EXPECT_EQ(jsonFind(Json(), "a"), nullptr);
+  // Past the scanned size, where the lookup searches by halves.
+  Json wide = Json::object();
+  for (int i = 0; i < 40; ++i) wide["key" + std::to_string(i)] = i;
+  for (int i = 0; i < 40; ++i) {
+    const Json* found = jsonFind(wide, "key" + std::to_string(i));
+    ASSERT_NE(found, nullptr) << i;
+    EXPECT_EQ(*found, i);
+  }
+  EXPECT_EQ(jsonFind(wide, "key40"), nullptr);
+}
+
 TEST(JsonLookupTest, SameJsonTellsNumberKindsApart) {
   EXPECT_TRUE(sameJson(Json::parse(R"({"a":[1,"x",{"b":null}]})"),
                        Json::parse(R"({"a":[1,"x",{"b":null}]})")));
@@ -85,6 +108,9 @@ TEST(JsonLookupTest, SameJsonTellsNumberKindsApart) {
   EXPECT_FALSE(sameJson(Json::parse(R"({"a":[1]})"), Json::parse(R"({"a":[1.0]})")));
   EXPECT_FALSE(sameJson(Json::parse(R"({"a":1})"), Json::parse(R"({"a":1,"b":2})")));
   EXPECT_FALSE(sameJson(Json::parse("[1,2]"), Json::parse("[2,1]")));
+  EXPECT_FALSE(sameJson(Json::parse(R"({"a":1})"), Json::parse(R"({"b":1})"))) << "names differ";
+  const Json document = Json::parse(R"({"a":[1,{"b":2.5}]})");
+  EXPECT_TRUE(sameJson(document, document)) << "a document is the same as itself";
 }
 
 }  // namespace
