@@ -24,9 +24,9 @@ const Json& member(const Json& object, std::string_view key) {
 }
 
 std::optional<std::int32_t> int32Member(const Json& object, std::string_view key) {
-  const Json* it = jsonFind(object, key);
-  if (it == nullptr || !it->is_number_integer()) return std::nullopt;
-  auto v = it->get<std::int64_t>();
+  const Json* found = jsonFind(object, key);
+  if (found == nullptr || !found->is_number_integer()) return std::nullopt;
+  auto v = found->get<std::int64_t>();
   v = std::clamp<std::int64_t>(v, std::numeric_limits<std::int32_t>::min(),
                                std::numeric_limits<std::int32_t>::max());
   return static_cast<std::int32_t>(v);
