@@ -112,6 +112,10 @@ class GarbageCollector::Impl : public std::enable_shared_from_this<Impl> {
       return synced;
     }
     if (ownManager_) ownManager_->start();
+    {
+      std::lock_guard lock(mu_);
+      schedulePeriodicDiscovery(generation);
+    }
     return {};
   }
 
@@ -293,6 +297,26 @@ class GarbageCollector::Impl : public std::enable_shared_from_this<Impl> {
     } else {
       executor_.postAfter(delay, std::move(task));
     }
+  }
+
+  // GarbageCollector.Sync's period: discovery again, monitors started and dropped as the served
+  // kinds changed, parked items another chance. Not pending work for idle(): it is a timer that
+  // always exists while the collector runs. Called with the lock held.
+  void schedulePeriodicDiscovery(std::uint64_t generation) {
+    if (options_.discoveryResyncPeriod <= Duration::zero()) return;
+    std::weak_ptr<Impl> weak = weak_from_this();
+    executor_.postAfter(options_.discoveryResyncPeriod, [weak, generation] {
+      auto self = weak.lock();
+      if (!self) return;
+      {
+        std::lock_guard lock(self->mu_);
+        if (!self->current(generation)) return;
+      }
+      // A failed look is the next period's to repeat.
+      (void)self->syncMonitors(generation);
+      std::lock_guard lock(self->mu_);
+      if (self->current(generation)) self->schedulePeriodicDiscovery(generation);
+    });
   }
 
   ResourceEventHandler handlerFor(std::uint64_t generation, const std::string& key,

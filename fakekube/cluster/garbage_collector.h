@@ -34,7 +34,9 @@
 // absent, so the dependent is collected); a cluster-scoped owner of a namespaced dependent is fine;
 // a cluster-scoped dependent that names a namespaced owner kind is never collected, and gets one
 // Warning Event (reason OwnerRefInvalidNamespace). An owner whose kind discovery does not know
-// (yet) parks the item until the set of kinds changes.
+// (yet) parks the item until the set of kinds changes: a definition's event, or the periodic look
+// at discovery (Options::discoveryResyncPeriod), which starts and drops monitors as the served
+// kinds changed meanwhile.
 //
 // The graph may lag the server, so every verdict is checked with a GET before acting, and every
 // action carries a precondition (the uid on DELETE, uid and resourceVersion on PATCH). Before an
@@ -80,6 +82,11 @@ class GarbageCollector {
     // before looking again at kinds and at monitors still listing).
     Duration retryDelay = std::chrono::milliseconds(100);
     Duration maxRetryDelay = std::chrono::seconds(1000);
+    // How often discovery is asked again for the served kinds, whatever the definitions'
+    // events said (kube-controller-manager's collector resyncs every 30 s): a definition's event
+    // can reach the collector before the server serves its kind, and on a thread pool both looks
+    // it then takes may come too early. Zero: only the definitions' events make it look.
+    Duration discoveryResyncPeriod = std::chrono::seconds(30);
   };
 
   // On a Manager of its own over `server`.

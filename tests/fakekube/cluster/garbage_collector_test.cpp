@@ -494,6 +494,43 @@ TEST_F(GarbageCollectorTest, PatchConflictsAreRetried) {
   server->removeInterceptor(faults.get());
 }
 
+// Fails every list and watch of one resource.
+class RefuseReads : public Interceptor {
+ public:
+  explicit RefuseReads(std::string resource) : resource_(std::move(resource)) {}
+  std::optional<Status> before(const Request& request) override {
+    if ((request.verb != Verb::List && request.verb != Verb::Watch) ||
+        request.resource.resource != resource_) {
+      return std::nullopt;
+    }
+    return Status::serviceUnavailable("the definitions cannot be read");
+  }
+
+ private:
+  std::string resource_;
+};
+
+// GarbageCollector.Sync: discovery is asked again every 30 s whatever the definitions' events
+// said. (On a thread pool a definition's event can reach the collector before the server serves
+// its kind; here the collector hears of no definition at all: its watch of them ends and its
+// relists fail.)
+TEST_F(GarbageCollectorTest, DiscoveryIsAskedAgainEvery30SecondsWhateverTheDefinitionsSay) {
+  const GroupVersionResource definitions{"apiextensions.k8s.io", "v1", "customresourcedefinitions"};
+  auto refuse = std::make_shared<RefuseReads>("customresourcedefinitions");
+  server->addInterceptor(refuse);
+  ASSERT_TRUE(server->closeWatches(definitions, Status::internal("the watch ended")).has_value());
+  installWidgetCrd();
+  Json owner = create(kConfigMaps, configMap("owner"));
+  create(kWidgets, ownedBy(widget("dependent"), {ownerRef(owner)}));
+  remove(kConfigMaps, "default", "owner");
+  // The collector started a second ago (SetUp): its next look at discovery is 29 s away.
+  settle(std::chrono::seconds(27));
+  EXPECT_TRUE(exists(kWidgets, "default", "dependent")) << "widgets are not monitored yet";
+  settle(std::chrono::seconds(3));
+  EXPECT_FALSE(exists(kWidgets, "default", "dependent"));
+  server->removeInterceptor(refuse.get());
+}
+
 TEST_F(GarbageCollectorTest, StoppedCollectorDoesNothing) {
   Json owner = create(kConfigMaps, configMap("owner"));
   create(kConfigMaps, ownedBy(configMap("dep"), {ownerRef(owner)}));
