@@ -25,27 +25,38 @@ const Json& metaField(const Json& obj, std::string_view key) {
   return field(field(obj, "metadata"), key);
 }
 
-std::string stringOf(const Json& j) { return j.is_string() ? j.get<std::string>() : std::string(); }
+const std::string& emptyString() {
+  static const std::string kEmpty;
+  return kEmpty;
+}
+
+const std::string& stringOf(const Json& j) {
+  return j.is_string() ? j.get_ref<const std::string&>() : emptyString();
+}
 
 }  // namespace
 
-std::string apiVersion(const Json& obj) { return stringOf(field(obj, "apiVersion")); }
-std::string kind(const Json& obj) { return stringOf(field(obj, "kind")); }
-std::string name(const Json& obj) { return stringOf(metaField(obj, "name")); }
-std::string generateName(const Json& obj) { return stringOf(metaField(obj, "generateName")); }
-std::string namespace_(const Json& obj) { return stringOf(metaField(obj, "namespace")); }
-std::string uid(const Json& obj) { return stringOf(metaField(obj, "uid")); }
-std::string resourceVersion(const Json& obj) { return stringOf(metaField(obj, "resourceVersion")); }
+const std::string& apiVersion(const Json& obj) { return stringOf(field(obj, "apiVersion")); }
+const std::string& kind(const Json& obj) { return stringOf(field(obj, "kind")); }
+const std::string& name(const Json& obj) { return stringOf(metaField(obj, "name")); }
+const std::string& generateName(const Json& obj) {
+  return stringOf(metaField(obj, "generateName"));
+}
+const std::string& namespace_(const Json& obj) { return stringOf(metaField(obj, "namespace")); }
+const std::string& uid(const Json& obj) { return stringOf(metaField(obj, "uid")); }
+const std::string& resourceVersion(const Json& obj) {
+  return stringOf(metaField(obj, "resourceVersion"));
+}
 
 std::int64_t generation(const Json& obj) {
   const Json& g = metaField(obj, "generation");
   return g.is_number_integer() ? g.get<std::int64_t>() : 0;
 }
 
-std::string creationTimestamp(const Json& obj) {
+const std::string& creationTimestamp(const Json& obj) {
   return stringOf(metaField(obj, "creationTimestamp"));
 }
-std::string deletionTimestamp(const Json& obj) {
+const std::string& deletionTimestamp(const Json& obj) {
   return stringOf(metaField(obj, "deletionTimestamp"));
 }
 bool isDeleting(const Json& obj) { return !deletionTimestamp(obj).empty(); }
@@ -86,15 +97,14 @@ std::optional<std::string> labelIfPresent(const Json& obj, std::string_view key)
   return it->get<std::string>();
 }
 
-std::string label(const Json& obj, std::string_view key) {
-  return labelIfPresent(obj, key).value_or("");
+const std::string& label(const Json& obj, std::string_view key) {
+  const Json* value = jsonFind(labels(obj), key);
+  return value == nullptr ? emptyString() : stringOf(*value);
 }
 
-std::string annotation(const Json& obj, std::string_view key) {
-  const Json& a = annotations(obj);
-  if (!a.is_object()) return "";
-  auto it = a.find(key);
-  return (it == a.end()) ? "" : stringOf(*it);
+const std::string& annotation(const Json& obj, std::string_view key) {
+  const Json* value = jsonFind(annotations(obj), key);
+  return value == nullptr ? emptyString() : stringOf(*value);
 }
 
 namespace {

@@ -2,7 +2,10 @@
 //
 // Objects stay JSON end to end so that no field a client sent is ever dropped; these free
 // functions are the typed view of the part every object shares (metav1.ObjectMeta, TypeMeta).
-// Getters never throw: a missing or badly typed field reads as empty.
+// Getters never throw: a missing or badly typed field reads as empty. A string getter answers a
+// reference into the document (or to a shared empty string), valid while the document lives and
+// that member is not changed: controllers read these on every event, and a copy would allocate
+// for every uid and most names. Take a copy (std::string x = meta::name(obj)) to keep one.
 #pragma once
 
 #include <cstdint>
@@ -16,25 +19,25 @@
 namespace fakekube::meta {
 
 // --- TypeMeta ---
-std::string apiVersion(const Json& obj);
-std::string kind(const Json& obj);
+const std::string& apiVersion(const Json& obj);
+const std::string& kind(const Json& obj);
 
 // --- ObjectMeta reads ---
-std::string name(const Json& obj);
-std::string generateName(const Json& obj);
-std::string namespace_(const Json& obj);
-std::string uid(const Json& obj);
-std::string resourceVersion(const Json& obj);
+const std::string& name(const Json& obj);
+const std::string& generateName(const Json& obj);
+const std::string& namespace_(const Json& obj);
+const std::string& uid(const Json& obj);
+const std::string& resourceVersion(const Json& obj);
 std::int64_t generation(const Json& obj);
-std::string creationTimestamp(const Json& obj);
-std::string deletionTimestamp(const Json& obj);
+const std::string& creationTimestamp(const Json& obj);
+const std::string& deletionTimestamp(const Json& obj);
 bool isDeleting(const Json& obj);  // deletionTimestamp set
 std::optional<std::int64_t> deletionGracePeriodSeconds(const Json& obj);
 std::vector<std::string> finalizers(const Json& obj);
 bool hasFinalizer(const Json& obj, std::string_view finalizer);
-std::string label(const Json& obj, std::string_view key);  // "" when absent
+const std::string& label(const Json& obj, std::string_view key);  // "" when absent
 std::optional<std::string> labelIfPresent(const Json& obj, std::string_view key);
-std::string annotation(const Json& obj, std::string_view key);
+const std::string& annotation(const Json& obj, std::string_view key);
 // metadata.labels / annotations as stored (null when absent).
 const Json& labels(const Json& obj);
 const Json& annotations(const Json& obj);
