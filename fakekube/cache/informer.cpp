@@ -429,6 +429,7 @@ Informer::Informer(Client& client, Executor& executor, GroupVersionResource gvr,
     : gvr_(gvr),
       options_(options),
       state_(std::make_shared<State>(client, executor, gvr, options)) {
+  if (!options_.defaultIndexes) return;
   addIndexer(std::string(kNamespaceIndex), namespaceIndexFunc);
   addIndexer(std::string(kOwnerUidIndex), ownerUidIndexFunc);
   addIndexer(std::string(kLabelIndex), labelIndexFunc);

@@ -60,6 +60,10 @@ struct InformerOptions {
   // always does once the event is due (deliveryDelay still holds it back). Reads made from a
   // handler never catch up: changes reach the handlers one at a time, in order.
   bool catchUpOnRead = false;
+  // Whether the store keeps the three indexes below (kNamespaceIndex, kOwnerUidIndex,
+  // kLabelIndex). An informer only its handlers read, as the garbage collector's monitors, skips
+  // the upkeep on every event; byIndex() of an index it does not keep answers nothing.
+  bool defaultIndexes = true;
 };
 
 // Callbacks for the changes the informer applies (client-go's ResourceEventHandlerFuncs). Any may
@@ -73,7 +77,7 @@ struct ResourceEventHandler {
 // Maps an object to the index values it is filed under (client-go's IndexFunc).
 using IndexFunc = std::function<std::vector<std::string>(const Json& object)>;
 
-// The indexers every informer has.
+// The indexers every informer has (unless InformerOptions::defaultIndexes is false).
 inline constexpr std::string_view kNamespaceIndex = "namespace";  // metadata.namespace
 inline constexpr std::string_view kOwnerUidIndex = "ownerUid";    // each ownerReferences[].uid
 inline constexpr std::string_view kLabelIndex = "label";          // "key=value" per label

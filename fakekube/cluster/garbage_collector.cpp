@@ -254,7 +254,11 @@ class GarbageCollector::Impl : public std::enable_shared_from_this<Impl> {
         Monitor monitor;
         monitor.resource = std::make_unique<ServedResource>(*resource);
         monitor.id = ++monitorIds_;
-        monitor.informer = std::make_shared<Informer>(*client_, executor_, resource->gvr);
+        // The graph is built from the handlers; nothing reads a monitor's store by index.
+        InformerOptions monitorOptions;
+        monitorOptions.defaultIndexes = false;
+        monitor.informer =
+            std::make_shared<Informer>(*client_, executor_, resource->gvr, monitorOptions);
         monitor.informer->addEventHandler(handlerFor(generation, key, monitor.id));
         started.push_back(monitor.informer);
         monitors_.emplace(key, std::move(monitor));

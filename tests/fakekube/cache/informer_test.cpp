@@ -202,6 +202,28 @@ TEST_F(InformerTest, Indexers) {
   EXPECT_THAT(names(informer.byIndex("image", "nginx:1.27")), ElementsAre("team/p2", "team/p3"));
 }
 
+// InformerOptions::defaultIndexes false: no namespace, owner or label index is kept (byIndex
+// answers nothing), while the store, the handlers and an indexer added later work as ever.
+TEST_F(InformerTest, WithoutTheDefaultIndexesOnlyAddedIndexersAnswer) {
+  create(kPods, labelled(pod("p1"), "app", "web"));
+  InformerOptions options;
+  options.defaultIndexes = false;
+  Informer informer(*client, ex, kPods, options);
+  Recorder rec;
+  informer.addEventHandler(rec.handler());
+  informer.start();
+  ex.runUntilIdle();
+  EXPECT_EQ(rec.take().size(), 1u);
+  EXPECT_THAT(names(informer.list()), ElementsAre("default/p1"));
+  EXPECT_THAT(informer.byIndex(kNamespaceIndex, "default"), IsEmpty());
+  EXPECT_THAT(informer.byIndex(kLabelIndex, "app=web"), IsEmpty());
+  EXPECT_EQ(informer.countByIndex(kLabelIndex, "app=web"), 0u);
+
+  informer.addIndexer(
+      "app", [](const Json& p) { return std::vector<std::string>{meta::label(p, "app")}; });
+  EXPECT_THAT(names(informer.byIndex("app", "web")), ElementsAre("default/p1"));
+}
+
 // indexValues answers the values objects are filed under, by prefix; an update that keeps some
 // of an object's values and changes others moves only those, and one that changes none of them
 // (a status write) leaves the index as it was.
