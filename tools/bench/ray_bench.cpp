@@ -15,6 +15,8 @@
 // service" and its rate-limited retry draws on the queue's 10 qps bucket, which at 10,000 clusters
 // stretches the run to 1,000 virtual seconds of 300 s requeues (docs/ray-operator.md).
 //
+// BM_RayClustersReadySeeds/{100,1000}/{1..5}: the same with other seeds (see its comment below).
+//
 // BM_RayJobsComplete/100: the same world with the RayJob controller too and the Ray simulation
 // (heads with the Jobs API, the submitter's script): N RayJobs (entrypoint `sleep 10`, one head
 // and two workers each, shutdownAfterJobFinishes) from create to every RayJob Complete; reports
@@ -105,16 +107,19 @@ long peakRssKib() {
 void resetPeakRss() { std::ofstream("/proc/self/clear_refs") << "5"; }
 
 struct World {
-  SimExecutor executor{SimExecutor::Options{.seed = 1}};
+  SimExecutor executor;
   std::unique_ptr<ApiServer> server;
   std::unique_ptr<Cluster> cluster;
   std::unique_ptr<Manager> rayOperator;
   std::shared_ptr<Watch> clusters;
   std::unordered_set<std::string> ready;
 
-  explicit World(int rayClusters, bool rayJobs = false) {
+  // `seed` seeds the executor's order of same-instant tasks, the server's names and uids and the
+  // operator's random suffixes.
+  explicit World(int rayClusters, bool rayJobs = false, std::uint64_t seed = 1)
+      : executor(SimExecutor::Options{.seed = seed}) {
     ApiServerOptions serverOptions;
-    serverOptions.seed = 1;
+    serverOptions.seed = seed;
     server = std::move(*ApiServer::open(executor.clock(), serverOptions));
     ClusterOptions options;
     const int podsPer = rayJobs ? 4 : 3;  // a RayJob adds its submitter pod
@@ -137,7 +142,7 @@ struct World {
     rayOperator = std::make_unique<Manager>(executor, *server, managerOptions);
     ray::OperatorOptions operatorOptions;
     operatorOptions.reconcileConcurrency = 2;
-    operatorOptions.randomSeed = 1;
+    operatorOptions.randomSeed = seed;
     std::set<std::string> controllers = {"raycluster"};
     if (rayJobs) controllers.insert("rayjob");
     if (!ray::addRayOperator(*rayOperator, controllers, operatorOptions,
@@ -199,8 +204,7 @@ struct World {
   }
 };
 
-void BM_RayClustersReady(benchmark::State& state) {
-  const int count = static_cast<int>(state.range(0));
+void runRayClustersReady(benchmark::State& state, int count, std::uint64_t seed) {
   double virtualSeconds = 0;
   double rssKib = 0;
   double writes = 0;
@@ -210,7 +214,7 @@ void BM_RayClustersReady(benchmark::State& state) {
     state.PauseTiming();
     resetPeakRss();
     const long rssBefore = peakRssKib();
-    auto world = std::make_unique<World>(count);
+    auto world = std::make_unique<World>(count, /*rayJobs=*/false, seed);
     const TimePoint start = world->executor.now();
     const auto revisionBefore = world->server->revision();
     const auto listsBefore = world->informerLists();
@@ -263,10 +267,28 @@ void BM_RayClustersReady(benchmark::State& state) {
   state.counters["rounds_per_cluster"] =
       benchmark::Counter(rounds / static_cast<double>(count), benchmark::Counter::kAvgIterations);
 }
+void BM_RayClustersReady(benchmark::State& state) {
+  runRayClustersReady(state, static_cast<int>(state.range(0)), 1);
+}
 BENCHMARK(BM_RayClustersReady)
     ->Arg(100)
     ->Arg(1000)
     ->Arg(10000)
+    ->Iterations(1)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+
+// The same run with seeds 1 to 5 (BM_RayClustersReadySeeds/N/seed). The seed orders the tasks due
+// at the same virtual instant, and with them how events merge in the queues: the work of a run
+// (rounds_per_cluster, writes_per_cluster) differs by a fifth from one seed to another, and a
+// change that adds or removes one timer anywhere draws the later tie-breaks differently, as a new
+// seed would. Compare two builds over the seeds (medians), not on seed 1 alone.
+void BM_RayClustersReadySeeds(benchmark::State& state) {
+  runRayClustersReady(state, static_cast<int>(state.range(0)),
+                      static_cast<std::uint64_t>(state.range(1)));
+}
+BENCHMARK(BM_RayClustersReadySeeds)
+    ->ArgsProduct({{100, 1000}, {1, 2, 3, 4, 5}})
     ->Iterations(1)
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
