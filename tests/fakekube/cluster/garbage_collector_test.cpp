@@ -2,6 +2,7 @@
 // owners, namespace scoping, chains, dependents with finalizers of their own, custom kinds.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "cluster_fixture.h"
@@ -494,31 +495,20 @@ TEST_F(GarbageCollectorTest, PatchConflictsAreRetried) {
   server->removeInterceptor(faults.get());
 }
 
-// Fails every list and watch of one resource.
-class RefuseReads : public Interceptor {
- public:
-  explicit RefuseReads(std::string resource) : resource_(std::move(resource)) {}
-  std::optional<Status> before(const Request& request) override {
-    if ((request.verb != Verb::List && request.verb != Verb::Watch) ||
-        request.resource.resource != resource_) {
-      return std::nullopt;
-    }
-    return Status::serviceUnavailable("the definitions cannot be read");
-  }
-
- private:
-  std::string resource_;
-};
-
 // GarbageCollector.Sync: discovery is asked again every 30 s whatever the definitions' events
 // said. (On a thread pool a definition's event can reach the collector before the server serves
 // its kind; here the collector hears of no definition at all: its watch of them ends and its
 // relists fail.)
 TEST_F(GarbageCollectorTest, DiscoveryIsAskedAgainEvery30SecondsWhateverTheDefinitionsSay) {
-  const GroupVersionResource definitions{"apiextensions.k8s.io", "v1", "customresourcedefinitions"};
-  auto refuse = std::make_shared<RefuseReads>("customresourcedefinitions");
-  server->addInterceptor(refuse);
-  ASSERT_TRUE(server->closeWatches(definitions, Status::internal("the watch ended")).has_value());
+  const Status unreadable = Status::serviceUnavailable("the definitions cannot be read");
+  auto refuseLists = std::make_shared<FailFirst>(Verb::List, "customresourcedefinitions",
+                                                 std::numeric_limits<int>::max(), unreadable);
+  auto refuseWatches = std::make_shared<FailFirst>(Verb::Watch, "customresourcedefinitions",
+                                                   std::numeric_limits<int>::max(), unreadable);
+  server->addInterceptor(refuseLists);
+  server->addInterceptor(refuseWatches);
+  ASSERT_TRUE(server->closeWatches(kCustomResourceDefinitions, Status::internal("the watch ended"))
+                  .has_value());
   installWidgetCrd();
   Json owner = create(kConfigMaps, configMap("owner"));
   create(kWidgets, ownedBy(widget("dependent"), {ownerRef(owner)}));
@@ -528,7 +518,8 @@ TEST_F(GarbageCollectorTest, DiscoveryIsAskedAgainEvery30SecondsWhateverTheDefin
   EXPECT_TRUE(exists(kWidgets, "default", "dependent")) << "widgets are not monitored yet";
   settle(std::chrono::seconds(3));
   EXPECT_FALSE(exists(kWidgets, "default", "dependent"));
-  server->removeInterceptor(refuse.get());
+  server->removeInterceptor(refuseWatches.get());
+  server->removeInterceptor(refuseLists.get());
 }
 
 TEST_F(GarbageCollectorTest, StoppedCollectorDoesNothing) {
