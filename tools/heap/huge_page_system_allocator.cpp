@@ -19,8 +19,14 @@ std::uintptr_t alignUp(std::uintptr_t value, std::size_t alignment) {
 void* HugePageSystemAllocator::Alloc(std::size_t size, std::size_t* actual_size,
                                      std::size_t alignment) {
   alignment = std::max<std::size_t>(alignment, alignof(std::max_align_t));
+  // A request no address space holds, or an alignment that is not a power of two, is the
+  // fallback's to answer; below these bounds none of the sums here can wrap.
+  if (size > kLargestRequest || alignment > kLargestRequest || (alignment & (alignment - 1)) != 0) {
+    return fallback_ != nullptr ? fallback_->Alloc(size, actual_size, alignment) : nullptr;
+  }
+  const auto end = reinterpret_cast<std::uintptr_t>(end_);
   std::uintptr_t start = alignUp(reinterpret_cast<std::uintptr_t>(next_), alignment);
-  if (next_ == nullptr || start + size > reinterpret_cast<std::uintptr_t>(end_)) {
+  if (next_ == nullptr || start > end || end - start < size) {
     // A new region; what is left of the old one was never touched, so it costs no memory.
     // Mapped with a huge page to spare, so that a 2 MiB-aligned region of `length` fits in it.
     const std::size_t length =

@@ -26,12 +26,16 @@ class HugePageSystemAllocator : public SysAllocator {
  public:
   static constexpr std::size_t kHugePage = std::size_t{2} << 20;
   static constexpr std::size_t kRegion = std::size_t{64} << 20;
+  // Larger requests and alignments (64 TiB, beyond the address space) go to the fallback.
+  static constexpr std::size_t kLargestRequest = std::size_t{1} << 46;
 
   // `fallback` answers when a region cannot be mapped (tcmalloc's own allocator); may be null.
   explicit HugePageSystemAllocator(SysAllocator* fallback) : fallback_(fallback) {}
 
   // `size` bytes aligned to `alignment` (a power of two), from the current region or a new one;
-  // `*actual_size` (when given) is `size`. Null when neither this nor the fallback has memory.
+  // `*actual_size` (when given) is `size`. What no region can hold (a failed mapping, a request
+  // over kLargestRequest, an alignment that is no power of two) is asked of the fallback; null
+  // when neither has memory.
   void* Alloc(std::size_t size, std::size_t* actual_size, std::size_t alignment) override;
 
   // Makes a HugePageSystemAllocator tcmalloc's system allocator, falling back to the one it had.

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <string>
 
@@ -106,6 +107,25 @@ TEST(HugePageSystemAllocatorTest, WhatCannotBeMappedIsAskedOfTheFallback) {
   EXPECT_EQ(fallback.asked, impossible);
   HugePageSystemAllocator alone(nullptr);
   EXPECT_EQ(alone.Alloc(impossible, nullptr, 8192), nullptr);
+}
+
+TEST(HugePageSystemAllocatorTest, ASizeOrAlignmentWhoseSumsWouldWrapGetsNoBlock) {
+  RecordingAllocator fallback;
+  HugePageSystemAllocator allocator(&fallback);
+  ASSERT_NE(allocator.Alloc(8192, nullptr, 8192), nullptr);  // a region is current
+  const std::size_t nearlyAll = std::numeric_limits<std::size_t>::max() - 4096;
+  EXPECT_EQ(allocator.Alloc(nearlyAll, nullptr, 8192), nullptr);
+  EXPECT_EQ(fallback.asked, nearlyAll);
+  fallback.asked = 0;
+  EXPECT_EQ(allocator.Alloc(4096, nullptr, std::size_t{1} << 63), nullptr);
+  EXPECT_EQ(fallback.asked, 4096U);
+  fallback.asked = 0;
+  EXPECT_EQ(allocator.Alloc(4096, nullptr, 3 * 4096), nullptr) << "not a power of two";
+  EXPECT_EQ(fallback.asked, 4096U);
+  // The region still serves ordinary requests after them.
+  void* after = allocator.Alloc(8192, nullptr, 8192);
+  ASSERT_NE(after, nullptr);
+  std::memset(after, 3, 8192);
 }
 
 TEST(HugePageSystemAllocatorTest, TheProgramsHeapGrowsInHugePageRegions) {
