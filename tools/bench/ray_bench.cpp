@@ -283,16 +283,16 @@ void runRayClustersReady(benchmark::State& state, int count, std::uint64_t seed,
   state.counters["rounds_per_cluster"] =
       benchmark::Counter(rounds / static_cast<double>(count), benchmark::Counter::kAvgIterations);
 }
+// The sizes and settings of BM_RayClustersReady and BM_RayClustersReadyWarm: one iteration each
+// (a run at 10,000 takes half a minute), timed by the wall clock.
+void atEachClusterCount(benchmark::internal::Benchmark* benchmark) {
+  benchmark->Arg(100)->Arg(1000)->Arg(10000)->Iterations(1)->UseRealTime()->Unit(
+      benchmark::kMillisecond);
+}
 void BM_RayClustersReady(benchmark::State& state) {
   runRayClustersReady(state, static_cast<int>(state.range(0)), 1);
 }
-BENCHMARK(BM_RayClustersReady)
-    ->Arg(100)
-    ->Arg(1000)
-    ->Arg(10000)
-    ->Iterations(1)
-    ->UseRealTime()
-    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RayClustersReady)->Apply(atEachClusterCount);
 
 // The same run after an untimed one of the same size in the same process: the heap already holds
 // what the run needs, as in a long-lived process (`fakekube serve`, a test binary), so the kernel's
@@ -302,13 +302,7 @@ BENCHMARK(BM_RayClustersReady)
 void BM_RayClustersReadyWarm(benchmark::State& state) {
   runRayClustersReady(state, static_cast<int>(state.range(0)), 1, /*warm=*/true);
 }
-BENCHMARK(BM_RayClustersReadyWarm)
-    ->Arg(100)
-    ->Arg(1000)
-    ->Arg(10000)
-    ->Iterations(1)
-    ->UseRealTime()
-    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RayClustersReadyWarm)->Apply(atEachClusterCount);
 
 // The same run with seeds 1 to 5 (BM_RayClustersReadySeeds/N/seed). The seed orders the tasks due
 // at the same virtual instant, and with them how events merge in the queues: the work of a run
