@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
@@ -13,6 +14,7 @@
 #include <limits>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace fakekube::heap {
 namespace {
@@ -48,6 +50,32 @@ bool kernelHasTransparentHugePages() {
   munmap(probe, length);
   return taken;
 }
+
+// Whether every 4 KiB page of [begin, begin + length) is resident (backed by memory).
+bool resident(std::uintptr_t begin, std::size_t length) {
+  std::vector<unsigned char> pages(length / 4096);
+  if (mincore(reinterpret_cast<void*>(begin), length, pages.data()) != 0) return false;
+  return std::all_of(pages.begin(), pages.end(), [](unsigned char p) { return (p & 1) != 0; });
+}
+
+// Whether no 4 KiB page of [begin, begin + length) is resident.
+bool absent(std::uintptr_t begin, std::size_t length) {
+  std::vector<unsigned char> pages(length / 4096);
+  if (mincore(reinterpret_cast<void*>(begin), length, pages.data()) != 0) return false;
+  return std::none_of(pages.begin(), pages.end(), [](unsigned char p) { return (p & 1) != 0; });
+}
+
+// Whether the kernel takes MADV_POPULATE_WRITE (Linux 5.14 on): a fact of the machine.
+bool kernelPopulatesWrite() {
+  const std::size_t length = HugePageSystemAllocator::kHugePage;
+  void* probe = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (probe == MAP_FAILED) return false;
+  const bool taken = madvise(probe, length, 23 /* MADV_POPULATE_WRITE */) == 0;
+  munmap(probe, length);
+  return taken;
+}
+
+constexpr std::size_t kMiB = std::size_t{1} << 20;
 
 // A fallback that records being asked and has no memory.
 class RecordingAllocator : public SysAllocator {
@@ -126,6 +154,62 @@ TEST(HugePageSystemAllocatorTest, ASizeOrAlignmentWhoseSumsWouldWrapGetsNoBlock)
   void* after = allocator.Alloc(8192, nullptr, 8192);
   ASSERT_NE(after, nullptr);
   std::memset(after, 3, 8192);
+}
+
+TEST(HugePageSystemAllocatorTest, TheLookaheadIsAQuarterOfWhatWasHandedOutInHugePagesUpToItsMost) {
+  HugePageSystemAllocator allocator(nullptr, 8 * kMiB);
+  EXPECT_EQ(allocator.lookahead(), 0U) << "nothing handed out";
+  ASSERT_NE(allocator.Alloc(7 * kMiB, nullptr, 8192), nullptr);
+  EXPECT_EQ(allocator.lookahead(), 0U) << "a quarter of 7 MiB is less than a huge page";
+  ASSERT_NE(allocator.Alloc(13 * kMiB, nullptr, 8192), nullptr);
+  EXPECT_EQ(allocator.lookahead(), 4 * kMiB) << "a quarter of 20 MiB, in whole huge pages";
+  ASSERT_NE(allocator.Alloc(40 * kMiB, nullptr, 8192), nullptr);
+  EXPECT_EQ(allocator.lookahead(), 8 * kMiB) << "at most the maximum";
+}
+
+TEST(HugePageSystemAllocatorTest, PrefaultAheadBacksTheMemoryPastTheLastBlockAndNoMore) {
+  if (!kernelPopulatesWrite()) {
+    GTEST_SKIP() << "this machine's kernel has no MADV_POPULATE_WRITE (outside the project)";
+  }
+  HugePageSystemAllocator allocator(nullptr, 8 * kMiB);
+  auto block = address(allocator.Alloc(16 * kMiB, nullptr, 8192));
+  ASSERT_NE(block, 0U);
+  const std::uintptr_t next = block + 16 * kMiB;  // on a huge page: the region starts on one
+  ASSERT_EQ(allocator.lookahead(), 4 * kMiB);
+  EXPECT_TRUE(absent(next, 8 * kMiB)) << "untouched memory past the block";
+  EXPECT_TRUE(allocator.prefaultAhead());
+  EXPECT_TRUE(resident(next, 4 * kMiB)) << "the lookahead past the block is backed";
+  EXPECT_TRUE(absent(next + 4 * kMiB, 4 * kMiB)) << "and nothing past the lookahead";
+  EXPECT_TRUE(absent(block, 16 * kMiB)) << "the block itself is tcmalloc's to touch";
+  // Backed memory reads as zeros, as fresh memory does; the next block is that memory.
+  auto following = address(allocator.Alloc(2 * kMiB, nullptr, 8192));
+  EXPECT_EQ(following, next);
+  const auto* bytes = reinterpret_cast<const unsigned char*>(following);
+  EXPECT_TRUE(std::all_of(bytes, bytes + 2 * kMiB, [](unsigned char b) { return b == 0; }));
+}
+
+TEST(HugePageSystemAllocatorTest, PrefaultAheadMapsTheNextRegionWhichTheNextNewRegionIs) {
+  if (!kernelPopulatesWrite()) {
+    GTEST_SKIP() << "this machine's kernel has no MADV_POPULATE_WRITE (outside the project)";
+  }
+  HugePageSystemAllocator allocator(nullptr, 32 * kMiB);
+  const std::size_t region = HugePageSystemAllocator::kRegion;
+  auto first = address(allocator.Alloc(region - kMiB, nullptr, 8192));
+  ASSERT_NE(first, 0U);
+  // 63 MiB handed out: 14 MiB ahead, of which 1 MiB is left in this region.
+  ASSERT_EQ(allocator.lookahead(), 14 * kMiB);
+  EXPECT_TRUE(allocator.prefaultAhead());
+  // A block that does not fit in the region's last MiB opens the next region: the one mapped
+  // ahead, whose start is backed before anything touched it.
+  auto next = address(allocator.Alloc(4 * kMiB, nullptr, 8192));
+  ASSERT_NE(next, 0U);
+  EXPECT_EQ(next % HugePageSystemAllocator::kHugePage, 0U);
+  EXPECT_TRUE(next < first || next >= first + region) << "another region";
+  EXPECT_TRUE(resident(next, 14 * kMiB)) << "the next region's start was backed ahead";
+  EXPECT_TRUE(absent(next + 14 * kMiB, 4 * kMiB));
+  // Backing ahead there goes on from where it stopped.
+  EXPECT_TRUE(allocator.prefaultAhead());
+  EXPECT_TRUE(resident(next + 4 * kMiB, 16 * kMiB)) << "the lookahead past the new block";
 }
 
 TEST(HugePageSystemAllocatorTest, TheProgramsHeapGrowsInHugePageRegions) {
