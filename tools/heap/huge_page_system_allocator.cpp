@@ -1,5 +1,7 @@
 #include "tools/heap/huge_page_system_allocator.h"
 
+#include <pthread.h>
+#include <sched.h>
 #include <sys/mman.h>
 
 #include <algorithm>
@@ -148,6 +150,10 @@ bool HugePageSystemAllocator::prefaultAhead() {
 }
 
 void HugePageSystemAllocator::runPrefaulting() {
+  // Below every other thread: backing memory ahead is worth doing only on a core nothing else
+  // wants (the program's own threads never wait for it).
+  sched_param lowest{};
+  (void)pthread_setschedparam(pthread_self(), SCHED_IDLE, &lowest);
   std::uint32_t seen = moves_.load(std::memory_order_acquire);
   while (true) {
     moves_.wait(seen, std::memory_order_acquire);
