@@ -20,8 +20,9 @@
 // (MADV_POPULATE_WRITE: faulted in writable, its contents untouched), on another core, up to a
 // lookahead of a quarter of the heap handed out so far and at most maxLookahead (32 MiB): a small
 // program backs a little ahead, a growing server a region's half. Near a region's end it maps the
-// next region ahead of time and backs that one's start. The thread runs at SCHED_IDLE: only on a
-// core nothing else wants, so it never takes time from the program's own threads. Memory backed ahead and not yet handed out
+// next region ahead of time and backs that one's start. The thread runs at nice 10, so it yields
+// to the program's own threads (but not so low that it waits long for a core when the process
+// exits, which waits for every thread). Memory backed ahead and not yet handed out
 // is the price: at most the lookahead. Where the kernel lacks MADV_POPULATE_WRITE (before Linux
 // 5.14) nothing is backed ahead.
 //
