@@ -152,9 +152,10 @@ bool HugePageSystemAllocator::prefaultAhead() {
 void HugePageSystemAllocator::runPrefaulting() {
   // A low priority of the normal policy (nice 10): backing memory ahead yields to the program's
   // own threads (at nice 0 it took 40 to 120 ms of the main thread's time in a /1000 run; at 10,
-  // 1 to 3 ms). Not SCHED_IDLE, nor nice 19: on a busy machine such a thread waits up to seconds
-  // for a core, and the process's exit waits for every thread to die (fakekube serve's stop took
-  // 1.4 to 1.9 s instead of 0.3 s beside eight busy loops; at nice 10, 0.24 to 0.38 s).
+  // 1 to 3 ms). Not lower: on a busy machine a thread that low waits long for a core, and the
+  // process's exit waits for every thread to die. Beside eight busy loops fakekube serve's stop
+  // took 0.27 to 0.30 s without the thread; with it, 1.4 to 1.9 s at SCHED_IDLE, 0.30 to 0.68 s at
+  // nice 19, 0.24 to 0.38 s at nice 10.
   (void)setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 10);
   std::uint32_t seen = moves_.load(std::memory_order_acquire);
   while (true) {
