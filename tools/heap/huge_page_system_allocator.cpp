@@ -63,10 +63,8 @@ void* HugePageSystemAllocator::Alloc(std::size_t size, std::size_t* actual_size,
     const std::size_t length =
         std::max(kRegion, static_cast<std::size_t>(alignUp(size + alignment, kHugePage)));
     std::uintptr_t base = 0;
-    std::size_t regionLength = length;
-    if (lock.owns_lock() && spareBase_ != 0 && spareLength_ >= length && alignment <= kHugePage) {
+    if (lock.owns_lock() && spareBase_ != 0 && length == kRegion && alignment <= kHugePage) {
       base = spareBase_;  // mapped ahead, its start perhaps backed already
-      regionLength = spareLength_;
       spareBase_ = 0;
     } else {
       base = mapRegion(length);
@@ -75,7 +73,7 @@ void* HugePageSystemAllocator::Alloc(std::size_t size, std::size_t* actual_size,
       }
     }
     next_ = reinterpret_cast<char*>(base);
-    end_ = next_ + regionLength;
+    end_ = next_ + length;
     start = alignUp(base, alignment);
   }
   next_ = reinterpret_cast<char*>(start + size);
@@ -133,7 +131,6 @@ bool HugePageSystemAllocator::prefaultAhead() {
       if (spare == 0) return taken;
       std::lock_guard lock(mu_);
       spareBase_ = spare;  // none was there (only this function maps one), and Alloc takes it
-      spareLength_ = kRegion;
     }
     if (spareEnd_ != spare + kRegion) {
       spareBackedUpTo_ = spare;

@@ -99,8 +99,7 @@ class HugePageSystemAllocator : public SysAllocator {
   // Shared with the thread that backs memory ahead.
   std::mutex mu_;
   Cursor published_;               // guarded by mu_
-  std::uintptr_t spareBase_ = 0;   // the next region, mapped ahead (0: none); guarded by mu_
-  std::size_t spareLength_ = 0;    // guarded by mu_
+  std::uintptr_t spareBase_ = 0;   // the next region (kRegion long), mapped ahead (0: none); mu_
   std::uintptr_t backedUpTo_ = 0;  // prefaultAhead's own: backed below this, in backedEnd_'s region
   std::uintptr_t backedEnd_ = 0;   //   the end of the region backedUpTo_ is in
   std::uintptr_t spareBackedUpTo_ = 0;   // prefaultAhead's own: backed in the spare below this

@@ -51,19 +51,17 @@ bool kernelHasTransparentHugePages() {
   return taken;
 }
 
-// Whether every 4 KiB page of [begin, begin + length) is resident (backed by memory).
+// How many 4 KiB pages of [begin, begin + length) are resident (backed by memory); -1 when
+// mincore fails.
+long residentPages(std::uintptr_t begin, std::size_t length) {
+  std::vector<unsigned char> pages(length / 4096);
+  if (mincore(reinterpret_cast<void*>(begin), length, pages.data()) != 0) return -1;
+  return std::count_if(pages.begin(), pages.end(), [](unsigned char p) { return (p & 1) != 0; });
+}
 bool resident(std::uintptr_t begin, std::size_t length) {
-  std::vector<unsigned char> pages(length / 4096);
-  if (mincore(reinterpret_cast<void*>(begin), length, pages.data()) != 0) return false;
-  return std::all_of(pages.begin(), pages.end(), [](unsigned char p) { return (p & 1) != 0; });
+  return residentPages(begin, length) == static_cast<long>(length / 4096);
 }
-
-// Whether no 4 KiB page of [begin, begin + length) is resident.
-bool absent(std::uintptr_t begin, std::size_t length) {
-  std::vector<unsigned char> pages(length / 4096);
-  if (mincore(reinterpret_cast<void*>(begin), length, pages.data()) != 0) return false;
-  return std::none_of(pages.begin(), pages.end(), [](unsigned char p) { return (p & 1) != 0; });
-}
+bool absent(std::uintptr_t begin, std::size_t length) { return residentPages(begin, length) == 0; }
 
 // Whether the kernel takes MADV_POPULATE_WRITE (Linux 5.14 on): a fact of the machine.
 bool kernelPopulatesWrite() {
