@@ -19,6 +19,7 @@ set(FAKEKUBE_PUBLIC_HEADERS
   fakekube/api/object_meta.h
   fakekube/api/conditions.h
   fakekube/api/pod_status.h
+  fakekube/api/quantity.h
   fakekube/api/resources.h
   fakekube/api/resource_registry.h
   fakekube/api/status.h
@@ -51,7 +52,6 @@ set(FAKEKUBE_PUBLIC_HEADERS
   fakekube/cluster/node_lifecycle_controller.h
   fakekube/cluster/pod_logs.h
   fakekube/cluster/nodes.h
-  fakekube/cluster/quantity.h
   fakekube/cluster/replicaset_controller.h
   fakekube/cluster/scheduler.h
   fakekube/cluster/serviceaccount_controller.h

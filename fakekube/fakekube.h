@@ -26,6 +26,7 @@
 #include "fakekube/api/object.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/pod_status.h"
+#include "fakekube/api/quantity.h"
 #include "fakekube/api/resources.h"
 #include "fakekube/api/status.h"
 #include "fakekube/api/watch_event.h"

@@ -13,7 +13,7 @@
 #include "controllers/ray/raycluster_types.h"
 #include "fakekube/api/json_build.h"
 #include "fakekube/api/object_meta.h"
-#include "fakekube/cluster/quantity.h"
+#include "fakekube/api/quantity.h"
 
 namespace fakekube::ray {
 

@@ -14,7 +14,7 @@
 #include "fakekube/api/json_build.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
-#include "fakekube/cluster/quantity.h"
+#include "fakekube/api/quantity.h"
 
 namespace fakekube::ray {
 

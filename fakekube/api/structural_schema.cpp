@@ -130,7 +130,7 @@ std::string renderValue(const Json& x) {
 }
 
 // The type kube-openapi's type validator reports for a value.
-const char* typeName(const Json& x) {
+const char* openApiTypeName(const Json& x) {
   if (x.is_boolean()) return "boolean";
   if (x.is_string()) return "string";
   if (isGoInt(x)) return "integer";
@@ -474,7 +474,7 @@ struct StructuralSchema::Compiled {
       }
       return;
     }
-    const char* actual = typeName(x);
+    const char* actual = openApiTypeName(x);
     if (s.types != 0) {
       const bool isFloatInt = x.is_number_float() && (s.types & kInteger) != 0 &&
                               std::trunc(x.get<double>()) == x.get<double>() &&

@@ -17,7 +17,7 @@
 #include "fakekube/api/resources.h"
 #include "fakekube/cluster/controller_utils.h"
 #include "fakekube/cluster/nodes.h"
-#include "fakekube/cluster/quantity.h"
+#include "fakekube/api/quantity.h"
 #include "fakekube/runtime/builder.h"
 
 namespace fakekube {

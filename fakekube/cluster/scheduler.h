@@ -67,7 +67,7 @@
 
 namespace fakekube {
 
-// Canonical quantities by resource name (see quantity.h): cpu in milli-units, the rest in units.
+// Canonical quantities by resource name (api/quantity.h): cpu in milli-units, the rest in units.
 using ResourceList = std::map<std::string, std::int64_t>;
 
 // The pod's effective requests (see the file comment), without the pod count. An unparsable

@@ -6,7 +6,7 @@
 #include "fakekube/api/json_writer.h"
 #include "fakekube/api/protobuf.h"
 #include "fakekube/api/yaml.h"
-#include "fakekube/cluster/quantity.h"
+#include "fakekube/api/quantity.h"
 #include "tools/fuzzing/targets.h"
 
 namespace fakekube::fuzz {

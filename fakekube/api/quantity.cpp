@@ -1,4 +1,4 @@
-#include "fakekube/cluster/quantity.h"
+#include "fakekube/api/quantity.h"
 
 #include <fmt/format.h>
 

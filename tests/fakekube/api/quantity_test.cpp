@@ -1,5 +1,5 @@
 // Resource quantities: the canonical integers the scheduler sums, and the errors bad input gets.
-#include "fakekube/cluster/quantity.h"
+#include "fakekube/api/quantity.h"
 
 #include <gtest/gtest.h>
 
