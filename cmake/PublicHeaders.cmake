@@ -80,6 +80,7 @@ set(FAKEKUBE_PUBLIC_HEADERS
 set(FAKEKUBE_RAY_PUBLIC_HEADERS
   controllers/ray/constants.h
   controllers/ray/custom_resource_definitions.h
+  controllers/ray/dashboard_client.h
   controllers/ray/dashboard_client_factory.h
   controllers/ray/operator_options.h
   controllers/ray/ray_operator.h

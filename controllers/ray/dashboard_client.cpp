@@ -190,7 +190,8 @@ class KubernetesProxyTransport final : public DashboardTransport {
   std::string prefix_;
 };
 
-Result<std::unique_ptr<DashboardClient>> makeClient(std::shared_ptr<DashboardTransport> t) {
+Result<std::unique_ptr<RayDashboardClientInterface>> makeClient(
+    std::shared_ptr<DashboardTransport> t) {
   return std::make_unique<DashboardClient>(std::move(t));
 }
 
@@ -304,7 +305,7 @@ Result<std::vector<RayJobInfo>> DashboardClient::listJobs() {
   return jobs;
 }
 
-Result<std::string> DashboardClient::submitJob(const Json& rayJob) {
+Result<std::string> RayDashboardClientInterface::submitJob(const Json& rayJob) {
   auto request = RayJobRequest::fromRayJob(rayJob);
   if (!request) return tl::unexpected(request.error());
   return submitJobRequest(*request);
@@ -397,7 +398,7 @@ DashboardClientFactory httpDashboardClients() {
 
 DashboardClientFactory kubernetesProxyDashboardClients(RestClient& client) {
   return [&client](const Json& rayCluster,
-                   const std::string&) -> Result<std::unique_ptr<DashboardClient>> {
+                   const std::string&) -> Result<std::unique_ptr<RayDashboardClientInterface>> {
     std::string service;
     if (const Json& name = jsonAt(rayCluster, {"status", "head", "serviceName"});
         name.is_string()) {

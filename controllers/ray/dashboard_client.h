@@ -1,5 +1,12 @@
-// DashboardClient: what KubeRay's operator asks a Ray head's dashboard (the Jobs API), as its
-// RayDashboardClient does, over one of three transports.
+// What KubeRay's operator asks a Ray head's dashboard (the Jobs API): the interface
+// (RayDashboardClientInterface, as upstream's dashboardclient.RayDashboardClientInterface) and
+// DashboardClient, which implements it over one of three transports as upstream's
+// RayDashboardClient does.
+//
+// A test replaces the client as KubeRay's tests do with their FakeRayDashboardClient: its own
+// RayDashboardClientInterface, returned by the DashboardClientFactory it sets in
+// OperatorOptions::dashboardClients (operator_options.h). The RayJob controller then asks the
+// fake for every job it submits, watches and stops. DashboardClient's answers:
 //
 //   call          request                    answer
 //   getJobInfo    GET    /api/jobs/<id>      RayJobInfo; 404 -> 400 BadRequest "Job <id> does not
@@ -39,6 +46,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -99,18 +107,38 @@ class DashboardTransport {
   virtual Result<HttpResponse> send(const HttpRequest& request) = 0;
 };
 
-class DashboardClient {
+// The Jobs API calls the RayJob controller makes. An implementation answers as the table above
+// says DashboardClient does: in particular getJobInfo of a job the dashboard does not know is a
+// 400 BadRequest "Job <id> does not exist on the cluster" (the controller then submits, in
+// HTTPMode, or waits for the submitter); a job is done when jobStatus is terminal
+// (isJobTerminal). Called from the controller's reconciles, one call at a time per client.
+class RayDashboardClientInterface {
+ public:
+  virtual ~RayDashboardClientInterface() = default;
+
+  virtual Result<RayJobInfo> getJobInfo(std::string_view jobId) = 0;
+  virtual Result<std::vector<RayJobInfo>> listJobs() = 0;
+  // The submission id the dashboard took (request.submissionId when set).
+  virtual Result<std::string> submitJobRequest(const RayJobRequest& request) = 0;
+  virtual Result<std::optional<std::string>> getJobLog(std::string_view jobId) = 0;
+  virtual Result<void> stopJob(std::string_view jobId) = 0;
+  virtual Result<void> deleteJob(std::string_view jobId) = 0;
+
+  // submitJobRequest(RayJobRequest::fromRayJob(rayJob)).
+  Result<std::string> submitJob(const Json& rayJob);
+};
+
+class DashboardClient : public RayDashboardClientInterface {
  public:
   explicit DashboardClient(std::shared_ptr<DashboardTransport> transport,
                            std::string authToken = "");
 
-  Result<RayJobInfo> getJobInfo(std::string_view jobId);
-  Result<std::vector<RayJobInfo>> listJobs();
-  Result<std::string> submitJob(const Json& rayJob);
-  Result<std::string> submitJobRequest(const RayJobRequest& request);
-  Result<std::optional<std::string>> getJobLog(std::string_view jobId);
-  Result<void> stopJob(std::string_view jobId);
-  Result<void> deleteJob(std::string_view jobId);
+  Result<RayJobInfo> getJobInfo(std::string_view jobId) override;
+  Result<std::vector<RayJobInfo>> listJobs() override;
+  Result<std::string> submitJobRequest(const RayJobRequest& request) override;
+  Result<std::optional<std::string>> getJobLog(std::string_view jobId) override;
+  Result<void> stopJob(std::string_view jobId) override;
+  Result<void> deleteJob(std::string_view jobId) override;
 
  private:
   Result<HttpResponse> send(std::string method, std::string path, std::string body = "");

@@ -20,10 +20,11 @@ class RestClient;
 
 namespace fakekube::ray {
 
-class DashboardClient;
+class RayDashboardClientInterface;
 
-// Given a RayCluster document and a dashboardURL, the client to use.
-using DashboardClientFactory = std::function<Result<std::unique_ptr<DashboardClient>>(
+// Given a RayCluster document and a dashboardURL, the client to use: DashboardClient over one of
+// the transports below, or a test's own implementation (dashboard_client.h).
+using DashboardClientFactory = std::function<Result<std::unique_ptr<RayDashboardClientInterface>>(
     const Json& rayCluster, const std::string& dashboardUrl)>;
 
 // In process, through the cluster's Network (networkTransport).

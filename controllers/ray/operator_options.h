@@ -9,6 +9,8 @@
 #include <optional>
 #include <string>
 
+#include "controllers/ray/dashboard_client_factory.h"
+
 namespace fakekube::ray {
 
 struct OperatorOptions {
@@ -47,6 +49,13 @@ struct OperatorOptions {
   // rayClusterName, `<rayjob>-<rand5>`), so that a run on the SimExecutor replays; unset = a
   // random seed, as upstream's utilrand.
   std::optional<std::uint64_t> randomSeed;
+
+  // How the RayJob controller reaches a RayCluster's dashboard (upstream's ClientProvider
+  // GetDashboardClient). Unset: over HTTP to the dashboardURL, or through the API server's proxy
+  // with useKubernetesProxy (`fakekube serve` passes inProcessDashboardClients). A test sets its
+  // own factory returning a fake RayDashboardClientInterface (dashboard_client.h), as KubeRay's
+  // tests install their FakeRayDashboardClient. Not read from the environment.
+  DashboardClientFactory dashboardClients;
 
   // Reads every variable above from `getenv` (the process environment by default); an unset
   // variable keeps the default.

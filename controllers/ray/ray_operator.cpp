@@ -41,6 +41,7 @@ Result<void> addRayOperator(Manager& manager, const std::set<std::string>& contr
       return tl::unexpected(added.error());
   }
   if (controllers.contains("rayjob")) {
+    if (!dashboards) dashboards = options.dashboardClients;
     if (!dashboards) {
       auto* rest = dynamic_cast<RestClient*>(&manager.client().underlyingClient());
       dashboards = options.useKubernetesProxy && rest ? kubernetesProxyDashboardClients(*rest)

@@ -31,9 +31,10 @@ bool isRayControllerName(std::string_view name);
 // Installs the CRDs (existing definitions are kept) and adds each named controller to
 // `manager`. Unknown names are a 400 error listing the known ones.
 //
-// The RayJob controller asks Ray dashboards through `dashboards`. Without one: with
-// options.useKubernetesProxy and a manager over a RestClient, through that API server's service
-// proxy (as KubeRay's --use-kubernetes-proxy); otherwise over HTTP to the dashboardURL.
+// The RayJob controller asks Ray dashboards through `dashboards`, else through
+// options.dashboardClients. Without either: with options.useKubernetesProxy and a manager over a
+// RestClient, through that API server's service proxy (as KubeRay's --use-kubernetes-proxy);
+// otherwise over HTTP to the dashboardURL.
 Result<void> addRayOperator(Manager& manager, const std::set<std::string>& controllers,
                             const OperatorOptions& options = {},
                             DashboardClientFactory dashboards = nullptr);
