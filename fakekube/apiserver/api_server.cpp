@@ -17,6 +17,7 @@
 #include "fakekube/api/validation.h"
 #include "fakekube/apiserver/api_server_impl.h"
 #include "fakekube/apiserver/patching.h"
+#include "fakekube/apiserver/pod_validation.h"
 #include "fakekube/apiserver/strategy.h"
 
 namespace fakekube {
@@ -57,10 +58,11 @@ bool sameOutsideStatus(const Json& body, const Json& stored) {
 std::optional<Status> checkTypes(const ResourceInfo& info, const Json& object) {
   if (info.custom || !object.is_object()) return std::nullopt;
   auto apiVersion = object.find(std::string_view("apiVersion"));
-  return checkFieldTypes(apiVersion != object.end() && apiVersion->is_string()
-                             ? apiVersion->get_ref<const std::string&>()
-                             : info.apiVersion(),
-                         info.kind, object);
+  const std::string version = apiVersion != object.end() && apiVersion->is_string()
+                                  ? apiVersion->get_ref<const std::string&>()
+                                  : info.apiVersion();
+  if (auto error = checkFieldTypes(version, info.kind, object)) return error;
+  return strategy::checkQuantities(version, info.kind, object);
 }
 
 // Checks the object's apiVersion/kind against what the request addresses and fills them in when
@@ -622,6 +624,11 @@ Result<ObjectPtr> ApiServer::Impl::createLocked(const ResourceInfo& info, std::s
     metadata["name"] = name;
   }
 
+  // rest.BeforeCreate: the strategy's preparation (with the defaults the decoder fills), then
+  // validation of the result. The uid is drawn once the object is valid, so a refused create
+  // leaves the server's random sequence (uids, generated names) where it was.
+  jsonMember(metadata, "creationTimestamp") = now();
+  strategy::prepareForCreate(info, object);
   FieldErrors errors = validateObjectMetaOnCreate(object, info.nameRule, info.namespaced);
   FieldErrors kindErrors = strategy::validateCreate(info, object);
   errors.insert(errors.end(), kindErrors.begin(), kindErrors.end());
@@ -657,9 +664,8 @@ Result<ObjectPtr> ApiServer::Impl::createLocked(const ResourceInfo& info, std::s
     return tl::unexpected(Status::alreadyExists(info.groupResource(), name));
   }
 
-  jsonMember(metadata, "uid") = newUid();
-  jsonMember(metadata, "creationTimestamp") = now();
-  strategy::prepareForCreate(info, object);
+  jsonMember(meta::metadata(object), "uid") = newUid();
+  strategy::prepareWithUid(info, object);
   if (isService) {
     if (auto error = assignClusterIp(object, dryRun)) return tl::unexpected(*error);
   }

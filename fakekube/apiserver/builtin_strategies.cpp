@@ -6,6 +6,7 @@
 
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
+#include "fakekube/apiserver/workload_validation.h"
 
 namespace fakekube::strategy {
 
@@ -62,20 +63,6 @@ const Json& items(const Json& j) {
   return j.is_array() ? j : kEmpty;
 }
 
-// Go's %v of a map[string]string, which the selector/labels mismatch message prints.
-std::string goStringMap(const Json& labels) {
-  std::string out = "map[string]string{";
-  bool first = true;
-  if (labels.is_object()) {
-    for (const auto& [k, v] : labels.items()) {
-      if (!first) out += ", ";
-      out += goQuote(k) + ":" + goQuote(str(v));
-      first = false;
-    }
-  }
-  return out + "}";
-}
-
 // Go's %#v of a []string: []string{"a", "b"}.
 std::string goStringSlice(const Json& list) {
   std::string out = "[]string{";
@@ -86,44 +73,6 @@ std::string goStringSlice(const Json& list) {
     first = false;
   }
   return out + "}";
-}
-
-// Whether a LabelSelector's matchLabels and matchExpressions select `labels`.
-bool selects(const Json& selector, const Json& labels) {
-  const Json& matchLabels = jsonAt(selector, {"matchLabels"});
-  if (matchLabels.is_object()) {
-    for (const auto& [k, v] : matchLabels.items()) {
-      if (!labels.is_object() || !labels.contains(k) || labels[k] != v) return false;
-    }
-  }
-  for (const auto& e : items(jsonAt(selector, {"matchExpressions"}))) {
-    const std::string key = str(jsonAt(e, {"key"}));
-    const std::string op = str(jsonAt(e, {"operator"}));
-    const bool has = labels.is_object() && labels.contains(key);
-    bool inValues = false;
-    for (const auto& v : items(jsonAt(e, {"values"}))) {
-      if (has && labels[key] == v) inValues = true;
-    }
-    if ((op == "In" && !inValues) || (op == "NotIn" && inValues) || (op == "Exists" && !has) ||
-        (op == "DoesNotExist" && has)) {
-      return false;
-    }
-  }
-  return true;
-}
-
-// A workload's selector: required, non-empty, and matching its template's labels.
-void validateSelector(const Json& object, FieldErrors& errors) {
-  const Json& selector = jsonAt(object, {"spec", "selector"});
-  if (!present(selector)) {
-    errors.push_back(FieldError::required("spec.selector"));
-    return;
-  }
-  const Json& labels = jsonAt(object, {"spec", "template", "metadata", "labels"});
-  if (!selects(selector, labels)) {
-    errors.push_back(FieldError::invalid("spec.template.metadata.labels", goStringMap(labels),
-                                         "`selector` does not match template `labels`"));
-  }
 }
 
 // --- RBAC ---
@@ -553,7 +502,7 @@ void validateBuiltinCreate(const ResourceInfo& info, const Json& object, FieldEr
   } else if (info.is("autoscaling", "horizontalpodautoscalers")) {
     validateHorizontalPodAutoscaler(object, errors);
   } else if (info.is("apps", "statefulsets") || info.is("apps", "daemonsets")) {
-    validateSelector(object, errors);
+    validateSelectorMatchesTemplate(errors, object);
     if (info.is("apps", "daemonsets")) {
       const Json& policy = jsonAt(object, {"spec", "template", "spec", "restartPolicy"});
       if (!policy.is_null() && policy != "Always") {

@@ -7,6 +7,10 @@
 #include "fakekube/api/json_writer.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/apiserver/builtin_strategies.h"
+#include "fakekube/apiserver/field_rules.h"
+#include "fakekube/apiserver/pod_validation.h"
+#include "fakekube/apiserver/service_validation.h"
+#include "fakekube/apiserver/workload_validation.h"
 
 namespace fakekube::strategy {
 
@@ -27,22 +31,33 @@ void setDefault(Json& object, std::string_view key, Value&& value) {
   if (!added && it->second.is_null()) it->second = std::forward<Value>(value);
 }
 
+// The same for a Go string field (not a pointer): an empty string is its zero value, which the
+// defaulting functions replace as they replace an absent one.
+void setDefaultString(Json& object, std::string_view key, std::string_view value) {
+  auto [it, added] = object.get_ref<Json::object_t&>().try_emplace(key, value);
+  if (added) return;
+  if (it->second.is_null() ||
+      (it->second.is_string() && it->second.get_ref<const std::string&>().empty())) {
+    it->second = value;
+  }
+}
+
 // The defaults the real API server fills into a PodSpec (pkg/apis/core/v1/defaults.go), limited
 // to the fields controllers and kubectl read.
 void defaultPodSpec(Json& spec) {
   if (!spec.is_object()) return;
-  setDefault(spec, "restartPolicy", "Always");
-  setDefault(spec, "schedulerName", "default-scheduler");
+  setDefaultString(spec, "restartPolicy", "Always");
+  setDefaultString(spec, "schedulerName", "default-scheduler");
   setDefault(spec, "terminationGracePeriodSeconds", 30);
-  setDefault(spec, "dnsPolicy", "ClusterFirst");
+  setDefaultString(spec, "dnsPolicy", "ClusterFirst");
   setDefault(spec, "securityContext", Json::object());
   for (std::string_view list : {"containers", "initContainers"}) {
     auto it = spec.find(list);
     if (it == spec.end() || !it->is_array()) continue;
     for (auto& c : *it) {
       if (!c.is_object()) continue;
-      setDefault(c, "terminationMessagePath", "/dev/termination-log");
-      setDefault(c, "terminationMessagePolicy", "File");
+      setDefaultString(c, "terminationMessagePath", "/dev/termination-log");
+      setDefaultString(c, "terminationMessagePolicy", "File");
       auto imageField = c.find(std::string_view("image"));
       std::string_view image = imageField != c.end() && imageField->is_string()
                                    ? std::string_view(imageField->get_ref<const std::string&>())
@@ -52,10 +67,10 @@ void defaultPodSpec(Json& spec) {
           lastSlash == std::string_view::npos ? image : image.substr(lastSlash + 1);
       bool latest = tail.find(':') == std::string_view::npos || tail.ends_with(":latest");
       if (image.find('@') != std::string_view::npos) latest = false;
-      setDefault(c, "imagePullPolicy", latest ? "Always" : "IfNotPresent");
+      setDefaultString(c, "imagePullPolicy", latest ? "Always" : "IfNotPresent");
       if (auto ports = c.find(std::string_view("ports")); ports != c.end() && ports->is_array()) {
         for (auto& p : *ports) {
-          if (p.is_object()) setDefault(p, "protocol", "TCP");
+          if (p.is_object()) setDefaultString(p, "protocol", "TCP");
         }
       }
     }
@@ -142,9 +157,8 @@ void defaultJobSpec(Json& spec) {
 }
 
 // A Job's generated selector: the controller-uid label on selector and template.
-void defaultJob(Json& job) {
+void defaultJobSelector(Json& job) {
   Json& spec = child(job, "spec");
-  defaultJobSpec(spec);
   bool manual = spec.value("manualSelector", false);
   if (!manual) {
     const std::string uid = meta::uid(job);
@@ -170,7 +184,7 @@ void defaultDeploymentSpec(Json& spec) {
   setDefault(spec, "revisionHistoryLimit", 10);
   setDefault(spec, "progressDeadlineSeconds", 600);
   Json& strategy = child(spec, "strategy");
-  setDefault(strategy, "type", "RollingUpdate");
+  setDefaultString(strategy, "type", "RollingUpdate");
   if (strategy["type"] == "RollingUpdate") {
     Json& rollingUpdate = child(strategy, "rollingUpdate");
     setDefault(rollingUpdate, "maxSurge", "25%");
@@ -185,36 +199,6 @@ void immutable(FieldErrors& errors, const Json& updated, const Json& old,
   const Json& b = jsonAt(old, path);
   // toJsonText, not dump(): the value may hold invalid UTF-8, on which dump() throws.
   if (a != b) errors.push_back(FieldError::invalid(field, toJsonText(a), "field is immutable"));
-}
-
-void validatePodSpec(FieldErrors& errors, const Json& spec, std::string_view field) {
-  auto containers = spec.is_object() ? spec.find("containers") : spec.end();
-  if (!spec.is_object() || containers == spec.end() || !containers->is_array() ||
-      containers->empty()) {
-    errors.push_back(FieldError::required(std::string(field) + ".containers"));
-    return;
-  }
-  auto present = [](const Json& c, std::string_view key) {
-    const Json& value = jsonAt(c, {key});
-    return value.is_string() && !value.get_ref<const std::string&>().empty();
-  };
-  for (std::size_t i = 0; i < containers->size(); ++i) {
-    const Json& c = (*containers)[i];
-    const bool hasName = present(c, "name");
-    const bool hasImage = present(c, "image");
-    if (hasName && hasImage) continue;
-    std::string path = std::string(field) + ".containers[" + std::to_string(i) + "]";
-    if (!hasName) errors.push_back(FieldError::required(path + ".name"));
-    if (!hasImage) errors.push_back(FieldError::required(path + ".image"));
-  }
-}
-
-void validateReplicas(FieldErrors& errors, const Json& object) {
-  const Json& replicas = jsonAt(object, {"spec", "replicas"});
-  if (replicas.is_number_integer() && replicas.get<std::int64_t>() < 0) {
-    errors.push_back(FieldError::invalid("spec.replicas", toJsonText(replicas),
-                                         "must be greater than or equal to 0"));
-  }
 }
 
 // IsConfigMapKey: the keys of ConfigMap.data/binaryData and Secret.data.
@@ -267,6 +251,59 @@ void validateConfigKeys(FieldErrors& errors, const Json& object, bool configMap)
 }
 }  // namespace
 
+namespace {
+
+// The defaults of a Service's spec (pkg/apis/core/v1/defaults.go SetDefaults_Service).
+void defaultService(Json& spec) {
+  setDefaultString(spec, "type", "ClusterIP");
+  setDefaultString(spec, "sessionAffinity", "None");
+  if (auto ports = spec.find("ports"); ports != spec.end() && ports->is_array()) {
+    for (auto& p : *ports) {
+      if (!p.is_object()) continue;
+      setDefaultString(p, "protocol", "TCP");
+      // An absent, 0 or "" targetPort is the port itself.
+      const Json* port = jsonFind(p, "port");
+      const Json* target = jsonFind(p, "targetPort");
+      if (port == nullptr) continue;
+      if (target == nullptr || target->is_null() || *target == 0 || *target == "") {
+        Json value = *port;
+        p["targetPort"] = std::move(value);
+      }
+    }
+  }
+  const std::string type =
+      jsonAt(spec, {"type"}).is_string() ? spec["type"].get<std::string>() : "";
+  if (type == "NodePort" || type == "LoadBalancer") {
+    setDefaultString(spec, "externalTrafficPolicy", "Cluster");
+  }
+}
+
+// The defaults kube-apiserver's decoder fills into every body it reads, a create's or an
+// update's, before anything validates it: those of the pod specs (in pods and pod templates) and
+// of the workloads' specs.
+void applyDecodingDefaults(const ResourceInfo& info, Json& object) {
+  if (info.is("", "pods")) {
+    defaultPodSpec(child(object, "spec"));
+  } else if (info.is("", "services")) {
+    defaultService(child(object, "spec"));
+  } else if (info.is("apps", "deployments")) {
+    defaultDeploymentSpec(child(object, "spec"));
+  } else if (info.is("apps", "replicasets")) {
+    Json& spec = child(object, "spec");
+    setDefault(spec, "replicas", 1);
+    defaultTemplate(spec);
+  } else if (info.is("batch", "jobs")) {
+    defaultJobSpec(child(object, "spec"));
+  } else if (info.is("apps", "statefulsets") || info.is("apps", "daemonsets") ||
+             info.is("", "replicationcontrollers") || info.is("", "podtemplates")) {
+    defaultTemplate(info.is("", "podtemplates") ? object : child(object, "spec"));
+  } else if (info.is("batch", "cronjobs")) {
+    defaultTemplate(child(child(child(object, "spec"), "jobTemplate"), "spec"));
+  }
+}
+
+}  // namespace
+
 void prepareForCreate(const ResourceInfo& info, Json& object) {
   Json& metadata = meta::metadata(object);
   if (info.generation == GenerationRule::None) {
@@ -278,54 +315,35 @@ void prepareForCreate(const ResourceInfo& info, Json& object) {
   // subresource starts with an empty one.
   if (info.hasStatus && !info.is("", "nodes")) object.erase("status");
 
+  applyDecodingDefaults(info, object);
   if (info.is("", "namespaces")) {
     Json& spec = child(object, "spec");
     spec["finalizers"] = Json::array({"kubernetes"});
     object["status"] = {{"phase", "Active"}};
   } else if (info.is("", "pods")) {
-    Json& spec = child(object, "spec");
-    defaultPodSpec(spec);
     // Before status is added: adding a member to `object` moves its members, spec among them.
-    const char* qos = qosClass(spec);
+    const char* qos = qosClass(jsonAt(object, {"spec"}));
     Json& status = jsonMember(object, "status");
     status = Json::object();
     auto& fields = status.get_ref<Json::object_t&>();
     fields.emplace("phase", "Pending");
     fields.emplace("qosClass", qos);
   } else if (info.is("", "services")) {
-    Json& spec = child(object, "spec");
-    setDefault(spec, "type", "ClusterIP");
-    setDefault(spec, "sessionAffinity", "None");
-    if (auto ports = spec.find("ports"); ports != spec.end() && ports->is_array()) {
-      for (auto& p : *ports) {
-        if (!p.is_object()) continue;
-        setDefault(p, "protocol", "TCP");
-        if (p.contains("port")) setDefault(p, "targetPort", p["port"]);
-      }
-    }
     object["status"] = {{"loadBalancer", Json::object()}};
   } else if (info.is("", "persistentvolumeclaims")) {
     object["status"] = {{"phase", "Pending"}};
-  } else if (info.is("apps", "deployments")) {
-    defaultDeploymentSpec(child(object, "spec"));
-  } else if (info.is("apps", "replicasets")) {
-    Json& spec = child(object, "spec");
-    setDefault(spec, "replicas", 1);
-    defaultTemplate(spec);
-  } else if (info.is("batch", "jobs")) {
-    defaultJob(object);
   } else if (info.is("apiextensions.k8s.io", "customresourcedefinitions")) {
     prepareCustomResourceDefinition(object);
-  } else if (info.is("apps", "statefulsets") || info.is("apps", "daemonsets") ||
-             info.is("", "replicationcontrollers") || info.is("", "podtemplates")) {
-    defaultTemplate(info.is("", "podtemplates") ? object : child(object, "spec"));
-  } else if (info.is("batch", "cronjobs")) {
-    defaultTemplate(child(child(child(object, "spec"), "jobTemplate"), "spec"));
   }
   defaultBuiltin(info, object);
 }
 
+void prepareWithUid(const ResourceInfo& info, Json& object) {
+  if (info.is("batch", "jobs")) defaultJobSelector(object);
+}
+
 void prepareForUpdate(const ResourceInfo& info, Json& updated, const Json& old) {
+  applyDecodingDefaults(info, updated);
   if (!info.is("", "services")) return;
   const Json& oldSpec = jsonAt(old, {"spec"});
   Json& spec = child(updated, "spec");
@@ -363,34 +381,27 @@ FieldErrors validateCreate(const ResourceInfo& info, const Json& object) {
     validateConfigKeys(errors, object, info.is("", "configmaps"));
   } else if (info.is("", "pods")) {
     validatePodSpec(errors, jsonAt(object, {"spec"}), "spec");
-  } else if (info.is("apps", "deployments") || info.is("apps", "replicasets")) {
-    if (jsonAt(object, {"spec", "selector"}).is_null())
-      errors.push_back(FieldError::required("spec.selector"));
-    validateReplicas(errors, object);
-    validatePodSpec(errors, jsonAt(object, {"spec", "template", "spec"}), "spec.template.spec");
+  } else if (info.is("", "services")) {
+    validateService(errors, object);
+  } else if (info.is("apps", "deployments")) {
+    validateDeployment(errors, object);
+  } else if (info.is("apps", "replicasets")) {
+    validateReplicaSet(errors, object);
+  } else if (info.is("batch", "jobs")) {
+    validateJob(errors, object);
   } else if (info.is("apps", "statefulsets") || info.is("apps", "daemonsets") ||
              info.is("", "replicationcontrollers")) {
-    validateReplicas(errors, object);
+    checkNonNegative(errors, jsonAt(object, {"spec", "replicas"}), "spec.replicas");
     validatePodSpec(errors, jsonAt(object, {"spec", "template", "spec"}), "spec.template.spec");
   } else if (info.is("batch", "cronjobs")) {
-    validatePodSpec(errors, jsonAt(object, {"spec", "jobTemplate", "spec", "template", "spec"}),
-                    "spec.jobTemplate.spec.template.spec");
-    const Json& policy =
-        jsonAt(object, {"spec", "jobTemplate", "spec", "template", "spec", "restartPolicy"});
+    const Json& podSpec = jsonAt(object, {"spec", "jobTemplate", "spec", "template", "spec"});
+    validatePodSpec(errors, podSpec, "spec.jobTemplate.spec.template.spec");
+    const Json& policy = jsonAt(podSpec, {"restartPolicy"});
     if (policy != "OnFailure" && policy != "Never") {
       errors.push_back(
           FieldError::notSupported("spec.jobTemplate.spec.template.spec.restartPolicy",
-                                   policy.is_string() ? goQuote(policy.get<std::string>()) : "\"\"",
-                                   "supported values: \"OnFailure\", \"Never\""));
-    }
-  } else if (info.is("batch", "jobs")) {
-    validatePodSpec(errors, jsonAt(object, {"spec", "template", "spec"}), "spec.template.spec");
-    const Json& policy = jsonAt(object, {"spec", "template", "spec", "restartPolicy"});
-    if (policy != "OnFailure" && policy != "Never") {
-      errors.push_back(
-          FieldError::notSupported("spec.template.spec.restartPolicy",
-                                   policy.is_string() ? goQuote(policy.get<std::string>()) : "\"\"",
-                                   "supported values: \"OnFailure\", \"Never\""));
+                                   goQuote(policy.is_string() ? policy.get<std::string>() : ""),
+                                   supportedValues({"OnFailure", "Never"})));
     }
   }
   validateBuiltinCreate(info, object, errors);

@@ -8,14 +8,19 @@
 
 namespace fakekube::strategy {
 
-// After the server set uid, name and creationTimestamp: drops status for kinds with a status
-// subresource (pods start Pending, namespaces Active, CRDs Established), sets generation, and
-// fills the defaults the real API server fills (pod restartPolicy, Deployment replicas, Job
-// selector, ...).
+// Before a create is validated, once the server set name and creationTimestamp: drops status for
+// kinds with a status subresource (pods start Pending, namespaces Active, CRDs Established), sets
+// generation, and fills the defaults the real API server fills (pod restartPolicy, Deployment
+// replicas, imagePullPolicy from the image's tag, ...).
 void prepareForCreate(const ResourceInfo& info, Json& object);
 
-// Before an update is validated: fills in what the server allocated and a client may omit (a
-// Service's cluster IPs).
+// Once the created object is valid and has its uid: what is made from the uid (a Job's
+// generated selector and the labels its pods carry).
+void prepareWithUid(const ResourceInfo& info, Json& object);
+
+// Before an update is validated: fills the defaults the decoder fills into every body (those of
+// pod specs, Services and workloads, as prepareForCreate does), and what the server allocated and
+// a client may omit (a Service's cluster IPs).
 void prepareForUpdate(const ResourceInfo& info, Json& updated, const Json& old);
 
 // Whether an update from `old` to `updated` bumps metadata.generation.

@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "fakekube/api/json_lookup.h"
 #include "fakekube/api/json_writer.h"
 #include "fakekube/api/object_meta.h"
 
@@ -289,6 +290,19 @@ class RestClient::Impl {
     return out;
   }
 
+  // client-go's typed clients always send apiVersion and kind (the encoder sets them from the
+  // Go type); kube-apiserver needs them for custom resources. A document without them gets the
+  // resource's, as discovery names its kind.
+  void setTypeMeta(const GroupVersionResource& gvr, Json& object) {
+    if (!object.is_object()) return;
+    const Json* apiVersion = jsonFind(object, "apiVersion");
+    if (apiVersion == nullptr || apiVersion->is_null()) object["apiVersion"] = gvr.apiVersion();
+    const Json* kind = jsonFind(object, "kind");
+    if (kind != nullptr && !kind->is_null()) return;
+    auto scope = discover(gvr);
+    if (scope && !scope->kind.empty()) object["kind"] = scope->kind;
+  }
+
   std::string namespaceOf(const Json& object) const {
     std::string ns = meta::namespace_(object);
     return ns.empty() ? config_.namespace_ : ns;
@@ -492,6 +506,7 @@ Result<Json> RestClient::create(const GroupVersionResource& gvr, Json object,
                                 const CreateOptions& options) {
   auto path = impl_->path(gvr, impl_->namespaceOf(object), "");
   if (!path) return tl::unexpected(path.error());
+  impl_->setTypeMeta(gvr, object);
   Query query;
   query.add("dryRun", options.dryRun ? "All" : "").add("fieldManager", options.fieldManager);
   return impl_->request("POST", *path + query.str(), toJsonText(object), "application/json");
@@ -501,6 +516,7 @@ Result<Json> RestClient::update(const GroupVersionResource& gvr, Json object,
                                 const UpdateOptions& options) {
   auto path = impl_->path(gvr, impl_->namespaceOf(object), meta::name(object));
   if (!path) return tl::unexpected(path.error());
+  impl_->setTypeMeta(gvr, object);
   Query query;
   query.add("dryRun", options.dryRun ? "All" : "").add("fieldManager", options.fieldManager);
   return impl_->request("PUT", *path + query.str(), toJsonText(object), "application/json");
@@ -510,6 +526,7 @@ Result<Json> RestClient::updateStatus(const GroupVersionResource& gvr, Json obje
                                       const UpdateOptions& options) {
   auto path = impl_->path(gvr, impl_->namespaceOf(object), meta::name(object), "status");
   if (!path) return tl::unexpected(path.error());
+  impl_->setTypeMeta(gvr, object);
   Query query;
   query.add("dryRun", options.dryRun ? "All" : "").add("fieldManager", options.fieldManager);
   return impl_->request("PUT", *path + query.str(), toJsonText(object), "application/json");

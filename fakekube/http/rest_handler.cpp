@@ -274,6 +274,33 @@ std::optional<Status> checkBodyName(const Json& object, const std::string& name)
       "the name of the object ({}) does not match the name on the URL ({})", bodyName, name));
 }
 
+// kube-apiserver decodes a custom resource's body into an Unstructured, which takes its kind
+// from the body alone (a built-in kind's decoder defaults kind and apiVersion from the URL, so
+// in-process callers and built-in bodies may omit them). Without a kind the decoder fails, and
+// the create/update handler reports it as it reports every decoding error; without an
+// apiVersion the decoded version is empty, which does not match the URL's.
+std::optional<Status> checkCustomResourceTypeMeta(const RestRequest& request,
+                                                  const ResourceInfo& info,
+                                                  const GroupVersionResource& gvr,
+                                                  const Json& body) {
+  if (!info.custom || !body.is_object()) return std::nullopt;
+  const Json* kind = jsonFind(body, "kind");
+  if (kind == nullptr || !kind->is_string() || kind->get_ref<const std::string&>().empty()) {
+    const bool json = baseMediaType(request.contentType) != "application/yaml";
+    return Status::badRequest(fmt::format(
+        "{} in version {} cannot be handled as a {}: Object 'Kind' is missing in '{}'", info.kind,
+        goQuote(gvr.version), info.kind, json ? request.body : toJsonText(body)));
+  }
+  const Json* apiVersion = jsonFind(body, "apiVersion");
+  if (apiVersion == nullptr || !apiVersion->is_string() ||
+      apiVersion->get_ref<const std::string&>().empty()) {
+    return Status::badRequest(
+        fmt::format("the API version in the data () does not match the expected API version ({})",
+                    gvr.apiVersion()));
+  }
+  return std::nullopt;
+}
+
 // --- the resource a path addresses ---
 
 struct Target {
@@ -550,6 +577,9 @@ RestResponse Call::create() {
   if (!dryRun) return RestHandler::errorResponse(dryRun.error());
   auto body = decodeBody(request_);
   if (!body) return RestHandler::errorResponse(body.error());
+  if (auto error = checkCustomResourceTypeMeta(request_, *t_.info, t_.gvr, *body)) {
+    return RestHandler::errorResponse(*error);
+  }
   auto warnings = unknownFieldWarnings(request_, *t_.info, *body);
   if (!warnings) return RestHandler::errorResponse(warnings.error());
   CreateOptions options;
@@ -589,6 +619,9 @@ RestResponse Call::update(std::string_view subresource) {
   if (!dryRun) return RestHandler::errorResponse(dryRun.error());
   auto body = decodeBody(request_);
   if (!body) return RestHandler::errorResponse(body.error());
+  if (auto error = checkCustomResourceTypeMeta(request_, *t_.info, t_.gvr, *body)) {
+    return RestHandler::errorResponse(*error);
+  }
   if (auto error = checkBodyName(*body, t_.name)) return RestHandler::errorResponse(*error);
   auto warnings = unknownFieldWarnings(request_, *t_.info, *body);
   if (!warnings) return RestHandler::errorResponse(warnings.error());

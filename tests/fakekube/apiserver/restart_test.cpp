@@ -48,9 +48,10 @@ TEST_F(RestartTest, ReopenedServerHasEveryObjectAndContinuesTheRevision) {
     must(server->deleteObject(kConfigMaps, "team", "held"));
     podUid = meta::uid(must(server->create(kPods, "", pod("p1", "team"))));
     must(server->create(kCustomResourceDefinitions, "", widgetCrd()));
-    must(server->create(GroupVersionResource{"", "v1", "services"}, "",
-                        {{"metadata", {{"name", "svc"}, {"namespace", "team"}}},
-                         {"spec", {{"clusterIP", "10.96.0.42"}}}}));
+    must(server->create(
+        GroupVersionResource{"", "v1", "services"}, "",
+        {{"metadata", {{"name", "svc"}, {"namespace", "team"}}},
+         {"spec", {{"clusterIP", "10.96.0.42"}, {"ports", Json::array({{{"port", 80}}})}}}}));
     must(server->create(kWidgets, "", widget("w1", "team")));
     ASSERT_TRUE(server->compact(server->revision() - 2));
     revision = server->revision();
