@@ -87,4 +87,21 @@ std::string headlessServiceName(std::string_view clusterName) {
   return std::string(clusterName) + "-" + std::string(kHeadlessServiceSuffix);
 }
 
+std::string headGroupServiceAccountName(const Json& rayCluster) {
+  const std::string& name = stringField(podSpecOf(headGroupSpec(rayCluster)), "serviceAccountName");
+  return name.empty() ? meta::name(rayCluster) : name;
+}
+
+std::string randomString(std::mt19937_64& random, int length) {
+  // k8s.io/apimachinery/pkg/util/rand's alphabet: no vowels, no 0, 1 or 3.
+  static constexpr std::string_view kAlphabet = "bcdfghjklmnpqrstvwxz2456789";
+  std::string out;
+  for (int i = 0; i < length; ++i) out += kAlphabet[random() % kAlphabet.size()];
+  return out;
+}
+
+std::string generateRayWorkerReplicaGroupName(std::string_view groupName, std::mt19937_64& random) {
+  return std::string(groupName) + "-" + randomString(random, 5);
+}
+
 }  // namespace fakekube::ray

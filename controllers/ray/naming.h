@@ -12,8 +12,12 @@
 //                     and the result lowercased, leaving room for "-worker-" and the 5 random
 //                     characters
 //   ray.io/identifier <cluster>-head / <cluster>-worker, passed through checkLabel
+//   autoscaler RBAC   the ServiceAccount: the head template's serviceAccountName, else
+//                     <cluster>; the Role and RoleBinding: <cluster> (each through checkName)
+//   replica groups    <group>-<5 random characters> (ray.io/worker-group-replica-name)
 #pragma once
 
+#include <random>
 #include <string>
 #include <string_view>
 
@@ -41,5 +45,13 @@ std::string checkLabel(std::string s);
 std::string generateIdentifier(std::string_view clusterName, std::string_view nodeType);
 // <cluster>-headless: the Service of multi-host worker groups.
 std::string headlessServiceName(std::string_view clusterName);
+// GetHeadGroupServiceAccountName: the head template's serviceAccountName, else the cluster's
+// name (not yet clipped by checkName).
+std::string headGroupServiceAccountName(const Json& rayCluster);
+// `length` characters of k8s.io/apimachinery/pkg/util/rand's alphabet (no vowels, no 0, 1 or 3),
+// drawn from `random` (utilrand.String).
+std::string randomString(std::mt19937_64& random, int length);
+// GenerateRayWorkerReplicaGroupName: <group>-<5 random characters>.
+std::string generateRayWorkerReplicaGroupName(std::string_view groupName, std::mt19937_64& random);
 
 }  // namespace fakekube::ray

@@ -8,6 +8,9 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
+
+#include "fakekube/api/json.h"
 
 #include "controllers/ray/dashboard_client_factory.h"
 
@@ -49,6 +52,11 @@ struct OperatorOptions {
   // rayClusterName, `<rayjob>-<rand5>`), so that a run on the SimExecutor replays; unset = a
   // random seed, as upstream's utilrand.
   std::optional<std::uint64_t> randomSeed;
+  // The operator configuration's headSidecarContainers / workerSidecarContainers (the
+  // Configuration file of `--config`, operator_configuration.h): containers appended to every
+  // head / worker pod after KubeRay's own.
+  std::vector<Json> headSidecarContainers;
+  std::vector<Json> workerSidecarContainers;
 
   // How the RayJob controller reaches a RayCluster's dashboard (upstream's ClientProvider
   // GetDashboardClient). Unset: over HTTP to the dashboardURL, or through the API server's proxy

@@ -8,6 +8,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "controllers/ray/autoscaler_container.h"
 #include "controllers/ray/constants.h"
 #include "controllers/ray/naming.h"
 #include "controllers/ray/raycluster_types.h"
@@ -421,6 +422,7 @@ Json buildPod(Json pod, std::string_view nodeType, StartParams params, const std
               const OperatorOptions& options) {
   Json& container = pod["spec"]["containers"][kRayContainerIndex];
   if (!params.count(std::string(kPlasmaDirectoryParamKey))) addSharedMemory(pod, container);
+  if (nodeType == kHeadNode && isAutoscalingEnabled(rayCluster)) addRayLogVolume(pod);
 
   std::string cmd;
   if (container.contains("command")) cmd = convertCmdToString(container["command"]);
@@ -483,6 +485,11 @@ void initTemplateAnnotations(Json& pod, const Json& rayCluster) {
   }
 }
 
+// The operator configuration's sidecars, after the pod's own containers (and the autoscaler).
+void appendSidecarContainers(Json& pod, const std::vector<Json>& sidecars) {
+  for (const Json& sidecar : sidecars) pod["spec"]["containers"].push_back(sidecar);
+}
+
 std::uint64_t fnv1a(std::string_view data) {
   std::uint64_t h = 1469598103934665603ull;
   for (unsigned char c : data) {
@@ -522,8 +529,12 @@ Json buildHeadPod(const Json& rayCluster, const OperatorOptions& options,
   StartParams params = startParamsOf(head);
   setMissingRayStartParams(params, kHeadNode, port, "");
   initTemplateAnnotations(pod, rayCluster);
-  if (isAutoscalingEnabled(rayCluster)) params["no-monitor"] = "true";
+  if (isAutoscalingEnabled(rayCluster)) {
+    params["no-monitor"] = "true";
+    addAutoscalerToHeadPod(pod, rayCluster, options);
+  }
   addMetricsPort(pod["spec"]["containers"][kRayContainerIndex]);
+  appendSidecarContainers(pod, options.headSidecarContainers);
 
   pod = buildPod(std::move(pod), kHeadNode, std::move(params), port, fqdn, rayCluster, options);
   if (!clusterHash.empty()) {
@@ -535,7 +546,8 @@ Json buildHeadPod(const Json& rayCluster, const OperatorOptions& options,
 }
 
 Json buildWorkerPod(const Json& rayCluster, const WorkerGroupSpec& group,
-                    const OperatorOptions& options, int replicaIndex) {
+                    const OperatorOptions& options, const std::string& replicaGroupName,
+                    int replicaIndex, int hostIndex) {
   const std::string clusterName = meta::name(rayCluster);
   const std::string ns = meta::namespace_(rayCluster);
   const Json& spec = group.raw ? *group.raw : Json::object();
@@ -553,13 +565,23 @@ Json buildWorkerPod(const Json& rayCluster, const WorkerGroupSpec& group,
   }
   pod["metadata"].erase("name");
   Json labels = labelPod(kWorkerNode, clusterName, group.groupName, mergedLabels(spec));
+  // RayMultiHostIndexing (on by default): the replica index on every worker; the replica
+  // group's name and the host's index on the hosts of a multi-host group.
   labels[std::string(kRayWorkerReplicaIndexKey)] = std::to_string(replicaIndex);
+  if (group.numOfHosts > 1) {
+    labels[std::string(kRayWorkerReplicaNameKey)] = replicaGroupName;
+    labels[std::string(kRayHostIndexKey)] = std::to_string(hostIndex);
+  }
   pod["metadata"]["labels"] = std::move(labels);
 
   StartParams params = startParamsOf(spec);
   setMissingRayStartParams(params, kWorkerNode, port, fqdn);
   initTemplateAnnotations(pod, rayCluster);
   addMetricsPort(pod["spec"]["containers"][kRayContainerIndex]);
+  if (isAutoscalingEnabled(rayCluster) && isAutoscalingV2Enabled(rayCluster)) {
+    pod["spec"]["restartPolicy"] = "Never";
+  }
+  appendSidecarContainers(pod, options.workerSidecarContainers);
   return buildPod(std::move(pod), kWorkerNode, std::move(params), port, fqdn, rayCluster, options);
 }
 

@@ -8,7 +8,8 @@
 //              app.kubernetes.io/created-by=kuberay-operator; the template's labels and the
 //              group's `labels` override all of them but cluster, node-type and group. Workers
 //              also get ray.io/worker-group-replica-index (the RayMultiHostIndexing gate is on by
-//              default). A controller owner reference to the RayCluster.
+//              default) and, in a group of numOfHosts > 1, ray.io/worker-group-replica-name
+//              and ray.io/replica-host-index. A controller owner reference to the RayCluster.
 //   container 0 (the Ray container)
 //              a `metrics` port 8080 unless one is named so; a /dev/shm emptyDir (medium Memory)
 //              unless rayStartParams sets plasma-directory; the command becomes
@@ -28,12 +29,15 @@
 //   workers    the init container wait-gcs-ready (unless ENABLE_INIT_CONTAINER_INJECTION=false),
 //              which loops on `ray health-check` against the head until GCS answers; every init
 //              container gets FQ_RAY_IP and RAY_IP.
+// In-tree autoscaling adds the autoscaler container, service account and log volume to the head
+// (autoscaler_container.h). The operator configuration's headSidecarContainers /
+// workerSidecarContainers (OperatorOptions) are appended after the pod's own containers.
 // The head pod also carries ray.io/upgrade-strategy-recreate-hash (clusterHash below) and
 // ray.io/kuberay-version, which the Recreate upgrade strategy compares.
 //
-// Not modelled: the autoscaler sidecar, GCS fault tolerance, token auth, TLS, the history
-// collector, RayService's serve label, batch scheduler metadata, default pod labels/annotations
-// and sidecars from the operator's configuration, the top-level `resources` field of a group.
+// Not modelled: GCS fault tolerance, token auth, TLS, the history collector, RayService's serve
+// label, batch scheduler metadata, default pod labels/annotations and container envs from the
+// operator's configuration, the top-level `resources` field of a group.
 #pragma once
 
 #include <string>
@@ -50,9 +54,13 @@ std::string headPort(const Json& rayCluster);
 // The pod to create for the head group (its name is generated unless deterministic names are on).
 Json buildHeadPod(const Json& rayCluster, const OperatorOptions& options,
                   const std::string& clusterHash);
-// One worker of `group` with ray.io/worker-group-replica-index = replicaIndex.
+// One worker of `group` with ray.io/worker-group-replica-index = replicaIndex; in a multi-host
+// group (numOfHosts > 1) also ray.io/worker-group-replica-name = replicaGroupName and
+// ray.io/replica-host-index = hostIndex (DefaultWorkerPodTemplate's replicaGrpName, replicaIndex,
+// numHostIndex).
 Json buildWorkerPod(const Json& rayCluster, const WorkerGroupSpec& group,
-                    const OperatorOptions& options, int replicaIndex);
+                    const OperatorOptions& options, const std::string& replicaGroupName,
+                    int replicaIndex, int hostIndex);
 
 // GenerateHashWithoutReplicasAndWorkersToDelete: a hash of the spec with replicas, min/max,
 // workersToDelete, tolerations, scheduling gates and upgradeStrategy left out, so that scaling

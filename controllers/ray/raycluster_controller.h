@@ -22,7 +22,9 @@
 //      run the Redis cleanup Job (redis_cleanup_job.h) and remove the finalizer when it finished,
 //      or force it off after the deletion timeout (Warning ForceDeletedStuckCluster).
 //      Being deleted -> done.
-//   4. reconcileHeadService, reconcileHeadlessService (<cluster>-headless, only when a group has
+//   4. reconcileAutoscalerServiceAccount, reconcileAutoscalerRole, reconcileAutoscalerRoleBinding
+//      (only with in-tree autoscaling, autoscaler_rbac.h), reconcileHeadService,
+//      reconcileHeadlessService (<cluster>-headless, only when a group has
 //      numOfHosts > 1), reconcileServeService (<cluster>-serve-svc, only with
 //      ray.io/enable-serve-service=true), then reconcilePods; the first error ends the steps.
 //   5. calculateStatus on a copy; updateRayClusterStatus writes status only when
@@ -47,6 +49,14 @@
 //                then diff = desired - remaining: create one by one (each a Create expectation,
 //                the lowest free ray.io/worker-group-replica-index), or delete the first -diff
 //                pods when the autoscaler is off or ENABLE_RANDOM_POD_DELETE=true
+//   multi-host   a group with numOfHosts > 1 (reconcileMultiHostWorkerGroup, the
+//                RayMultiHostIndexing gate being on by default) goes by replica group (the pods
+//                sharing ray.io/worker-group-replica-name): a group missing a host is deleted
+//                whole and the round ends ("cleaned up incomplete replica group X,
+//                requeueing"); a group with an unhealthy host is deleted whole; a pod in
+//                workersToDelete takes its whole group (the round ends); then whole groups are
+//                created (a new replica name, the lowest free replica index, host indices
+//                0..numOfHosts-1) or, without the autoscaler, deleted
 //   shouldDeletePod: Failed or Succeeded -> delete; Running with the Ray container terminated ->
 //                delete only under restartPolicy Never; else keep
 // Errors of pod writes are tagged for the ReplicaFailure condition (FailedDeleteAllPods,
@@ -55,11 +65,8 @@
 // CreatedHeadPod, CreatedWorkerPod, DeletedHeadPod, DeletedWorkerPod, DeletedPod).
 //
 // Not modelled: the GCS fault tolerance settings of the pods (Redis address, external storage
-// namespace), the autoscaler's
-// ServiceAccount / Role / RoleBinding and sidecar, Ingress and Route, the auth Secret, the GCS
-// storage PVC, mTLS, batch schedulers,
-// metrics, and the RayMultiHostIndexing reconcile of multi-host groups (groups with numOfHosts
-// > 1 are reconciled pod by pod, as with that gate off).
+// namespace), Ingress and Route, the auth Secret, the GCS storage PVC, mTLS, batch schedulers,
+// metrics, and the RayMultiHostIndexing gate turned off.
 #pragma once
 
 #include <string>

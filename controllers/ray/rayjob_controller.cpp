@@ -25,9 +25,6 @@ namespace fakekube::ray {
 
 namespace {
 
-// k8s.io/apimachinery/pkg/util/rand's alphabet: no vowels, no 0, 1 or 3.
-constexpr std::string_view kRandAlphabet = "bcdfghjklmnpqrstvwxz2456789";
-
 const ReconcileResult kRequeue{.requeueAfter = kRayJobDefaultRequeueDuration};
 
 std::string stringAt(const Json& j, std::initializer_list<std::string_view> path) {
@@ -116,9 +113,7 @@ class RayJobReconciler {
   // GenerateRayJobId / GenerateRayClusterName: <name>-<rand5>.
   std::string generateName(const std::string& prefix) {
     std::lock_guard lock(randomMutex_);
-    std::string out = prefix + "-";
-    for (int i = 0; i < 5; ++i) out += kRandAlphabet[random_() % kRandAlphabet.size()];
-    return out;
+    return prefix + "-" + randomString(random_, 5);
   }
 
   // The state machine's steps: nullopt goes on to the backoff check and the status write (Go's

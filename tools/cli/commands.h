@@ -44,6 +44,7 @@ struct OperatorCommandOptions {
   std::string controllers;  // "" = all of the operator's
   int reconcileConcurrency = 1;
   double timeScale = 1;  // as `fakekube serve --time-scale`: must match the server's
+  std::string config;    // KubeRay's Configuration file ("" = none: the flags)
 };
 
 // `fakekube operator`: the KubeRay operator against the API server of a kubeconfig, until

@@ -59,6 +59,9 @@ int main(int argc, char** argv) {
                           "kubeconfig context (default: its current context)");
   operatorCmd->add_option("--controllers", rayOperator.controllers,
                           "Comma-separated controllers to run: raycluster, rayjob (default: all)");
+  operatorCmd->add_option("--config", rayOperator.config,
+                          "KubeRay's Configuration file (config.ray.io/v1alpha1): sidecar "
+                          "containers and settings; it replaces the flags");
   operatorCmd
       ->add_option("--reconcile-concurrency", rayOperator.reconcileConcurrency,
                    "Reconciles each controller runs at once")

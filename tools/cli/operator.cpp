@@ -2,6 +2,9 @@
 // `fakekube serve` in another process, or a real cluster. It reaches the server only through the
 // REST client, with its own informers, as KubeRay's operator pod does.
 //
+// `--config FILE` reads KubeRay's Configuration (operator_configuration.h): the head and worker
+// sidecar containers, reconcileConcurrency and the other settings it names replace the flags'.
+//
 // It prints `fakekube operator: running against URL` once its caches synced and the controllers
 // started (scripts wait for it), then runs until SIGINT or SIGTERM.
 #include <fmt/format.h>
@@ -14,6 +17,7 @@
 #include <sstream>
 #include <string>
 
+#include "controllers/ray/operator_configuration.h"
 #include "controllers/ray/ray_operator.h"
 #include "fakekube/client/kubeconfig.h"
 #include "fakekube/client/rest_client.h"
@@ -69,6 +73,12 @@ int runOperator(const OperatorCommandOptions& options) {
   ThreadPoolExecutor executor(4, options.timeScale);
   ray::OperatorOptions operatorOptions = ray::OperatorOptions::fromEnvironment();
   operatorOptions.reconcileConcurrency = options.reconcileConcurrency;
+  // As KubeRay's --config: the Configuration file replaces the flags.
+  if (!options.config.empty()) {
+    if (auto loaded = ray::loadOperatorConfiguration(options.config, operatorOptions); !loaded) {
+      return fail(loaded.error().message);
+    }
+  }
   // Out of process, the Ray dashboards are reached through the API server's service proxy.
   operatorOptions.useKubernetesProxy = true;
   {

@@ -21,6 +21,7 @@
 #include "controllers/ray/ray_operator.h"
 #include "controllers/ray/sim/ray_simulation.h"
 #include "fakekube/apiserver/api_server.h"
+#include "fakekube/client/in_process_client.h"
 #include "fakekube/client/kubeconfig.h"
 #include "fakekube/cluster/cluster.h"
 #include "fakekube/http/http_server.h"
@@ -129,9 +130,13 @@ int runServe(const ServeOptions& options) {
   ClusterOptions clusterOptions;
   clusterOptions.enabled = controllers->cluster;
   clusterOptions.nodes = options.nodes;
+  // The autoscaler containers of head pods reach the API server in process.
+  InProcessClient autoscalerClient(*server);
   Cluster cluster(executor, *server, clusterOptions);
-  // Pods in KubeRay's shape run the simulated Ray head, workers and submitter.
-  ray::addRayBehaviors(cluster.behaviors());
+  // Pods in KubeRay's shape run the simulated Ray head, workers, submitter and autoscaler.
+  ray::RaySimulationOptions simulation;
+  simulation.autoscaler.client = &autoscalerClient;
+  ray::addRayBehaviors(cluster.behaviors(), simulation);
   if (auto started = cluster.start(); !started) {
     return serveError(fmt::format("cannot start the controllers: {}", started.error().message));
   }

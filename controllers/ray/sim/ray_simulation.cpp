@@ -49,6 +49,13 @@ void addRayBehaviors(BehaviorRegistry& registry, RaySimulationOptions options) {
                 BehaviorRegistry::commandLine(container).find("ray job ") != std::string::npos);
       },
       rayShellProcess(options.cli));
+  registry.on(
+      [](const Json&, const Json& container, bool init) {
+        return !init && (container.value("name", "") == "autoscaler" ||
+                         BehaviorRegistry::commandLine(container).find("ray kuberay-autoscaler") !=
+                             std::string::npos);
+      },
+      rayAutoscaler(options.autoscaler));
 }
 
 }  // namespace fakekube::ray

@@ -14,9 +14,12 @@
 //                                          waits for GCS (ray_job_cli.h)
 //   container `ray-job-submitter`, or any container whose command runs `ray job ...`
 //                                          the submitter's script (ray_job_cli.h)
+//   container `autoscaler`, or a command running `ray kuberay-autoscaler`
+//                                          Ray's autoscaler (ray_autoscaler.h)
 // Rules added later to the registry (a test's own) still win over these.
 #pragma once
 
+#include "controllers/ray/sim/ray_autoscaler.h"
 #include "controllers/ray/sim/ray_head.h"
 #include "controllers/ray/sim/ray_job_cli.h"
 #include "fakekube/cluster/container_behavior.h"
@@ -26,6 +29,7 @@ namespace fakekube::ray {
 struct RaySimulationOptions {
   RayHeadOptions head;
   RayCliOptions cli;
+  RayAutoscalerOptions autoscaler;
 };
 
 void addRayBehaviors(BehaviorRegistry& registry, RaySimulationOptions options = {});

@@ -111,7 +111,7 @@ TEST(PodBuilderTest, WorkerPod) {
   Json rc = sampleRayCluster("raycluster-sample");
   rc["spec"]["rayVersion"] = "2.53.0";
   auto groups = workerGroupSpecs(rc);
-  Json pod = buildWorkerPod(rc, groups[0], {}, 3);
+  Json pod = buildWorkerPod(rc, groups[0], {}, "", 3, 0);
   EXPECT_EQ(pod["metadata"]["generateName"], "raycluster-sample-workergroup-worker-");
   EXPECT_EQ(pod["metadata"]["labels"]["ray.io/group"], "workergroup");
   EXPECT_EQ(pod["metadata"]["labels"]["ray.io/node-type"], "worker");
@@ -149,7 +149,7 @@ TEST(PodBuilderTest, WorkerPod) {
                              {.enableProbesInjection = false,
                               .enableInitContainerInjection = false,
                               .enableLoginShell = true},
-                             0);
+                             "", 0, 0);
   EXPECT_FALSE(bare["spec"].contains("initContainers"));
   EXPECT_FALSE(bare["spec"]["containers"][0].contains("readinessProbe"));
   EXPECT_EQ(bare["spec"]["containers"][0]["command"][1], "-cl");
