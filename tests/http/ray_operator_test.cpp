@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -112,6 +113,41 @@ TEST_F(RayOperatorOutOfProcessTest, FakekubeOperatorReconcilesTheSampleOverHttp)
   EXPECT_EQ(rayOperator.wait(), 0);
 }
 
+// `fakekube operator --config`: KubeRay's Configuration file, whose headSidecarContainers and
+// workerSidecarContainers the operator appends to the pods it creates (the envtest suite's
+// "Create a head Pod resource with default sidecars").
+TEST_F(RayOperatorOutOfProcessTest, ConfigFileSidecarsJoinThePods) {
+  const std::string config = ::testing::TempDir() + "fakekube-ray-operator-config.yaml";
+  {
+    std::ofstream out(config);
+    out << "apiVersion: config.ray.io/v1alpha1\n"
+           "kind: Configuration\n"
+           "headSidecarContainers:\n"
+           "- name: fluentbit\n"
+           "  image: fluent/fluent-bit:1.9.6\n"
+           "workerSidecarContainers:\n"
+           "- name: log-shipper\n"
+           "  image: busybox\n";
+  }
+  ChildProcess rayOperator(
+      {FAKEKUBE_CLI, "operator", "--kubeconfig", serve->kubeconfig(), "--config", config});
+  auto line = rayOperator.readLine();
+  ASSERT_TRUE(line.has_value());
+  ASSERT_THAT(*line, HasSubstr("fakekube operator: running against " + serve->url()));
+  ok({"apply", "-f", "-"}, readManifest("ray-cluster.sample.yaml"));
+  ok({"wait", "--for=jsonpath={.status.state}=ready", "raycluster/raycluster-kuberay",
+      "--timeout=60s"});
+  EXPECT_EQ(ok({"get", "pods", "-l", "ray.io/cluster=raycluster-kuberay,ray.io/node-type=head",
+                "-o", "jsonpath={.items[0].spec.containers[*].name}"}),
+            "ray-head fluentbit");
+  EXPECT_EQ(ok({"get", "pods", "-l", "ray.io/cluster=raycluster-kuberay,ray.io/node-type=worker",
+                "-o", "jsonpath={.items[0].spec.containers[*].name}"}),
+            "ray-worker log-shipper");
+  rayOperator.signal(SIGTERM);
+  EXPECT_EQ(rayOperator.wait(), 0);
+  std::remove(config.c_str());
+}
+
 TEST(OperatorCommandLineTest, BadFlagsGiveOneLineErrors) {
   ProcessResult noKubeconfig =
       runProcess({FAKEKUBE_CLI, "operator", "--kubeconfig", "/nonexistent/config"});
@@ -123,6 +159,12 @@ TEST(OperatorCommandLineTest, BadFlagsGiveOneLineErrors) {
   EXPECT_EQ(badController.exitCode, 1);
   EXPECT_EQ(badController.err,
             "fakekube operator: unknown controller \"raycluser\" (known: raycluster, rayjob)\n");
+  ProcessResult noConfig = runProcess({FAKEKUBE_CLI, "operator", "--kubeconfig", "/dev/null",
+                                       "--config", "/nonexistent/config.yaml"});
+  EXPECT_EQ(noConfig.exitCode, 1);
+  EXPECT_EQ(noConfig.err,
+            "fakekube operator: failed to read config file: open /nonexistent/config.yaml: no such "
+            "file or directory\n");
   ProcessResult badServe = runProcess({FAKEKUBE_CLI, "serve", "--controllers", "gc,raycluser"});
   EXPECT_EQ(badServe.exitCode, 1);
   EXPECT_THAT(badServe.err, HasSubstr("unknown controller \"raycluser\""));

@@ -59,6 +59,16 @@ int runOperator(const OperatorCommandOptions& options) {
                               fmt::join(ray::rayControllerNames(), ", ")));
     }
   }
+  ray::OperatorOptions operatorOptions = ray::OperatorOptions::fromEnvironment();
+  operatorOptions.reconcileConcurrency = options.reconcileConcurrency;
+  // As KubeRay's --config: the Configuration file replaces the flags.
+  if (!options.config.empty()) {
+    if (auto loaded = ray::loadOperatorConfiguration(options.config, operatorOptions); !loaded) {
+      return fail(loaded.error().message);
+    }
+  }
+  // Out of process, the Ray dashboards are reached through the API server's service proxy.
+  operatorOptions.useKubernetesProxy = true;
   auto config = loadKubeconfig(options.kubeconfig, options.context);
   if (!config) return fail(config.error().message);
   auto client = RestClient::create(*config);
@@ -71,16 +81,6 @@ int runOperator(const OperatorCommandOptions& options) {
   pthread_sigmask(SIG_BLOCK, &stopSignals, nullptr);
 
   ThreadPoolExecutor executor(4, options.timeScale);
-  ray::OperatorOptions operatorOptions = ray::OperatorOptions::fromEnvironment();
-  operatorOptions.reconcileConcurrency = options.reconcileConcurrency;
-  // As KubeRay's --config: the Configuration file replaces the flags.
-  if (!options.config.empty()) {
-    if (auto loaded = ray::loadOperatorConfiguration(options.config, operatorOptions); !loaded) {
-      return fail(loaded.error().message);
-    }
-  }
-  // Out of process, the Ray dashboards are reached through the API server's service proxy.
-  operatorOptions.useKubernetesProxy = true;
   {
     Manager manager(executor, **client);
     if (auto added = ray::addRayOperator(manager, controllers, operatorOptions); !added) {
