@@ -18,6 +18,7 @@
 #include "fakekube/cluster/controller_utils.h"
 #include "fakekube/cluster/nodes.h"
 #include "fakekube/api/quantity.h"
+#include "fakekube/cluster/scheduler_plugins.h"
 #include "fakekube/runtime/builder.h"
 
 namespace fakekube {
@@ -29,8 +30,6 @@ namespace {
 constexpr std::int64_t kDefaultMilliCpu = 100;
 constexpr std::int64_t kDefaultMemory = 200LL * 1024 * 1024;
 
-constexpr std::string_view kReasonUnschedulable = "node(s) were unschedulable";
-constexpr std::string_view kReasonSelector = "node(s) didn't match Pod's node affinity/selector";
 constexpr std::string_view kReasonTooManyPods = "Too many pods";
 constexpr std::string_view kNoVictims = "No preemption victims found for incoming pod";
 constexpr std::string_view kNotHelpful = "Preemption is not helpful for scheduling";
@@ -66,59 +65,6 @@ Result<ResourceList> containerRequests(const Json& container) {
   }
   for (const auto& [name, value] : limits) requests.emplace(name, value);
   return requests;
-}
-
-// The node's taints that keep new pods off, including the one a node that is not Ready carries.
-std::vector<Json> schedulingTaints(const Json& node) {
-  std::vector<Json> taints;
-  const Json& nodeTaints = jsonAt(node, {"spec", "taints"});
-  if (nodeTaints.is_array()) {
-    for (const auto& t : nodeTaints) {
-      std::string effect = t.value("effect", "");
-      if (effect == "NoSchedule" || effect == "NoExecute") taints.push_back(t);
-    }
-  }
-  std::string ready = conditionStatus(node, "Ready");
-  if (ready != "True") {
-    std::string key =
-        ready == "Unknown" ? "node.kubernetes.io/unreachable" : "node.kubernetes.io/not-ready";
-    bool present = std::any_of(taints.begin(), taints.end(),
-                               [&](const Json& t) { return t.value("key", "") == key; });
-    if (!present) taints.push_back({{"key", key}, {"effect", "NoSchedule"}});
-  }
-  return taints;
-}
-
-// v1.Toleration.ToleratesTaint.
-bool tolerates(const Json& pod, const Json& taint) {
-  const Json& spec = pod["spec"];
-  if (!spec.contains("tolerations") || !spec["tolerations"].is_array()) return false;
-  for (const auto& t : spec["tolerations"]) {
-    std::string effect = t.value("effect", "");
-    if (!effect.empty() && effect != taint.value("effect", "")) continue;
-    std::string key = t.value("key", "");
-    std::string op = t.value("operator", "Equal");
-    if (!key.empty() && key != taint.value("key", "")) continue;
-    if (op == "Exists") return true;
-    if (op == "Equal" && !key.empty() && t.value("value", "") == taint.value("value", "")) {
-      return true;
-    }
-  }
-  return false;
-}
-
-// The pod's spec.nodeSelector, or nullptr when it has none (every node matches).
-const Json* nodeSelectorOf(const Json& pod) {
-  const Json& selector = jsonAt(pod, {"spec", "nodeSelector"});
-  return selector.is_object() && !selector.empty() ? &selector : nullptr;
-}
-
-bool matchesNodeSelector(const Json& nodeSelector, const Json& node) {
-  const Json& labels = meta::labels(node);
-  for (const auto& [key, value] : nodeSelector.items()) {
-    if (!labels.is_object() || !labels.contains(key) || labels[key] != value) return false;
-  }
-  return true;
 }
 
 // What a node has used up.
@@ -182,12 +128,9 @@ struct Demand {
   std::vector<Resource> resources;  // the positive requests only
   std::int64_t scoreCpu = 0;
   std::int64_t scoreMemory = 0;
-  const Json* nodeSelector = nullptr;
 
-  Demand(const Json& pod, const ResourceList& requests)
-      : scoreCpu(NodeUsage::scoreCpuOf(requests)),
-        scoreMemory(NodeUsage::scoreMemoryOf(requests)),
-        nodeSelector(nodeSelectorOf(pod)) {
+  explicit Demand(const ResourceList& requests)
+      : scoreCpu(NodeUsage::scoreCpuOf(requests)), scoreMemory(NodeUsage::scoreMemoryOf(requests)) {
     for (const auto& [kind, first] : {std::pair{Kind::Cpu, "cpu"}, {Kind::Memory, "memory"}}) {
       auto it = requests.find(first);
       if (it != requests.end() && it->second > 0) resources.push_back({kind, first, it->second});
@@ -200,14 +143,13 @@ struct Demand {
   }
 };
 
-// A node as the filters and the scorer read it, parsed once per version of the node (the
-// informer hands out a new document for every change) rather than once per scheduling decision.
-struct NodeInfo {
+// A node's resources as NodeResourcesFit and its scorer read them, parsed once per version of the
+// node (the informer hands out a new document for every change) rather than once per scheduling
+// decision.
+struct NodeCapacity {
   ObjectPtr object;
   std::string name;
   ResourceList allocatable;
-  std::vector<Json> taints;  // schedulingTaints
-  bool unschedulable = false;
   // allocatableOf("cpu"), ("memory") and ("pods"), which every decision reads of every node.
   std::int64_t allocatableCpu = 0;
   std::int64_t allocatableMemory = 0;
@@ -257,12 +199,6 @@ struct UsedOnNode {
   }
 };
 
-// One node's verdict.
-struct Verdict {
-  std::vector<std::string> reasons;  // empty: the pod fits
-  bool resolvable = true;            // preemption could help (resource shortage)
-};
-
 }  // namespace
 
 Result<ResourceList> podRequests(const Json& pod) {
@@ -291,19 +227,27 @@ Result<ResourceList> podRequests(const Json& pod) {
 
 class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
  public:
+  using Stage = scheduling::PlacementCycle::Stage;
+
   Impl(Manager& manager, Options options) : manager_(manager), options_(std::move(options)) {}
 
   Result<void> start() {
+    // namespaceSelector of pod (anti-)affinity terms: the namespace's labels from the cache.
+    Manager& manager = manager_;
+    snapshot_.setNamespaceLookup([&manager](std::string_view ns) -> Json {
+      auto got = manager.cache().getShared(kNamespaces, "", ns);
+      return got ? meta::labels(**got) : Json::object();
+    });
     Informer& pods = manager_.cache().informerFor(kPods);
     workload::addPodNodeNameIndex(pods);
     std::weak_ptr<Impl> weak = weak_from_this();
     // The usage of every node follows the pod informer's changes (see NodeState).
     ResourceEventHandler usage;
     usage.onAdd = [weak](const ObjectPtr& pod) {
-      if (auto self = weak.lock()) self->observe(nullptr, *pod);
+      if (auto self = weak.lock()) self->observe(nullptr, pod);
     };
     usage.onUpdate = [weak](const ObjectPtr& oldPod, const ObjectPtr& newPod) {
-      if (auto self = weak.lock()) self->observe(oldPod.get(), *newPod);
+      if (auto self = weak.lock()) self->observe(oldPod.get(), newPod);
     };
     usage.onDelete = [weak](const ObjectPtr& pod) {
       if (auto self = weak.lock()) self->observeDelete(*pod);
@@ -389,7 +333,6 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
     }
     auto requests = podRequests(pod);
     if (!requests) return terminalError(requests.error());
-    const Demand demand(pod, *requests);
 
     // The nodes as the cache holds them (shared, not copied into a list), in name order: the
     // informer orders by key, which is the name for a cluster-scoped object.
@@ -400,44 +343,95 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
       }
     }
     const std::vector<ObjectPtr> nodes = nodeInformer.list();
+    const scheduling::SpreadDefaults defaults = spreadDefaults(pod);
+    auto decision = decide(pod, Demand(*requests), nodes, defaults);
+    if (!decision) return terminalError(decision.error());
+    if (!decision->node.empty()) return bind(*got, key, *requests, decision->node);
+    return markUnschedulable(pod, key, decision->fitError);
+  }
 
+  // What PodTopologySpread's system default constraints need (none yet).
+  scheduling::SpreadDefaults spreadDefaults(const Json&) { return {}; }
+
+  struct Decision {
+    std::string node;      // where the pod goes; empty: nowhere
+    std::string fitError;  // why not
+  };
+
+  // One scheduling cycle: PreFilter, Filter (the placement plugins around NodeResourcesFit) over
+  // the nodes worth visiting, and Score of the feasible ones. The highest total wins; ties go to
+  // the name that sorts first.
+  Result<Decision> decide(const Json& pod, const Demand& demand,
+                          const std::vector<ObjectPtr>& nodes,
+                          const scheduling::SpreadDefaults& defaults) {
+    std::lock_guard lock(mu_);
+    const std::vector<const NodeCapacity*> capacities = nodeInfosLocked(nodes);
+    snapshot_.setNodes(nodes);
+    const std::vector<const scheduling::NodeInfo*>& infos = snapshot_.nodes();
+    // The bound pods of every node as the informer holds them, before the plugins count them.
+    Informer& podInformer = manager_.cache().informerFor(kPods);
+    std::vector<const NodeUsage*> bound;
+    bound.reserve(capacities.size());
+    for (const NodeCapacity* node : capacities)
+      bound.push_back(&usageLocked(podInformer, node->name));
+
+    auto cycle = scheduling::PlacementCycle::start(pod, snapshot_, defaults);
+    if (!cycle) return tl::unexpected(cycle.error());
     std::map<std::string, int> reasonCounts;
     std::map<std::string, int> preemptionCounts;
-    std::string best;
-    {
-      std::lock_guard lock(mu_);
-      const std::vector<const NodeInfo*> infos = nodeInfosLocked(nodes);
-      Informer& podInformer = manager_.cache().informerFor(kPods);
-      const std::size_t toFind = numFeasibleNodesToFind(infos.size());
-      const std::size_t start = infos.empty() ? 0 : nextStartNodeIndex_ % infos.size();
-      std::size_t feasible = 0;
-      std::size_t processed = 0;
-      std::int64_t bestScore = -1;
-      for (std::size_t i = 0; i < infos.size() && feasible < toFind; ++i) {
-        const NodeInfo* node = infos[(start + i) % infos.size()];
-        ++processed;
-        // The bound pods first: counting them may show some assumed pods bound (and forget
-        // them), so the node's assumed pods are looked up after.
-        const NodeUsage& bound = usageLocked(podInformer, node->name);
-        auto assumed = assumedByNode_.find(node->name);
-        const UsedOnNode used{bound, assumed == assumedByNode_.end() ? nullptr : &assumed->second};
-        Verdict verdict = filter(pod, demand, *node, used);
-        if (!verdict.reasons.empty()) {
-          for (const auto& r : verdict.reasons) ++reasonCounts[r];
-          ++preemptionCounts[std::string(verdict.resolvable ? kNoVictims : kNotHelpful)];
-          continue;
-        }
-        ++feasible;
-        std::int64_t s = score(demand, *node, used);
-        if (s > bestScore || (s == bestScore && node->name < best)) {
-          bestScore = s;
-          best = node->name;
-        }
-      }
-      if (!infos.empty()) nextStartNodeIndex_ = (start + processed) % infos.size();
+    const scheduling::PreFilterResult pre = cycle->preFilter();
+    if (!pre.status.ok()) {
+      const auto preemption = pre.status.resolvable() ? kNoVictims : kNotHelpful;
+      preemptionCounts[std::string(preemption)] = static_cast<int>(nodes.size());
+      return Decision{{}, fitError(nodes.size(), pre.status.reasons.front(), {}, preemptionCounts)};
     }
-    if (!best.empty()) return bind(pod, key, *requests, best);
-    return markUnschedulable(pod, key, fitError(nodes.size(), reasonCounts, preemptionCounts));
+    std::vector<std::size_t> candidates;  // indexes into `nodes`
+    candidates.reserve(nodes.size());
+    for (std::size_t i = 0; i < infos.size(); ++i) {
+      if (!pre.nodeNames || pre.nodeNames->count(infos[i]->name)) candidates.push_back(i);
+    }
+    if (const int absent = static_cast<int>(nodes.size() - candidates.size()); absent > 0) {
+      reasonCounts[fmt::format("node(s) didn't satisfy plugin(s) [{}]",
+                               fmt::join(pre.narrowedBy, " "))] += absent;
+      preemptionCounts[std::string(kNotHelpful)] += absent;
+    }
+
+    const std::size_t toFind = numFeasibleNodesToFind(candidates.size());
+    const std::size_t start = candidates.empty() ? 0 : nextStartNodeIndex_ % candidates.size();
+    std::vector<const scheduling::NodeInfo*> feasible;
+    std::vector<std::int64_t> scores;  // NodeResourcesFit's, weight 1
+    std::size_t processed = 0;
+    for (std::size_t c = 0; c < candidates.size() && feasible.size() < toFind; ++c) {
+      const std::size_t i = candidates[(start + c) % candidates.size()];
+      ++processed;
+      auto assumed = assumedByNode_.find(infos[i]->name);
+      const UsedOnNode used{*bound[i],
+                            assumed == assumedByNode_.end() ? nullptr : &assumed->second};
+      scheduling::FilterStatus status = cycle->filter(*infos[i], Stage::BeforeResources);
+      if (status.ok()) status = fitResources(demand, *capacities[i], used);
+      if (status.ok()) status = cycle->filter(*infos[i], Stage::AfterResources);
+      if (!status.ok()) {
+        for (const auto& r : status.reasons) ++reasonCounts[r];
+        ++preemptionCounts[std::string(status.resolvable() ? kNoVictims : kNotHelpful)];
+        continue;
+      }
+      feasible.push_back(infos[i]);
+      scores.push_back(score(demand, *capacities[i], used));
+    }
+    if (!candidates.empty()) nextStartNodeIndex_ = (start + processed) % candidates.size();
+    if (feasible.empty()) {
+      return Decision{{}, fitError(nodes.size(), {}, reasonCounts, preemptionCounts)};
+    }
+    const std::vector<std::int64_t> placement = cycle->scores(feasible);
+    std::size_t best = 0;
+    for (std::size_t f = 1; f < feasible.size(); ++f) {
+      const std::int64_t total = scores[f] + placement[f];
+      const std::int64_t bestTotal = scores[best] + placement[best];
+      if (total > bestTotal || (total == bestTotal && feasible[f]->name < feasible[best]->name)) {
+        best = f;
+      }
+    }
+    return Decision{feasible[best]->name, {}};
   }
 
   // --- The bound pods' usage, per node ---
@@ -465,9 +459,9 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
     std::unordered_set<std::string> uids;  // every pod bound to the node, terminal ones too
   };
 
-  void observe(const Json* oldPod, const Json& pod) {
+  void observe(const Json* oldPod, const ObjectPtr& pod) {
     std::lock_guard lock(mu_);
-    if (oldPod != nullptr && meta::uid(*oldPod) != meta::uid(pod)) {
+    if (oldPod != nullptr && meta::uid(*oldPod) != meta::uid(*pod)) {
       // Another pod took the name: the old one is gone, bound or assumed.
       forgetLocked(meta::uid(*oldPod));
       eraseAssumedLocked(meta::uid(*oldPod));
@@ -481,8 +475,14 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
     eraseAssumedLocked(uid);  // gone: nothing to wait for
   }
 
-  // Counts `pod` as it is now (idempotent: a pod seen twice in the same state counts once).
-  void countLocked(const Json& pod) {
+  // Counts `pod` as it is now (idempotent: a pod seen twice in the same state counts once), in
+  // its node's usage and in the placement plugins' snapshot.
+  void countLocked(const ObjectPtr& pod) {
+    countUsageLocked(*pod);
+    const std::string node = podNodeName(*pod);
+    if (!node.empty()) snapshot_.addPod(pod, node);
+  }
+  void countUsageLocked(const Json& pod) {
     const std::string uid = meta::uid(pod);
     std::string node = podNodeName(pod);
     if (node.empty()) {
@@ -508,6 +508,7 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
   }
 
   void forgetLocked(const std::string& uid) {
+    if (!assumed_.count(uid)) snapshot_.removePod(uid);
     auto it = boundPods_.find(uid);
     if (it == boundPods_.end()) return;
     auto state = nodeStates_.find(it->second.node);
@@ -535,7 +536,7 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
         }
         for (const auto& uid : gone) forgetLocked(uid);
       }
-      for (const auto& pod : pods) countLocked(*pod);
+      for (const auto& pod : pods) countLocked(pod);
       state = nodeStates_.find(node);
     }
     static const NodeUsage kNothing;
@@ -556,84 +557,65 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
   }
 
   // The parsed form of each node, refreshed for a node whose cached document changed.
-  std::vector<const NodeInfo*> nodeInfosLocked(const std::vector<ObjectPtr>& nodes) {
+  std::vector<const NodeCapacity*> nodeInfosLocked(const std::vector<ObjectPtr>& nodes) {
     // No node changed since the last decision (the informer hands out the same documents): its
-    // parsed nodes serve as they are, without a lookup a node. Each NodeInfo holds its document,
-    // so a pointer compared here cannot be a freed document's address reused.
+    // parsed nodes serve as they are, without a lookup a node. Each NodeCapacity holds its
+    // document, so a pointer compared here cannot be a freed document's address reused.
     if (nodes.size() == lastInfos_.size() &&
         std::equal(
             nodes.begin(), nodes.end(), lastInfos_.begin(),
-            [](const ObjectPtr& node, const NodeInfo* info) { return info->object == node; })) {
+            [](const ObjectPtr& node, const NodeCapacity* info) { return info->object == node; })) {
       return lastInfos_;
     }
-    std::vector<const NodeInfo*> infos;
+    std::vector<const NodeCapacity*> infos;
     infos.reserve(nodes.size());
     for (const auto& node : nodes) {
       const std::string& name = meta::name(*node);
-      NodeInfo& info = nodeInfos_[name];
+      NodeCapacity& info = nodeInfos_[name];
       if (info.object != node) info = parseNode(node);
       infos.push_back(&info);
     }
     if (nodeInfos_.size() > nodes.size()) {  // deleted nodes
       std::unordered_set<std::string_view> names;
-      for (const NodeInfo* info : infos) names.insert(info->name);
+      for (const NodeCapacity* info : infos) names.insert(info->name);
       std::erase_if(nodeInfos_, [&](const auto& entry) { return !names.count(entry.first); });
     }
     lastInfos_ = infos;
     return infos;
   }
 
-  static NodeInfo parseNode(const ObjectPtr& node) {
-    NodeInfo info;
+  static NodeCapacity parseNode(const ObjectPtr& node) {
+    NodeCapacity info;
     info.object = node;
     info.name = meta::name(*node);
     const Json& declared = jsonAt(*node, {"status", "allocatable"});
     if (declared.is_object()) (void)addResources(info.allocatable, declared, false);
-    info.taints = schedulingTaints(*node);
-    const Json& spec = jsonAt(*node, {"spec"});
-    info.unschedulable = spec.is_object() && spec.value("unschedulable", false);
     info.allocatableCpu = info.allocatableOf("cpu");
     info.allocatableMemory = info.allocatableOf("memory");
     info.allocatablePods = info.allocatableOf("pods");
     return info;
   }
 
-  static Verdict filter(const Json& pod, const Demand& demand, const NodeInfo& node,
-                        const UsedOnNode& used) {
-    Verdict verdict;
-    if (node.unschedulable &&
-        !tolerates(pod, {{"key", "node.kubernetes.io/unschedulable"}, {"effect", "NoSchedule"}})) {
-      verdict.reasons.emplace_back(kReasonUnschedulable);
-      verdict.resolvable = false;
-      return verdict;
-    }
-    for (const auto& taint : node.taints) {
-      if (tolerates(pod, taint)) continue;
-      verdict.reasons.push_back(fmt::format("node(s) had untolerated taint {{{}: {}}}",
-                                            taint.value("key", ""), taint.value("value", "")));
-      verdict.resolvable = false;
-      return verdict;
-    }
-    if (demand.nodeSelector != nullptr &&
-        !matchesNodeSelector(*demand.nodeSelector, *node.object)) {
-      verdict.reasons.emplace_back(kReasonSelector);
-      verdict.resolvable = false;
-      return verdict;
-    }
+  // NodeResourcesFit's filter: every shortage is a reason; preemption could make room.
+  static scheduling::FilterStatus fitResources(const Demand& demand, const NodeCapacity& node,
+                                               const UsedOnNode& used) {
+    scheduling::FilterStatus status;
     if (used.pods() + 1 > node.allocatablePods) {
-      verdict.reasons.emplace_back(kReasonTooManyPods);
+      status.reasons.emplace_back(kReasonTooManyPods);
     }
     for (const auto& resource : demand.resources) {
       if (resource.amount > node.allocatableOf(resource) - used.requestedOf(resource)) {
-        verdict.reasons.push_back("Insufficient " + resource.name);
+        status.reasons.push_back("Insufficient " + resource.name);
       }
     }
-    return verdict;
+    if (!status.reasons.empty()) status.code = scheduling::FilterStatus::Code::Unschedulable;
+    return status;
   }
 
   // LeastAllocated: the mean over cpu and memory of the share left free once the pod is placed,
   // 0..100.
-  static std::int64_t score(const Demand& demand, const NodeInfo& node, const UsedOnNode& used) {
+  static std::int64_t score(const Demand& demand, const NodeCapacity& node,
+                            const UsedOnNode& used) {
     const std::int64_t cpu = used.scoreCpu() + demand.scoreCpu;
     const std::int64_t memory = used.scoreMemory() + demand.scoreMemory;
     auto free = [](std::int64_t capacity, std::int64_t requested) -> std::int64_t {
@@ -650,15 +632,25 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
     return fmt::format("{}", fmt::join(parts, ", "));
   }
 
-  static std::string fitError(std::size_t numNodes, const std::map<std::string, int>& reasons,
+  // FitError.Error: "0/N nodes are available: <PreFilter message>. <filter reasons>." and the
+  // preemption message.
+  static std::string fitError(std::size_t numNodes, const std::string& preFilterMessage,
+                              const std::map<std::string, int>& reasons,
                               const std::map<std::string, int>& preemption) {
     if (numNodes == 0) return "no nodes available to schedule pods";
-    return fmt::format("0/{} nodes are available: {}. preemption: 0/{} nodes are available: {}.",
-                       numNodes, histogram(reasons), numNodes, histogram(preemption));
+    std::string message = fmt::format("0/{} nodes are available:", numNodes);
+    if (!preFilterMessage.empty()) {
+      message += fmt::format(" {}.", preFilterMessage);
+    } else if (!reasons.empty()) {
+      message += fmt::format(" {}.", histogram(reasons));
+    }
+    return message + fmt::format(" preemption: 0/{} nodes are available: {}.", numNodes,
+                                 histogram(preemption));
   }
 
-  ReconcileOutcome bind(const Json& pod, const std::string& key, const ResourceList& requests,
-                        const std::string& node) {
+  ReconcileOutcome bind(const ObjectPtr& podObject, const std::string& key,
+                        const ResourceList& requests, const std::string& node) {
+    const Json& pod = *podObject;
     Json binding = {{"apiVersion", "v1"},
                     {"kind", "Binding"},
                     {"metadata", {{"name", meta::name(pod)}, {"namespace", meta::namespace_(pod)}}},
@@ -668,7 +660,7 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
     const std::string uid = meta::uid(pod);
     {
       std::lock_guard lock(mu_);
-      assumeLocked(uid, Assumed{node, requests});
+      assumeLocked(uid, Assumed{node, requests}, podObject);
     }
     auto bound = manager_.client().createSubresource(kPods, meta::namespace_(pod), meta::name(pod),
                                                      "binding", std::move(binding));
@@ -734,6 +726,7 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
   // Forgets an assumed pod, and its requests on its node.
   std::unordered_map<std::string, Assumed>::iterator eraseAssumedLocked(
       std::unordered_map<std::string, Assumed>::iterator it) {
+    if (!boundPods_.count(it->first)) snapshot_.removePod(it->first);
     auto node = assumedByNode_.find(it->second.node);
     if (node != assumedByNode_.end()) {
       node->second.remove(it->second.requests);
@@ -744,9 +737,10 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
   void eraseAssumedLocked(const std::string& uid) {
     if (auto it = assumed_.find(uid); it != assumed_.end()) eraseAssumedLocked(it);
   }
-  void assumeLocked(const std::string& uid, Assumed assumed) {
+  void assumeLocked(const std::string& uid, Assumed assumed, const ObjectPtr& pod) {
     eraseAssumedLocked(uid);
     assumedByNode_[assumed.node].add(assumed.requests);
+    snapshot_.addPod(pod, assumed.node);
     assumed_.emplace(uid, std::move(assumed));
   }
 
@@ -756,10 +750,12 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
   // The bound pods by uid, and what they use up per node (see NodeState).
   std::unordered_map<std::string, BoundPod> boundPods_;
   std::unordered_map<std::string, NodeState> nodeStates_;
-  std::unordered_map<std::string, NodeInfo> nodeInfos_;  // by node name
-  std::vector<const NodeInfo*> lastInfos_;               // the last decision's, in its order
-  std::set<std::string> unschedulable_;                  // pod keys
-  std::unordered_map<std::string, Assumed> assumed_;     // by pod uid
+  // The nodes and the pods bound or assumed to them, as the placement plugins read them.
+  scheduling::Snapshot snapshot_;
+  std::unordered_map<std::string, NodeCapacity> nodeInfos_;  // by node name
+  std::vector<const NodeCapacity*> lastInfos_;               // the last decision's, in its order
+  std::set<std::string> unschedulable_;                      // pod keys
+  std::unordered_map<std::string, Assumed> assumed_;         // by pod uid
   // What the assumed pods of each node use (node name -> their usage alone).
   std::unordered_map<std::string, NodeUsage> assumedByNode_;
   // Where the next decision starts filtering (kube-scheduler's nextStartNodeIndex): a decision

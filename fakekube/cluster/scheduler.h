@@ -6,19 +6,19 @@
 // ("default-scheduler"), not being deleted and not finished. Pods for another scheduler (e.g.
 // "volcano") are left alone.
 //
-// Filter, per node, in the default plugin order; the first failing filter is the node's reason:
-//   NodeUnschedulable   spec.unschedulable (unless the pod tolerates
-//                       node.kubernetes.io/unschedulable)    "node(s) were unschedulable"
-//   TaintToleration     spec.taints with effect NoSchedule/NoExecute the pod does not tolerate,
-//                       and the taint a node that is not Ready carries (node.kubernetes.io/
-//                       not-ready, or unreachable when its Ready condition is Unknown)
-//                                                 "node(s) had untolerated taint {key: value}"
-//   NodeAffinity        spec.nodeSelector        "node(s) didn't match Pod's node
-//   affinity/selector" NodeResourcesFit    allocatable minus the requests of the non-terminal pods
-//   bound to the node
+// Filter, per node, in the default plugin order; the first failing filter is the node's reason.
+// The placement plugins (scheduler_plugins.h: NodeUnschedulable, TaintToleration, NodeAffinity,
+// and after NodeResourcesFit, PodTopologySpread and InterPodAffinity) run over the scheduler's
+// Snapshot (scheduler_snapshot.h) of the nodes and the pods bound or assumed to them:
+//   NodeUnschedulable   "node(s) were unschedulable"
+//   TaintToleration     "node(s) had untolerated taint {key: value}"
+//   NodeAffinity        spec.nodeSelector and required node affinity
+//                       "node(s) didn't match Pod's node affinity/selector"
+//   NodeResourcesFit    allocatable minus the requests of the non-terminal pods bound to the node
 //                       (and pods this scheduler bound that its cache has not seen bound yet: the
 //                       scheduler cache's "assumed" pods) must hold the pod's requests; "Too many
 //                       pods", "Insufficient cpu", "Insufficient memory", "Insufficient <name>"
+//   PodTopologySpread, InterPodAffinity: see their files.
 // A pod is assumed on its node before the binding is sent and forgotten when the informer
 // delivers it bound (or deleted), or when the binding fails, as kube-scheduler's cache does: no
 // polling of the cache.
@@ -32,10 +32,11 @@
 // request is missing, as API defaulting copies them), max'd per resource with its largest init
 // container, plus spec.overhead; and one pod.
 //
-// Score. NodeResourcesFit's LeastAllocated over cpu and memory (equal weights), counting pods
-// without requests as 100m cpu / 200Mi memory as the real scorer does, so replicas spread over
-// empty nodes. Ties go to the node whose name sorts first among the nodes scored (the real
-// scheduler picks at random).
+// Score. NodeResourcesFit's LeastAllocated over cpu and memory (equal weights, plugin weight 1),
+// counting pods without requests as 100m cpu / 200Mi memory as the real scorer does, so replicas
+// spread over empty nodes; plus the placement plugins' normalised scores times their weights
+// (preferred node affinity, preferred pod (anti-)affinity, topology spread: 2 each). Ties go to
+// the node whose name sorts first among the nodes scored (the real scheduler picks at random).
 //
 // Bind. POST pods/<name>/binding (the API server sets spec.nodeName and PodScheduled=True), and
 // a Normal event Scheduled "Successfully assigned <ns>/<pod> to <node>".
@@ -50,8 +51,8 @@
 // added or changed (Ready again, uncordoned, resized), or a bound pod deleted or finished; and at
 // the latest after Options::unschedulableRetry (podMaxInUnschedulablePodsDuration, 5 min).
 //
-// Not modelled: node affinity terms, pod (anti-)affinity, topology spread, ports, volumes,
-// preemption, priority order of the queue (pods are taken in the order events enqueue them).
+// Not modelled: ports, volumes, preemption, priority order of the queue (pods are taken in the
+// order events enqueue them).
 #pragma once
 
 #include <chrono>
