@@ -14,10 +14,11 @@
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/pod_status.h"
+#include "fakekube/api/quantity.h"
 #include "fakekube/api/resources.h"
 #include "fakekube/cluster/controller_utils.h"
 #include "fakekube/cluster/nodes.h"
-#include "fakekube/api/quantity.h"
+#include "fakekube/cluster/scheduler_default_selector.h"
 #include "fakekube/cluster/scheduler_plugins.h"
 #include "fakekube/runtime/builder.h"
 
@@ -238,6 +239,18 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
       auto got = manager.cache().getShared(kNamespaces, "", ns);
       return got ? meta::labels(**got) : Json::object();
     });
+    // The Services' selectors, for the default topology spread constraints.
+    ResourceEventHandler serviceEvents;
+    serviceEvents.onAdd = [weak = weak_from_this()](const ObjectPtr& service) {
+      if (auto self = weak.lock()) self->observeService(service.get());
+    };
+    serviceEvents.onUpdate = [weak = weak_from_this()](const ObjectPtr&, const ObjectPtr& service) {
+      if (auto self = weak.lock()) self->observeService(service.get());
+    };
+    serviceEvents.onDelete = [weak = weak_from_this()](const ObjectPtr& service) {
+      if (auto self = weak.lock()) self->observeServiceDelete(*service);
+    };
+    manager_.cache().informerFor(kServices).addEventHandler(std::move(serviceEvents));
     Informer& pods = manager_.cache().informerFor(kPods);
     workload::addPodNodeNameIndex(pods);
     std::weak_ptr<Impl> weak = weak_from_this();
@@ -350,8 +363,17 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
     return markUnschedulable(pod, key, decision->fitError);
   }
 
-  // What PodTopologySpread's system default constraints need (none yet).
-  scheduling::SpreadDefaults spreadDefaults(const Json&) { return {}; }
+  // What PodTopologySpread's system default constraints need: the selector of the Services and
+  // the controller that select the pod (only for a pod without constraints of its own).
+  scheduling::SpreadDefaults spreadDefaults(const Json& pod) {
+    if (!jsonArrayAt(jsonAt(pod, {"spec"}), "topologySpreadConstraints").empty()) return {};
+    Json serviceSelector;
+    {
+      std::lock_guard lock(mu_);
+      serviceSelector = services_.mergedSelectorFor(meta::namespace_(pod), meta::labels(pod));
+    }
+    return {scheduling::defaultSpreadSelector(pod, std::move(serviceSelector), manager_.cache())};
+  }
 
   struct Decision {
     std::string node;      // where the pod goes; empty: nowhere
@@ -467,6 +489,14 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
       eraseAssumedLocked(meta::uid(*oldPod));
     }
     countLocked(pod);
+  }
+  void observeService(const Json* service) {
+    std::lock_guard lock(mu_);
+    services_.upsert(*service);
+  }
+  void observeServiceDelete(const Json& service) {
+    std::lock_guard lock(mu_);
+    services_.remove(service);
   }
   void observeDelete(const Json& pod) {
     std::lock_guard lock(mu_);
@@ -752,6 +782,7 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
   std::unordered_map<std::string, NodeState> nodeStates_;
   // The nodes and the pods bound or assumed to them, as the placement plugins read them.
   scheduling::Snapshot snapshot_;
+  scheduling::ServiceSelectorIndex services_;
   std::unordered_map<std::string, NodeCapacity> nodeInfos_;  // by node name
   std::vector<const NodeCapacity*> lastInfos_;               // the last decision's, in its order
   std::set<std::string> unschedulable_;                      // pod keys

@@ -18,7 +18,9 @@ Result<PlacementCycle> PlacementCycle::start(const Json& pod, const Snapshot& sn
   for (auto* make : {&nodeUnschedulablePlugin, &taintTolerationPlugin, &nodeAffinityPlugin}) {
     if (auto added = add(cycle.before_, (*make)(pod)); !added) return tl::unexpected(added.error());
   }
-  (void)defaults;
+  if (auto added = add(cycle.after_, podTopologySpreadPlugin(pod, snapshot, defaults)); !added) {
+    return tl::unexpected(added.error());
+  }
   if (auto added = add(cycle.after_, interPodAffinityPlugin(pod, snapshot)); !added) {
     return tl::unexpected(added.error());
   }

@@ -6,7 +6,7 @@
 #include "fakekube/cluster/scheduler_plugins.h"
 #include "scheduler_plugin_fixture.h"
 
-namespace fakekube::scheduling {
+namespace fakekube::scheduling::nodeaffinitytest {
 namespace {
 
 using testing::node;
@@ -235,4 +235,4 @@ TEST(NodeAffinityTest, TestNodeAffinityPriorityNilAffinityIsSkipped) {
 }
 
 }  // namespace
-}  // namespace fakekube::scheduling
+}  // namespace fakekube::scheduling::nodeaffinitytest
