@@ -2,6 +2,8 @@
 
 #include <cctype>
 
+#include "fakekube/api/event_conversion.h"
+
 namespace fakekube {
 
 namespace {
@@ -59,17 +61,7 @@ std::vector<Row> rows() {
       {"", {"v1"}, "componentstatuses", "ComponentStatus", kCluster, {"cs"}, {}, {}, {}},
       {"", {"v1"}, "configmaps", "ConfigMap", 0, {"cm"}, {}, {}, {}},
       {"", {"v1"}, "endpoints", "Endpoints", kCreateOnUpdate, {"ep"}, {}, {}, {}},
-      {"",
-       {"v1"},
-       "events",
-       "Event",
-       kCreateOnUpdate,
-       {"ev"},
-       {},
-       {},
-       {"involvedObject.kind", "involvedObject.namespace", "involvedObject.name",
-        "involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion",
-        "involvedObject.fieldPath", "reason", "reportingComponent", "source", "type"}},
+      {"", {"v1"}, "events", "Event", kCreateOnUpdate, {"ev"}, {}, {}, coreEventFieldSelectors()},
       {"", {"v1"}, "limitranges", "LimitRange", 0, {"limits"}, {}, {}, {}},
       {"",
        {"v1"},
@@ -306,7 +298,16 @@ std::vector<Row> rows() {
       // --- discovery.k8s.io ---
       {"discovery.k8s.io", {"v1"}, "endpointslices", "EndpointSlice", 0, {}, {}, {}, {}},
       // --- events.k8s.io ---
-      {"events.k8s.io", {"v1"}, "events", "Event", kCreateOnUpdate, {"ev"}, {}, {}, {}},
+      // The core/v1 Events, served in this group too (api/event_conversion.h).
+      {"events.k8s.io",
+       {"v1"},
+       "events",
+       "Event",
+       kCreateOnUpdate,
+       {"ev"},
+       {},
+       {},
+       eventsV1EventFieldSelectors()},
       // --- flowcontrol.apiserver.k8s.io ---
       {"flowcontrol.apiserver.k8s.io",
        {"v1"},
@@ -441,6 +442,10 @@ std::vector<ResourceInfo> builtinResources() {
     info.categories = std::move(row.categories);
     info.subresources = std::move(row.subresources);
     info.fieldSelectors = std::move(row.fieldSelectors);
+    if (info.kind == "Event") {
+      info.selectableField = &eventSelectableField;
+      if (info.group == "events.k8s.io") info.conversion = &eventsV1EventConversion();
+    }
     out.push_back(std::move(info));
   }
   return out;

@@ -148,6 +148,16 @@ bool FieldSelector::matchesObject(const Json& object) const {
   return matches([&object](std::string_view field) { return lookupDotted(object, field); });
 }
 
+FieldSelector FieldSelector::renamed(std::string_view (*rename)(std::string_view)) const {
+  FieldSelector out = *this;
+  for (Term& t : out.terms_) t.field = std::string(rename(t.field));
+  return out;
+}
+
+std::optional<std::string_view> fieldValueAtPath(const Json& object, std::string_view path) {
+  return lookupDotted(object, path);
+}
+
 std::optional<std::string_view> FieldSelector::requiresExactMatch(std::string_view field) const {
   for (const auto& t : terms_) {
     if (t.field == field && !t.negated) return std::string_view(t.value);

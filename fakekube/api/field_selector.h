@@ -59,6 +59,10 @@ class FieldSelector {
   // missing field, as "".
   bool matchesObject(const Json& object) const;
 
+  // The same terms with each field renamed by `rename` (a served kind's labels as the stored
+  // kind's: StorageConversion::fieldLabel).
+  FieldSelector renamed(std::string_view (*rename)(std::string_view)) const;
+
   // If some term pins `field` to one value (field=value), that value: lets the store turn
   // `metadata.name=x` into a point lookup.
   std::optional<std::string_view> requiresExactMatch(std::string_view field) const;
@@ -74,6 +78,10 @@ class FieldSelector {
  private:
   std::vector<Term> terms_;
 };
+
+// The value at a dotted path ("status.phase") as matchesObject reads it: a string, or a boolean
+// as "true"/"false"; nullopt for anything else or a missing member.
+std::optional<std::string_view> fieldValueAtPath(const Json& object, std::string_view path);
 
 // fields.EscapeValue: escapes `\`, `,` and `=` so a value can be written into a selector.
 std::string escapeFieldSelectorValue(std::string_view value);

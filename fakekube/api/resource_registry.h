@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -49,6 +50,20 @@ struct SubresourceInfo {
   std::vector<std::string> verbs;
 };
 
+// How a kind served over another kind's storage reaches it: kube-apiserver keeps one object in
+// one place and converts it on every request in and out (events.k8s.io/v1 Event is the core/v1
+// Event; api/event_conversion.h). Reads, lists, watches, deletes and the resourceVersion sequence
+// are the stored kind's; what a request sends and is answered is the served kind's.
+struct StorageConversion {
+  GroupResource storage;           // where the objects are kept: {"", "events"}
+  std::string storageVersion;      // the version they are kept in: "v1"
+  Json (*toStorage)(const Json&);  // a served object as the stored kind's (apiVersion included)
+  Json (*fromStorage)(const Json&);
+  // A field selector's label as the stored kind's (AddFieldLabelConversionFunc):
+  // "regarding.name" selects on "involvedObject.name". Called only for supported labels.
+  std::string_view (*fieldLabel)(std::string_view);
+};
+
 struct ResourceInfo {
   std::string group;
   std::vector<std::string> versions;  // served versions; the first is the preferred one
@@ -70,6 +85,12 @@ struct ResourceInfo {
   NameRule nameRule = NameRule::Dns1123Subdomain;
   // Field selectors beyond metadata.name and metadata.namespace, which every kind supports.
   std::vector<std::string> fieldSelectors;
+  // Reads a selectable field of a stored object whose label is not its JSON path (an Event's
+  // "source" is source.component, or reportingComponent); nullptr: every label is its path.
+  std::optional<std::string_view> (*selectableField)(const Json& stored,
+                                                     std::string_view label) = nullptr;
+  // Served over another kind's storage (nullptr: stored as itself).
+  const StorageConversion* conversion = nullptr;
   bool custom = false;  // served from a CustomResourceDefinition
   // PUT without a resourceVersion is unconditional for most built-ins; custom resources refuse it.
   bool allowUnconditionalUpdate = true;
@@ -86,6 +107,12 @@ struct ResourceInfo {
   std::int64_t schemaRevision = 0;
 
   GroupResource groupResource() const { return {group, resource}; }
+  // Where the objects are kept (the store's keys begin "<group>/<resource>/"): the kind's own
+  // group and resource unless it is served over another kind's storage.
+  const std::string& storedGroup() const { return conversion ? conversion->storage.group : group; }
+  const std::string& storedResource() const {
+    return conversion ? conversion->storage.resource : resource;
+  }
   GroupVersionResource gvr() const { return {group, versions.front(), resource}; }
   GroupVersionKind gvk() const { return {group, versions.front(), kind}; }
   std::string apiVersion() const { return gvr().apiVersion(); }

@@ -350,7 +350,9 @@ ObjectPtr ApiServer::Impl::inRequestedVersion(const ResourceInfo& info,
                                               const GroupVersionResource& gvr,
                                               ObjectPtr object) const {
   // Custom resources are served in every version with the "None" conversion: only apiVersion
-  // changes. Built-ins have one version here.
+  // changes. A built-in is served in the version it is stored in, or converted from another
+  // kind's storage.
+  if (info.conversion != nullptr) return toServed(info, std::move(object));
   if (!info.custom) return object;
   const std::string apiVersion = gvr.apiVersion();
   const bool sameVersion = meta::apiVersion(*object) == apiVersion;
@@ -364,7 +366,18 @@ ObjectPtr ApiServer::Impl::inRequestedVersion(const ResourceInfo& info,
   return std::make_shared<const Json>(std::move(copy));
 }
 
+Json ApiServer::Impl::toStorage(const ResourceInfo& info, Json served) {
+  if (info.conversion == nullptr) return served;
+  return info.conversion->toStorage(served);
+}
+
+ObjectPtr ApiServer::Impl::toServed(const ResourceInfo& info, ObjectPtr stored) {
+  if (info.conversion == nullptr || stored == nullptr) return stored;
+  return std::make_shared<const Json>(info.conversion->fromStorage(*stored));
+}
+
 ObjectPtr ApiServer::Impl::fromStorage(const ResourceInfo& info, ObjectPtr object) const {
+  if (info.conversion != nullptr) return toServed(info, std::move(object));
   if (object == nullptr || !info.custom) return object;
   const StructuralSchema* schema = schemaOf(info, *object);
   if (schema == nullptr || writtenAt(*object) >= info.schemaRevision) return object;
@@ -431,20 +444,16 @@ Result<ApiServer::Impl::Target> ApiServer::Impl::target(const GroupVersionResour
 
 std::string ApiServer::Impl::key(const ResourceInfo& info, std::string_view ns,
                                  std::string_view name) const {
+  const std::string& group = info.storedGroup();
+  const std::string& resource = info.storedResource();
   std::string k;
-  k.reserve(info.group.size() + info.resource.size() + ns.size() + name.size() + 3);
-  k.append(info.group)
-      .append("/")
-      .append(info.resource)
-      .append("/")
-      .append(ns)
-      .append("/")
-      .append(name);
+  k.reserve(group.size() + resource.size() + ns.size() + name.size() + 3);
+  k.append(group).append("/").append(resource).append("/").append(ns).append("/").append(name);
   return k;
 }
 
 std::string ApiServer::Impl::prefix(const ResourceInfo& info, std::string_view ns) const {
-  std::string p = info.group + "/" + info.resource + "/";
+  std::string p = info.storedGroup() + "/" + info.storedResource() + "/";
   if (!ns.empty()) p.append(ns).append("/");
   return p;
 }
@@ -636,7 +645,11 @@ Result<ObjectPtr> ApiServer::Impl::createLocked(const ResourceInfo& info, std::s
     FieldErrors schemaErrors = schema->validate(object);
     errors.insert(errors.end(), schemaErrors.begin(), schemaErrors.end());
   }
-  if (!errors.empty()) return tl::unexpected(Status::invalid(info.group, info.kind, name, errors));
+  // Named by the stored kind's group, as kube-apiserver names the internal type it validated (an
+  // events.k8s.io Event is an invalid core Event).
+  if (!errors.empty()) {
+    return tl::unexpected(Status::invalid(info.storedGroup(), info.kind, name, errors));
+  }
   if (info.is("apiextensions.k8s.io", "customresourcedefinitions")) {
     auto crd = ResourceRegistry::fromCustomResourceDefinition(object);
     if (!crd) return tl::unexpected(crd.error());
@@ -672,7 +685,7 @@ Result<ObjectPtr> ApiServer::Impl::createLocked(const ResourceInfo& info, std::s
   if (dryRun) return std::make_shared<const Json>(std::move(object));
 
   std::string allocated = isService ? object["spec"].value("clusterIP", std::string()) : "";
-  auto stored = put(objectKey, std::move(object), EventType::Added);
+  auto stored = put(objectKey, toStorage(info, std::move(object)), EventType::Added);
   if (!stored) {
     clusterIps_.release(allocated);  // the write failed: the address is free again
     if (isAlreadyExists(stored.error())) {
@@ -682,7 +695,7 @@ Result<ObjectPtr> ApiServer::Impl::createLocked(const ResourceInfo& info, std::s
   }
   if (info.is("apiextensions.k8s.io", "customresourcedefinitions"))
     onCustomResourceDefinition(**stored, false);
-  return *stored;
+  return toServed(info, *stored);
 }
 
 // --- get ---
@@ -913,7 +926,7 @@ Result<ObjectPtr> ApiServer::Impl::updateLocked(const ResourceInfo& info, std::s
       if (!crd) return tl::unexpected(crd.error());
     }
     if (!errors.empty())
-      return tl::unexpected(Status::invalid(info.group, info.kind, name, errors));
+      return tl::unexpected(Status::invalid(info.storedGroup(), info.kind, name, errors));
     if (strategy::generationChanged(info, updated, old)) {
       metadata["generation"] = meta::generation(old) + 1;
     }
@@ -950,21 +963,21 @@ Result<ObjectPtr> ApiServer::Impl::commitUpdate(const ResourceInfo& info,
   }
   if (dryRun) return std::make_shared<const Json>(std::move(updated));
   if (remove) {
-    auto removed = store_->remove(objectKey, std::move(updated));
+    auto removed = store_->remove(objectKey, toStorage(info, std::move(updated)));
     if (!removed) return tl::unexpected(removed.error());
     if (info.is("apiextensions.k8s.io", "customresourcedefinitions"))
       onCustomResourceDefinition(**removed, true);
-    return *removed;
+    return toServed(info, *removed);
   }
   // A status write changed that member alone (and the resourceVersion): the store bounds its
-  // size from the stored document's.
-  auto stored = changedMember.empty()
-                    ? put(objectKey, std::move(updated), EventType::Modified)
+  // size from the stored document's (which a converted view's member is not).
+  auto stored = changedMember.empty() || info.conversion != nullptr
+                    ? put(objectKey, toStorage(info, std::move(updated)), EventType::Modified)
                     : store_->putChangingOnly(objectKey, std::move(updated), changedMember);
   if (!stored) return tl::unexpected(stored.error());
   if (info.is("apiextensions.k8s.io", "customresourcedefinitions"))
     onCustomResourceDefinition(**stored, false);
-  return *stored;
+  return toServed(info, *stored);
 }
 
 // --- subresources created by POST ---

@@ -87,6 +87,10 @@ class ApiServer::Impl {
   // the same document.
   ObjectPtr fromStorage(const ResourceInfo& info, ObjectPtr object) const;
   std::string prefix(const ResourceInfo& info, std::string_view ns) const;
+  // A kind served over another kind's storage (ResourceInfo::conversion): an object it serves
+  // as the stored kind's, and a stored object as it serves it. Other kinds' objects as they are.
+  static Json toStorage(const ResourceInfo& info, Json served);
+  static ObjectPtr toServed(const ResourceInfo& info, ObjectPtr stored);
   // The body of a verb, as intercepted() runs it: a reference to the caller's lambda, which
   // lives until the call returns. The verbs' lambdas capture more than a std::function holds
   // without allocating, and this runs once per request.

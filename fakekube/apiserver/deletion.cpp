@@ -105,18 +105,18 @@ Result<DeleteResult> ApiServer::Impl::deleteLocked(const ResourceInfo& info, con
   auto removeNow = [&](Json finalState) -> Result<DeleteResult> {
     if (options.dryRun)
       return DeleteResult{std::make_shared<const Json>(std::move(finalState)), true};
-    auto removed = store_->remove(objectKey, std::move(finalState));
+    auto removed = store_->remove(objectKey, toStorage(info, std::move(finalState)));
     if (!removed) return tl::unexpected(removed.error());
     if (info.is("apiextensions.k8s.io", "customresourcedefinitions"))
       onCustomResourceDefinition(**removed, true);
-    return DeleteResult{*removed, true};
+    return DeleteResult{toServed(info, *removed), true};
   };
   auto write = [&](Json updated) -> Result<DeleteResult> {
     if (options.dryRun)
       return DeleteResult{std::make_shared<const Json>(std::move(updated)), false};
-    auto stored = put(objectKey, std::move(updated), EventType::Modified);
+    auto stored = put(objectKey, toStorage(info, std::move(updated)), EventType::Modified);
     if (!stored) return tl::unexpected(stored.error());
-    return DeleteResult{*stored, false};
+    return DeleteResult{toServed(info, *stored), false};
   };
 
   const TimePoint nowTime = clock_.now();

@@ -78,7 +78,7 @@ Result<ObjectList> ApiServer::Impl::list(const GroupVersionResource& gvr, std::s
     if (!t) return tl::unexpected(t.error());
     std::lock_guard lock(mu_);
     auto result = listLocked(*t->info, t->ns, options);
-    if (result && t->info->custom) {
+    if (result && (t->info->custom || t->info->conversion != nullptr)) {
       for (auto& item : result->items) item = inRequestedVersion(*t->info, gvr, std::move(item));
       result->apiVersion = gvr.apiVersion();
     }

@@ -18,11 +18,17 @@ Result<Selection> Selection::parse(const ResourceInfo& info, std::string_view la
           Status::badRequest(fmt::format("field label not supported: {}", field)));
     }
   }
-  return Selection{std::move(*labels), std::move(*fields)};
+  if (info.conversion != nullptr && !fields->empty()) {
+    *fields = fields->renamed(info.conversion->fieldLabel);
+  }
+  return Selection{std::move(*labels), std::move(*fields), info.selectableField};
 }
 
 bool Selection::matches(const Json& object) const {
-  return labels.matches(meta::labels(object)) && (fields.empty() || fields.matchesObject(object));
+  if (!labels.matches(meta::labels(object))) return false;
+  if (fields.empty()) return true;
+  if (selectableField == nullptr) return fields.matchesObject(object);
+  return fields.matches([&](std::string_view field) { return selectableField(object, field); });
 }
 
 Result<std::int64_t> parseResourceVersion(const std::string& rv) {

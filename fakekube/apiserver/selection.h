@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -14,9 +15,14 @@
 
 namespace fakekube {
 
+// Selections match stored objects: for a kind served over another kind's storage, the field
+// labels are converted to the stored kind's (regarding.name to involvedObject.name), as
+// kube-apiserver converts them before its storage selects.
 struct Selection {
   LabelSelector labels;
   FieldSelector fields;
+  // ResourceInfo::selectableField of the stored kind; nullptr reads each label as its path.
+  std::optional<std::string_view> (*selectableField)(const Json&, std::string_view) = nullptr;
 
   // 400 BadRequest for a malformed selector, or `field label not supported: <label>` for a field
   // the kind does not index.

@@ -7,6 +7,7 @@
 #include "fakekube/api/json_writer.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/apiserver/builtin_strategies.h"
+#include "fakekube/apiserver/event_validation.h"
 #include "fakekube/apiserver/field_rules.h"
 #include "fakekube/apiserver/pod_validation.h"
 #include "fakekube/apiserver/service_validation.h"
@@ -377,7 +378,9 @@ bool generationChanged(const ResourceInfo& info, const Json& updated, const Json
 
 FieldErrors validateCreate(const ResourceInfo& info, const Json& object) {
   FieldErrors errors;
-  if (info.is("", "configmaps") || info.is("", "secrets")) {
+  if (isEvent(info)) {
+    validateEventCreate(info, object, errors);
+  } else if (info.is("", "configmaps") || info.is("", "secrets")) {
     validateConfigKeys(errors, object, info.is("", "configmaps"));
   } else if (info.is("", "pods")) {
     validatePodSpec(errors, jsonAt(object, {"spec"}), "spec");
@@ -457,6 +460,12 @@ bool podSpecChangesOnlyMutableFields(const Json& updated, const Json& old) {
 }  // namespace
 
 FieldErrors validateUpdate(const ResourceInfo& info, const Json& updated, const Json& old) {
+  // An Event's update has rules of its own, not the create's.
+  if (isEvent(info)) {
+    FieldErrors errors;
+    validateEventUpdate(info, updated, old, errors);
+    return errors;
+  }
   FieldErrors errors = validateCreate(info, updated);
   if (info.is("", "pods")) {
     if (!podSpecChangesOnlyMutableFields(updated, old)) {

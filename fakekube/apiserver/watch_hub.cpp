@@ -78,6 +78,28 @@ Result<ObjectPtr> objectAt(const Store& store, const std::string& key, std::int6
 
 }  // namespace
 
+// What the watchers of one event share, made once whatever their number: the previous state
+// stamped with the event's revision, and the documents a converted view (events.k8s.io/v1 over
+// the core/v1 Events) shows of the event's object and of that stamped state.
+struct WatchHub::SharedCopies {
+  ObjectPtr stamped;
+  const StorageConversion* convertedBy = nullptr;
+  ObjectPtr converted;
+  ObjectPtr convertedStamped;
+
+  ObjectPtr served(const StorageConversion* conversion, ObjectPtr object) {
+    if (conversion == nullptr) return object;
+    if (convertedBy != conversion) {  // another view of the same storage: start over
+      convertedBy = conversion;
+      converted = nullptr;
+      convertedStamped = nullptr;
+    }
+    ObjectPtr& cached = object == stamped ? convertedStamped : converted;
+    if (!cached) cached = std::make_shared<const Json>(conversion->fromStorage(*object));
+    return cached;
+  }
+};
+
 // One registered watcher: its queue and what it asked to see.
 struct WatchHub::Watcher {
   std::shared_ptr<Watch> watch;
@@ -92,6 +114,8 @@ struct WatchHub::Watcher {
   std::int64_t after = 0;
   std::string kind;
   std::string apiVersion;
+  // A kind served over another's storage: what it shows of each stored object.
+  const StorageConversion* conversion = nullptr;
   // The watch ended on the hub's side (overflow); dropped at the next prune.
   bool gone = false;
 
@@ -133,10 +157,11 @@ struct WatchHub::Watcher {
   }
 
   // Queues what this watcher sees of `e`. False when the watch has ended.
-  bool deliver(const StoredEvent& e, ObjectPtr& stamped) {
-    auto seen = see(e, stamped);
+  bool deliver(const StoredEvent& e, SharedCopies& copies) {
+    auto seen = see(e, copies.stamped);
     if (!seen) return true;
-    if (watch->push(seen->type, std::move(seen->object), e.revision) == Watch::Push::Queued) {
+    ObjectPtr object = copies.served(conversion, std::move(seen->object));
+    if (watch->push(seen->type, std::move(object), e.revision) == Watch::Push::Queued) {
       return true;
     }
     gone = true;
@@ -187,7 +212,8 @@ Result<std::shared_ptr<Watch>> WatchHub::watch(
   }
 
   auto w = std::make_unique<Watcher>();
-  const std::string resourcePrefix = info.group + "/" + info.resource + "/";
+  // A converted view watches the objects where they are stored.
+  const std::string resourcePrefix = info.storedGroup() + "/" + info.storedResource() + "/";
   w->prefix = resourcePrefix;
   if (info.namespaced && !ns.empty()) w->prefix.append(ns).append("/");
   w->selection = std::move(*selection);
@@ -195,6 +221,7 @@ Result<std::shared_ptr<Watch>> WatchHub::watch(
   w->bookmarks = options.allowWatchBookmarks;
   w->kind = info.kind;
   w->apiVersion = info.apiVersion();
+  w->conversion = info.conversion;
   w->after = std::max(requested, current);
   const std::int64_t start = initialState ? current : requested;
   w->watch = std::shared_ptr<Watch>(new Watch(maxBacklog_, start));
@@ -244,8 +271,8 @@ bool WatchHub::replay(Watcher& w, std::int64_t after, std::int64_t current, cons
     }
   }
   for (std::size_t i = lo; i < ringSize_; ++i) {
-    ObjectPtr stamped;
-    if (!w.deliver(at(i), stamped)) return false;
+    SharedCopies copies;
+    if (!w.deliver(at(i), copies)) return false;
   }
   return true;
 }
@@ -286,8 +313,8 @@ bool WatchHub::replayFromStore(Watcher& w, std::int64_t after, std::int64_t curr
         }
         latest[e.key] = e.type == EventType::Deleted ? nullptr : e.object;
       }
-      ObjectPtr stamped;
-      if (!w.deliver(e, stamped)) return false;
+      SharedCopies copies;
+      if (!w.deliver(e, copies)) return false;
     }
   }
   return true;
@@ -303,7 +330,7 @@ void WatchHub::onEvent(const StoredEvent& event) {
   auto it = watchers_.find(std::string_view(event.key).substr(0, second + 1));
   if (it == watchers_.end()) return;
 
-  ObjectPtr stamped;
+  SharedCopies copies;
   bool prune = false;
   for (auto& w : it->second) {
     if (w->watch->stopped()) {
@@ -311,7 +338,7 @@ void WatchHub::onEvent(const StoredEvent& event) {
       continue;
     }
     if (event.revision <= w->after) continue;
-    if (!w->deliver(event, stamped)) prune = true;
+    if (!w->deliver(event, copies)) prune = true;
   }
   if (prune) {
     std::erase_if(it->second, [](const auto& w) { return w->gone || w->watch->stopped(); });
@@ -354,7 +381,7 @@ void WatchHub::closeAll() {
 }
 
 std::size_t WatchHub::closeWatches(const ResourceInfo& info, const Status* error) {
-  auto it = watchers_.find(info.group + "/" + info.resource + "/");
+  auto it = watchers_.find(info.storedGroup() + "/" + info.storedResource() + "/");
   if (it == watchers_.end()) return 0;
   std::size_t n = 0;
   for (auto& w : it->second) {

@@ -10,7 +10,9 @@
 // the watcher must see (Kubernetes' cacheWatcher rules): an object that starts matching a
 // selector arrives as ADDED, one that stops matching as DELETED carrying its previous state.
 // Fan-out shares the stored documents; the only copy made is that previous state, stamped with
-// the event's resourceVersion, once per event whatever the number of watchers.
+// the event's resourceVersion, once per event whatever the number of watchers. A watcher of a kind
+// served over another's storage (events.k8s.io/v1 Event) is registered with the stored kind's
+// watchers, selects on the stored objects and is shown each one converted, once per event.
 //
 // Writers never wait for a watcher: each Watch is a bounded queue that ends with 410 Expired
 // when its consumer falls more than `maxBacklog` events behind.
@@ -78,7 +80,8 @@ class WatchHub {
   // Ends every watch (server shutdown): consumers drain what is queued, then see ended().
   void closeAll();
 
-  // Ends every open watch of `info`'s objects, as a dropped connection or a restarted API server
+  // Ends every open watch of `info`'s objects (of every view of their storage: closing the
+  // events.k8s.io/v1 Event watches closes the core/v1 ones too), as a dropped connection or a restarted API server
   // would: without `error` the stream just ends (what was queued stays to be taken); with one
   // (410 Expired) the queue is replaced by that ERROR event. A test hook for watch faults: an
   // informer lists again either way. Answers how many watches it ended.
@@ -89,6 +92,7 @@ class WatchHub {
 
  private:
   struct Watcher;
+  struct SharedCopies;
   using Watchers = std::vector<std::unique_ptr<Watcher>>;
 
   void remember(const StoredEvent& event);

@@ -117,6 +117,10 @@ std::vector<KindCase> kindCases() {
   Json event = object("events.k8s.io/v1", "Event", "web.1", "default");
   event["eventTime"] = "2024-01-01T00:00:00.000000Z";
   event["reason"] = "Started";
+  event["type"] = "Normal";
+  event["action"] = "Starting";
+  event["reportingController"] = "example.com/controller";
+  event["reportingInstance"] = "controller-0";
   add({"events.k8s.io", "v1", "events"}, event);
   Json priority = object("scheduling.k8s.io/v1", "PriorityClass", "high");
   priority["value"] = 1000;
