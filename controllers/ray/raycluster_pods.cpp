@@ -234,6 +234,21 @@ Failure RayClusterReconciler::reconcileWorkerGroup(const Json& instance,
 
   // Unhealthy workers: delete them, and create nothing this round.
   std::set<std::string> deletedWorkers;
+  if (auto f = deleteUnhealthyWorkerPods(instance, group, workerPods, deletedWorkers)) return f;
+  // Always remove the pods named in workersToDelete, whatever the replicas say.
+  if (auto f = deleteWorkersToDelete(instance, group, deletedWorkers)) return f;
+  std::vector<ObjectPtr> running;
+  for (const ObjectPtr& pod : workerPods) {
+    if (!deletedWorkers.count(meta::name(*pod))) running.push_back(pod);
+  }
+  return scaleWorkerGroup(instance, group, running);
+}
+
+Failure RayClusterReconciler::deleteUnhealthyWorkerPods(const Json& instance,
+                                                        const WorkerGroupSpec& group,
+                                                        const std::vector<ObjectPtr>& workerPods,
+                                                        std::set<std::string>& deletedWorkers) {
+  const std::string ns = meta::namespace_(instance);
   int deletedUnhealthy = 0;
   for (const ObjectPtr& podPtr : workerPods) {
     const Json& pod = *podPtr;
@@ -253,7 +268,8 @@ Failure RayClusterReconciler::reconcileWorkerGroup(const Json& instance,
                         deleted.error().message));
       return tagged("FailedDeleteWorkerPod", deleted.error());
     }
-    expectations_.expectScalePod(ns, name, group.groupName, podName, ScaleAction::Delete);
+    expectations_.expectScalePod(ns, meta::name(instance), group.groupName, podName,
+                                 ScaleAction::Delete);
     event(instance, "Normal", "DeletedWorkerPod",
           fmt::format("Deleted worker Pod {}/{}; Pod status: {}; Pod restart policy: {}; Ray "
                       "container terminated status: {}",
@@ -262,27 +278,32 @@ Failure RayClusterReconciler::reconcileWorkerGroup(const Json& instance,
   if (deletedUnhealthy > 0) {
     return plain(fmt::format("delete {} unhealthy worker Pods", deletedUnhealthy));
   }
+  return std::nullopt;
+}
 
-  // Always remove the pods named in workersToDelete, whatever the replicas say.
+Failure RayClusterReconciler::deleteWorkersToDelete(const Json& instance,
+                                                    const WorkerGroupSpec& group,
+                                                    std::set<std::string>& deletedWorkers) {
+  const std::string ns = meta::namespace_(instance);
   for (const std::string& podName : group.workersToDelete) {
     auto deleted = client().deleteObject(kPods, ns, podName);
     if (!deleted) {
-      if (!isNotFound(deleted.error())) {
-        event(instance, "Warning", "FailedToDeleteWorkerPod",
-              fmt::format("Failed deleting pod {}/{}, {}", ns, podName, deleted.error().message));
-        return tagged("FailedDeleteWorkerPod", deleted.error());
-      }
-    } else {
-      expectations_.expectScalePod(ns, name, group.groupName, podName, ScaleAction::Delete);
-      deletedWorkers.insert(podName);
-      event(instance, "Normal", "DeletedWorkerPod", fmt::format("Deleted pod {}/{}", ns, podName));
+      if (isNotFound(deleted.error())) continue;
+      event(instance, "Warning", "FailedToDeleteWorkerPod",
+            fmt::format("Failed deleting pod {}/{}, {}", ns, podName, deleted.error().message));
+      return tagged("FailedDeleteWorkerPod", deleted.error());
     }
+    expectations_.expectScalePod(ns, meta::name(instance), group.groupName, podName,
+                                 ScaleAction::Delete);
+    deletedWorkers.insert(podName);
+    event(instance, "Normal", "DeletedWorkerPod", fmt::format("Deleted pod {}/{}", ns, podName));
   }
+  return std::nullopt;
+}
 
-  std::vector<ObjectPtr> running;
-  for (const ObjectPtr& pod : workerPods) {
-    if (!deletedWorkers.count(meta::name(*pod))) running.push_back(pod);
-  }
+Failure RayClusterReconciler::scaleWorkerGroup(const Json& instance, const WorkerGroupSpec& group,
+                                               const std::vector<ObjectPtr>& running) {
+  const std::string ns = meta::namespace_(instance);
   const int diff = workerGroupDesiredReplicas(group) - static_cast<int>(running.size());
   if (diff > 0) {
     // Each new pod takes the lowest free ray.io/worker-group-replica-index.
@@ -305,7 +326,8 @@ Failure RayClusterReconciler::reconcileWorkerGroup(const Json& instance,
               fmt::format("Failed deleting Pod {}/{}, {}", ns, podName, deleted.error().message));
         return tagged("FailedDeleteWorkerPod", deleted.error());
       }
-      expectations_.expectScalePod(ns, name, group.groupName, podName, ScaleAction::Delete);
+      expectations_.expectScalePod(ns, meta::name(instance), group.groupName, podName,
+                                   ScaleAction::Delete);
       event(instance, "Normal", "DeletedWorkerPod", fmt::format("Deleted Pod {}/{}", ns, podName));
     }
   }

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -123,6 +124,16 @@ class RayClusterReconciler : public std::enable_shared_from_this<RayClusterRecon
   // One worker group of reconcilePods (its expectations are satisfied).
   Failure reconcileWorkerGroup(const Json& instance, const WorkerGroupSpec& group,
                                const std::vector<ObjectPtr>& clusterPods);
+  // The steps of a single-host group: unhealthy pods (the round ends when there were any), the
+  // pods of workersToDelete (both add what they deleted to `deletedWorkers`), then creating or
+  // deleting pods to the desired number.
+  Failure deleteUnhealthyWorkerPods(const Json& instance, const WorkerGroupSpec& group,
+                                    const std::vector<ObjectPtr>& workerPods,
+                                    std::set<std::string>& deletedWorkers);
+  Failure deleteWorkersToDelete(const Json& instance, const WorkerGroupSpec& group,
+                                std::set<std::string>& deletedWorkers);
+  Failure scaleWorkerGroup(const Json& instance, const WorkerGroupSpec& group,
+                           const std::vector<ObjectPtr>& running);
   // reconcileMultiHostWorkerGroup: a group with numOfHosts > 1, replica group by replica group.
   Failure reconcileMultiHostWorkerGroup(const Json& instance, const WorkerGroupSpec& group,
                                         const std::vector<ObjectPtr>& workerPods);
