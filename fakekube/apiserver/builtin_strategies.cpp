@@ -6,7 +6,6 @@
 
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
-#include "fakekube/apiserver/workload_validation.h"
 
 namespace fakekube::strategy {
 
@@ -501,15 +500,6 @@ void validateBuiltinCreate(const ResourceInfo& info, const Json& object, FieldEr
     }
   } else if (info.is("autoscaling", "horizontalpodautoscalers")) {
     validateHorizontalPodAutoscaler(object, errors);
-  } else if (info.is("apps", "statefulsets") || info.is("apps", "daemonsets")) {
-    validateSelectorMatchesTemplate(errors, object);
-    if (info.is("apps", "daemonsets")) {
-      const Json& policy = jsonAt(object, {"spec", "template", "spec", "restartPolicy"});
-      if (!policy.is_null() && policy != "Always") {
-        errors.push_back(FieldError::notSupported("spec.template.spec.restartPolicy",
-                                                  quoted(policy), supported({"Always"})));
-      }
-    }
   } else if (info.is("batch", "cronjobs")) {
     validateCronJob(object, errors);
   } else if (info.is("", "persistentvolumeclaims")) {

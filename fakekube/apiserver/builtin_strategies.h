@@ -11,8 +11,8 @@
 //   policy                     PodDisruptionBudget: minAvailable and maxUnavailable exclusive
 //   autoscaling                HorizontalPodAutoscaler: scaleTargetRef, 1 <= minReplicas <=
 //                              maxReplicas; minReplicas 1 and (v2) the 80% CPU metric by default
-//   apps                       StatefulSet and DaemonSet: selector required and matching the
-//                              template's labels, their update-strategy defaults
+//   apps                       StatefulSet and DaemonSet: their defaults (their validation is
+//                              workload_validation.h's), a DaemonSet's update strategy's
 //   batch                      CronJob: a schedule of five fields (or @hourly, ...), the
 //                              concurrencyPolicy enumeration, history-limit defaults
 //   core                       PersistentVolumeClaim access modes and storage request,

@@ -1,6 +1,7 @@
-// ValidatePodSpec of kube-apiserver (pkg/apis/core/validation), for a Pod's spec and every pod
-// template (Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob, ReplicationController,
-// PodTemplate), run after the defaults are filled, with kube's field paths and messages:
+// ValidatePodSpec of kube-apiserver (pkg/apis/core/validation), for a Pod's spec and the pod
+// templates of Deployments, ReplicaSets, DaemonSets, Jobs, CronJobs and ReplicationControllers
+// (not StatefulSets': kube leaves those unvalidated), run after the defaults are filled, with
+// kube's field paths and messages:
 //
 //   containers          Required when empty; each container: name Required and a DNS-1123 label,
 //                       unique among containers and init containers (Duplicate value), image

@@ -392,8 +392,11 @@ FieldErrors validateCreate(const ResourceInfo& info, const Json& object) {
     validateReplicaSet(errors, object);
   } else if (info.is("batch", "jobs")) {
     validateJob(errors, object);
-  } else if (info.is("apps", "statefulsets") || info.is("apps", "daemonsets") ||
-             info.is("", "replicationcontrollers")) {
+  } else if (info.is("apps", "statefulsets")) {
+    validateStatefulSet(errors, object);
+  } else if (info.is("apps", "daemonsets")) {
+    validateDaemonSet(errors, object);
+  } else if (info.is("", "replicationcontrollers")) {
     checkNonNegative(errors, jsonAt(object, {"spec", "replicas"}), "spec.replicas");
     validatePodSpec(errors, jsonAt(object, {"spec", "template", "spec"}), "spec.template.spec");
   } else if (info.is("batch", "cronjobs")) {

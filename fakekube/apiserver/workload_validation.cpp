@@ -52,8 +52,12 @@ bool emptySelector(const Json& selector) {
          jsonArrayAt(selector, "matchExpressions").empty();
 }
 
-// ValidatePodTemplateSpecForReplicaSet: labels selected, the pod spec, restartPolicy Always.
-void validateReplicatedTemplate(FieldErrors& errors, const Json& spec) {
+// ValidatePodTemplateSpecForReplicaSet (and the same rules of StatefulSets and DaemonSets):
+// labels selected, the pod spec, restartPolicy Always, no activeDeadlineSeconds. `owner` names
+// the kind in that last message ("ReplicaSet" for Deployments too). A StatefulSet's pod spec is
+// not validated (ValidatePodTemplateSpecForStatefulSet leaves it to a TODO): its pods' creates
+// are.
+void validateReplicatedTemplate(FieldErrors& errors, const Json& spec, std::string_view owner) {
   const Json& selector = jsonAt(spec, {"selector"});
   const Json& labels = jsonAt(spec, {"template", "metadata", "labels"});
   if (!selector.is_null() && !emptySelector(selector) && !selects(selector, labels)) {
@@ -61,7 +65,7 @@ void validateReplicatedTemplate(FieldErrors& errors, const Json& spec) {
                                          "`selector` does not match template `labels`"));
   }
   const Json& podSpec = jsonAt(spec, {"template", "spec"});
-  validatePodSpec(errors, podSpec, "spec.template.spec");
+  if (owner != "StatefulSet") validatePodSpec(errors, podSpec, "spec.template.spec");
   const Json& restartPolicy = jsonAt(podSpec, {"restartPolicy"});
   if (stringValue(restartPolicy) != "Always") {
     errors.push_back(FieldError::notSupported("spec.template.spec.restartPolicy",
@@ -69,8 +73,9 @@ void validateReplicatedTemplate(FieldErrors& errors, const Json& spec) {
                                               supportedValues({"Always"})));
   }
   if (!jsonAt(podSpec, {"activeDeadlineSeconds"}).is_null()) {
-    errors.push_back(FieldError::forbidden("spec.template.spec.activeDeadlineSeconds",
-                                           "activeDeadlineSeconds in ReplicaSet is not Supported"));
+    errors.push_back(
+        FieldError::forbidden("spec.template.spec.activeDeadlineSeconds",
+                              fmt::format("activeDeadlineSeconds in {} is not Supported", owner)));
   }
 }
 
@@ -83,17 +88,17 @@ std::string goEmptyLabelSelector(const Json& selector) {
       jsonAt(selector, {"matchExpressions"}).is_array() ? "{}" : "(nil)");
 }
 
-// The selector of a Deployment or ReplicaSet: Required, not empty (kube says "deployment" for
-// both), then the template.
-void validateReplicatedSelector(FieldErrors& errors, const Json& spec) {
+// The selector of a workload: Required, not empty ("empty selector is invalid for deployment",
+// which kube also says of a ReplicaSet's).
+void validateReplicatedSelector(FieldErrors& errors, const Json& spec, std::string_view kindWord) {
   const Json& selector = jsonAt(spec, {"selector"});
   if (selector.is_null()) {
     errors.push_back(FieldError::required("spec.selector"));
   } else if (emptySelector(selector)) {
-    errors.push_back(FieldError::invalid("spec.selector", goEmptyLabelSelector(selector),
-                                         "empty selector is invalid for deployment"));
+    errors.push_back(
+        FieldError::invalid("spec.selector", goEmptyLabelSelector(selector),
+                            fmt::format("empty selector is invalid for {}", kindWord)));
   }
-  validateReplicatedTemplate(errors, spec);
 }
 
 // Go's %#v of apps.DeploymentStrategy, the value kube shows for an unsupported strategy type.
@@ -145,25 +150,45 @@ void validateCompletionMode(FieldErrors& errors, const Json& spec) {
   }
 }
 
-}  // namespace
-
-void validateSelectorMatchesTemplate(FieldErrors& errors, const Json& workload) {
-  const Json& selector = jsonAt(workload, {"spec", "selector"});
-  if (selector.is_null() || emptySelector(selector)) {
-    errors.push_back(FieldError::required("spec.selector"));
+// An enumeration that only a create defaults: checked when present.
+void checkSetEnumeration(FieldErrors& errors, const Json& value, const std::string& path,
+                         std::string_view first, std::string_view second) {
+  if (value.is_null()) return;
+  const std::string text = stringValue(value);
+  if (text == first || text == second) return;
+  if (text.empty()) {
+    errors.push_back(FieldError::required(path));
     return;
   }
-  const Json& labels = jsonAt(workload, {"spec", "template", "metadata", "labels"});
-  if (!selects(selector, labels)) {
-    errors.push_back(FieldError::invalid("spec.template.metadata.labels", goStringMap(labels),
-                                         "`selector` does not match template `labels`"));
-  }
+  errors.push_back(
+      FieldError::invalidString(path, text, fmt::format("must be '{}' or '{}'", first, second)));
+}
+
+}  // namespace
+
+void validateStatefulSet(FieldErrors& errors, const Json& statefulSet) {
+  const Json& spec = jsonAt(statefulSet, {"spec"});
+  checkSetEnumeration(errors, jsonAt(spec, {"podManagementPolicy"}), "spec.podManagementPolicy",
+                      "OrderedReady", "Parallel");
+  checkNonNegative(errors, jsonAt(spec, {"replicas"}), "spec.replicas");
+  checkNonNegative(errors, jsonAt(spec, {"minReadySeconds"}), "spec.minReadySeconds");
+  validateReplicatedSelector(errors, spec, "statefulset");
+  validateReplicatedTemplate(errors, spec, "StatefulSet");
+}
+
+void validateDaemonSet(FieldErrors& errors, const Json& daemonSet) {
+  const Json& spec = jsonAt(daemonSet, {"spec"});
+  validateReplicatedSelector(errors, spec, "daemonset");
+  validateReplicatedTemplate(errors, spec, "DaemonSet");
+  checkNonNegative(errors, jsonAt(spec, {"minReadySeconds"}), "spec.minReadySeconds");
+  checkNonNegative(errors, jsonAt(spec, {"revisionHistoryLimit"}), "spec.revisionHistoryLimit");
 }
 
 void validateDeployment(FieldErrors& errors, const Json& deployment) {
   const Json& spec = jsonAt(deployment, {"spec"});
   checkNonNegative(errors, jsonAt(spec, {"replicas"}), "spec.replicas");
-  validateReplicatedSelector(errors, spec);
+  validateReplicatedSelector(errors, spec, "deployment");
+  validateReplicatedTemplate(errors, spec, "ReplicaSet");
   validateDeploymentStrategy(errors, jsonAt(spec, {"strategy"}));
   checkNonNegative(errors, jsonAt(spec, {"minReadySeconds"}), "spec.minReadySeconds");
   checkNonNegative(errors, jsonAt(spec, {"revisionHistoryLimit"}), "spec.revisionHistoryLimit");
@@ -174,7 +199,8 @@ void validateReplicaSet(FieldErrors& errors, const Json& replicaSet) {
   const Json& spec = jsonAt(replicaSet, {"spec"});
   checkNonNegative(errors, jsonAt(spec, {"replicas"}), "spec.replicas");
   checkNonNegative(errors, jsonAt(spec, {"minReadySeconds"}), "spec.minReadySeconds");
-  validateReplicatedSelector(errors, spec);
+  validateReplicatedSelector(errors, spec, "deployment");
+  validateReplicatedTemplate(errors, spec, "ReplicaSet");
 }
 
 void validateJob(FieldErrors& errors, const Json& job) {

@@ -8,7 +8,13 @@
 //                minReadySeconds, revisionHistoryLimit >= 0; progressDeadlineSeconds greater
 //                than minReadySeconds
 //   ReplicaSet   replicas >= 0; selector Required and matching; the template with restartPolicy
-//                Always
+//                Always and no activeDeadlineSeconds
+//   StatefulSet  podManagementPolicy OrderedReady | Parallel ("must be 'OrderedReady' or
+//                'Parallel'"); replicas, minReadySeconds >= 0; selector and template as a
+//                ReplicaSet's ("empty selector is invalid for statefulset"), except that kube
+//                leaves the template's pod spec unvalidated (its pods are, when created)
+//   DaemonSet    selector and template as a ReplicaSet's ("... for daemonset");
+//                minReadySeconds, revisionHistoryLimit >= 0
 //   Job          parallelism, completions, activeDeadlineSeconds, backoffLimit,
 //                ttlSecondsAfterFinished >= 0; completionMode NonIndexed | Indexed (Indexed
 //                needs completions); selector Required and matching; the template with
@@ -25,9 +31,7 @@ namespace fakekube::strategy {
 void validateDeployment(FieldErrors& errors, const Json& deployment);
 void validateReplicaSet(FieldErrors& errors, const Json& replicaSet);
 void validateJob(FieldErrors& errors, const Json& job);
-
-// A workload's spec.selector: Required, and selecting its template's labels (reported on
-// spec.template.metadata.labels: "`selector` does not match template `labels`").
-void validateSelectorMatchesTemplate(FieldErrors& errors, const Json& workload);
+void validateStatefulSet(FieldErrors& errors, const Json& statefulSet);
+void validateDaemonSet(FieldErrors& errors, const Json& daemonSet);
 
 }  // namespace fakekube::strategy

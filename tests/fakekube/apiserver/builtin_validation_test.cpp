@@ -206,6 +206,45 @@ TEST_F(BuiltinValidationTest, DeploymentSelectorIsRequiredAndMustMatchTheTemplat
             R"(map[string]string{"app":"web"}: `selector` does not match template `labels`)");
 }
 
+Json workload(const std::string& apiVersion, const std::string& kind, const std::string& name) {
+  Json labels = {{"app", name}};
+  return {{"apiVersion", apiVersion},
+          {"kind", kind},
+          {"metadata", {{"name", name}, {"namespace", "default"}}},
+          {"spec",
+           {{"selector", {{"matchLabels", labels}}},
+            {"template",
+             {{"metadata", {{"labels", labels}}},
+              {"spec",
+               {{"containers", Json::array({{{"name", "main"}, {"image", "nginx:1.27"}}})}}}}}}}};
+}
+
+TEST_F(BuiltinValidationTest, StatefulSetPodManagementPolicyAndTemplateRestartPolicy) {
+  const GroupVersionResource statefulSets{"apps", "v1", "statefulsets"};
+  Json sts = workload("apps/v1", "StatefulSet", "db");
+  sts["spec"]["podManagementPolicy"] = "AllAtOnce";
+  sts["spec"]["template"]["spec"]["restartPolicy"] = "OnFailure";
+  sts["spec"]["template"]["spec"]["activeDeadlineSeconds"] = 10;
+  Status s = rejected(statefulSets, sts);
+  EXPECT_EQ(
+      s.message,
+      R"(StatefulSet.apps "db" is invalid: [spec.podManagementPolicy: Invalid value: "AllAtOnce": must be 'OrderedReady' or 'Parallel', )"
+      R"(spec.template.spec.restartPolicy: Unsupported value: "OnFailure": supported values: "Always", )"
+      R"(spec.template.spec.activeDeadlineSeconds: Forbidden: activeDeadlineSeconds in StatefulSet is not Supported])");
+}
+
+TEST_F(BuiltinValidationTest, DaemonSetEmptySelectorIsInvalid) {
+  const GroupVersionResource daemonSets{"apps", "v1", "daemonsets"};
+  Json ds = workload("apps/v1", "DaemonSet", "agent");
+  ds["spec"]["selector"] = {{"matchLabels", Json::object()}};
+  Status s = rejected(daemonSets, ds);
+  EXPECT_EQ(s.message,
+            R"(DaemonSet.apps "agent" is invalid: spec.selector: Invalid value: )"
+            R"(v1.LabelSelector{MatchLabels:map[string]string{}, )"
+            R"(MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid )"
+            R"(for daemonset)");
+}
+
 TEST_F(BuiltinValidationTest, JobCountsAreNonNegativeAndCompletionModeIsAnEnumeration) {
   Json j = validJob("j");
   j["spec"]["backoffLimit"] = -1;
