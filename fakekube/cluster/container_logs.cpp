@@ -73,16 +73,18 @@ void ContainerLogs::close(const std::string& containerId) {
 
 void ContainerLogs::removePod(const std::string& podUid) {
   std::lock_guard lock(shared_->mu);
-  for (auto it = logs_.begin(); it != logs_.end();) {
-    if (it->second->podUid == podUid) {
-      it->second->closed = true;
-      it = logs_.erase(it);
-    } else {
-      ++it;
+  // A pod's instances are one range of the (podUid, container) order, and they name every log
+  // the pod has (open files each log under its instance; trimming drops it from both): deleting
+  // a pod costs its own containers, not a walk of every container on the machine.
+  auto it = instances_.lower_bound({podUid, std::string()});
+  while (it != instances_.end() && it->first.first == podUid) {
+    for (const auto& containerId : it->second) {
+      if (auto log = logs_.find(containerId); log != logs_.end()) {
+        log->second->closed = true;
+        logs_.erase(log);
+      }
     }
-  }
-  for (auto it = instances_.begin(); it != instances_.end();) {
-    it = it->first.first == podUid ? instances_.erase(it) : std::next(it);
+    it = instances_.erase(it);
   }
   shared_->changed.notify_all();
 }

@@ -36,6 +36,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "fakekube/sim/clock.h"
@@ -121,7 +122,7 @@ class ContainerLogs {
 
   const Limits limits_;
   std::shared_ptr<Shared> shared_;
-  std::map<std::string, std::shared_ptr<Log>> logs_;  // by containerID
+  std::unordered_map<std::string, std::shared_ptr<Log>> logs_;  // by containerID
   // Per pod and container name, its instances' containerIDs, oldest first.
   std::map<std::pair<std::string, std::string>, std::vector<std::string>> instances_;
 };

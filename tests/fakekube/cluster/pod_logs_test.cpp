@@ -288,5 +288,33 @@ TEST(ContainerLogsTest, OnlyTheCurrentAndThePreviousInstanceAreKept) {
   EXPECT_EQ(logs.reader("c2", {})->readAll(), "");
 }
 
+// Removing a pod drops its own logs, current and previous instances, ends their open readers,
+// and leaves every other pod's, including a pod whose uid begins with the removed one's.
+TEST(ContainerLogsTest, RemovingAPodDropsOnlyItsOwnLogs) {
+  ContainerLogs logs;
+  logs.open("a0", "pod-a", "main");
+  logs.open("a1", "pod-a", "main");
+  logs.open("a2", "pod-a", "sidecar");
+  logs.open("b0", "pod-b", "main");
+  logs.open("ab0", "pod-ab", "main");
+  logs.append("a1", kSimulatedEpoch, "line");
+  auto reader = logs.reader("a1", {.follow = true});
+  logs.removePod("pod-a");
+  EXPECT_FALSE(logs.contains("a0"));
+  EXPECT_FALSE(logs.contains("a1"));
+  EXPECT_FALSE(logs.contains("a2"));
+  EXPECT_TRUE(logs.contains("b0"));
+  EXPECT_TRUE(logs.contains("ab0"));
+  EXPECT_EQ(logs.size(), 2u);
+  // The reader still hands out what was written, and ends with it.
+  std::string out;
+  EXPECT_EQ(reader->read(out, std::chrono::milliseconds(0)), ContainerLogs::LogReader::Step::Ended);
+  EXPECT_EQ(out, "line\n");
+  // The pod's container names are free again: a new pod with its uid starts afresh.
+  logs.open("a3", "pod-a", "main");
+  EXPECT_TRUE(logs.contains("a3"));
+  EXPECT_EQ(logs.size(), 3u);
+}
+
 }  // namespace
 }  // namespace fakekube::clustertest
