@@ -8,7 +8,7 @@
 # exists is ignored, so a renamed test only loses its head start.
 set_tests_properties(RayClusterTest.HundredRayClustersWithTwoWorkersAllReachReady
                      PROPERTIES COST 30)
-set_tests_properties(Part0StoryReplayTest.EverySeedTellsTheSameStory PROPERTIES COST 8)
+set_tests_properties(DeploymentStoryReplayTest.EverySeedTellsTheSameStory PROPERTIES COST 8)
 set_tests_properties(NestingDepth.PatchesFitAThreadStackAtTheLimit PROPERTIES COST 8)
 set_tests_properties(NestingDepth.NlohmannsOwnWalksFitAThreadStackAtTheLimit PROPERTIES COST 6)
 set_tests_properties(RayJobSidecarModeTest.FailingRayJobRespectsTheBackoffLimit PROPERTIES COST 4)

@@ -1,7 +1,7 @@
-// `fakekube demo`: fakekube's stories in virtual time. First the seed's part 0, a Deployment on a
-// simulated two-node cluster (demo_part0.cpp); the seed's part 1, the RayJob demo-job from
-// apply to cleanup (demo_part1.cpp); the seed's part 2, a RayCluster whose last worker
-// turns Ready, with the KubeRay operator (demo_part2.cpp); then the API server's rules told as a
+// `fakekube demo`: fakekube's stories in virtual time. First a Deployment on a simulated two-node
+// cluster (deployment_story.cpp); the RayJob demo-job from apply to cleanup (rayjob_story.cpp);
+// a RayCluster whose last worker turns Ready, with the KubeRay operator (raycluster_story.cpp);
+// then the API server's rules told as a
 // story on the in-memory store.
 //
 // Every line is the outcome of a real request to the in-process API server; nothing is scripted
@@ -22,9 +22,9 @@
 #include "fakekube/cluster/namespace_controller.h"
 #include "fakekube/sim/sim_executor.h"
 #include "tools/cli/commands.h"
-#include "tools/cli/demo_part0.h"
-#include "tools/cli/demo_part1.h"
-#include "tools/cli/demo_part2.h"
+#include "tools/cli/deployment_story.h"
+#include "tools/cli/rayjob_story.h"
+#include "tools/cli/raycluster_story.h"
 #include "tools/cli/timeline.h"
 
 namespace fakekube::cli {

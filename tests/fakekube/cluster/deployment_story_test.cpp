@@ -1,4 +1,4 @@
-// The seed's part 0 as a test: a Deployment on a two-node cluster, end to end on virtual time.
+// The Deployment story as a test: a Deployment on a two-node cluster, end to end on virtual time.
 //
 // `default/intro-deployment` with 2 replicas: the Deployment controller creates a ReplicaSet, the
 // ReplicaSet controller its 2 Pods, the scheduler binds them (least-allocated scoring puts one on
@@ -38,7 +38,7 @@ using std::chrono::seconds;
 
 constexpr std::uint64_t kSeed = 7;
 
-// The seed's Deployment: app: intro, two replicas, a web container whose readiness probe starts
+// The story's Deployment: app: intro, two replicas, a web container whose readiness probe starts
 // checking 5 s after the container started. Its requests are large enough for least-allocated
 // scoring to tell the nodes apart (with 100m / 128Mi on 8 cpu / 32 Gi nodes the integer scores
 // of an empty node and a node with one replica tie, and ties go to the first name).
@@ -230,7 +230,7 @@ Json condition(const Json& object, const std::string& type) {
   return c ? *c : Json();
 }
 
-class Part0StoryTest : public ::testing::Test {
+class DeploymentStoryTest : public ::testing::Test {
  protected:
   // A failing story shows what the watches saw.
   void TearDown() override {
@@ -257,7 +257,7 @@ class Part0StoryTest : public ::testing::Test {
   StoryRun run{kSeed};
 };
 
-TEST_F(Part0StoryTest, TheDeploymentComesUpOnTwoNodes) {
+TEST_F(DeploymentStoryTest, TheDeploymentComesUpOnTwoNodes) {
   // The cluster: two Ready nodes, each with its own pod range.
   for (const char* name : {"node-1", "node-2"}) {
     Json node = must(run.server->get(kNodes, "", name), "get node");
@@ -366,7 +366,7 @@ TEST_F(Part0StoryTest, TheDeploymentComesUpOnTwoNodes) {
   EXPECT_EQ(run.trace.size(), settled) << run.trace.back();
 }
 
-TEST_F(Part0StoryTest, ADeletedPodIsReplacedAndABarePodIsNot) {
+TEST_F(DeploymentStoryTest, ADeletedPodIsReplacedAndABarePodIsNot) {
   bringUp();  // now +10s, both pods Ready
   const std::string victim = podOn("node-1");
   const std::string survivor = podOn("node-2");
@@ -430,7 +430,7 @@ TEST_F(Part0StoryTest, ADeletedPodIsReplacedAndABarePodIsNot) {
   EXPECT_EQ(left, (std::set<std::string>{survivor, replacement}));
 }
 
-TEST_F(Part0StoryTest, DeletingTheDeploymentLetsTheGarbageCollectorRemoveEverything) {
+TEST_F(DeploymentStoryTest, DeletingTheDeploymentLetsTheGarbageCollectorRemoveEverything) {
   bringUp();  // now +10s
   const std::string rsName = run.history[run.podsAdded[0]].owner;
   ASSERT_TRUE(run.exists(kReplicaSets, "default", rsName));
@@ -482,7 +482,7 @@ std::vector<std::string> wholeStory(StoryRun& run) {
   return run.trace;
 }
 
-TEST(Part0StoryReplayTest, TheSameSeedGivesTheSameRun) {
+TEST(DeploymentStoryReplayTest, TheSameSeedGivesTheSameRun) {
   StoryRun first(kSeed);
   StoryRun second(kSeed);
   auto a = wholeStory(first);
@@ -493,7 +493,7 @@ TEST(Part0StoryReplayTest, TheSameSeedGivesTheSameRun) {
   EXPECT_EQ(first.server->revision(), second.server->revision());
 }
 
-TEST(Part0StoryReplayTest, EverySeedTellsTheSameStory) {
+TEST(DeploymentStoryReplayTest, EverySeedTellsTheSameStory) {
   // Each seed orders same-instant work differently and draws other names; the story's steps
   // happen at the same virtual instants whatever the order.
   //

@@ -1,4 +1,4 @@
-// The seed's part 3 as tests: how the priority queue, two workers, the cache's lag, the scale
+// The work-queue story as tests: how the priority queue, two workers, the cache's lag, the scale
 // expectations and their 30 s timeout, and status-write conflicts shape the RayCluster controller.
 // Everything runs on virtual time; where pods must become Running and Ready, the cluster's
 // scheduler and kubelets do it.
@@ -256,7 +256,7 @@ TEST_F(RayClusterTest, SpecChangeBetweenReadAndStatusWriteIsAConflictThenTheRigh
   server->removeInterceptor(interceptor.get());
 }
 
-// The seed's part 2 on a real (simulated) cluster: the last worker turning Ready enqueues the
+// The worker-ready story on a real (simulated) cluster: the last worker turning Ready enqueues the
 // RayCluster through its owner reference, and calculateStatus sets `ready`.
 TEST_F(RayClusterTest, LastWorkerReadyTurnsTheClusterReadyOnTheSimulatedCluster) {
   startCluster(/*nodes=*/2);

@@ -1,4 +1,4 @@
-// A story of `fakekube demo`: the seed's part 2, how a worker's Ready turns into a ready
+// A story of `fakekube demo`: how a worker's Ready turns into a ready
 // RayCluster, with the KubeRay operator on a simulated cluster.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The seed's part 0 as the first story of `fakekube demo`: a Deployment on a simulated cluster of
+// The first story of `fakekube demo`: a Deployment on a simulated cluster of
 // two nodes, with every part a real cluster runs (Deployment and ReplicaSet controllers, the
 // scheduler, the kubelets, the garbage collector) on one SimExecutor.
 //
@@ -8,7 +8,7 @@
 // write's resourceVersion. Who did what is read off the change: a pod whose controller reference
 // names a ReplicaSet was created by it, spec.nodeName is set only by a binding (the scheduler),
 // pod status is written by the kubelet.
-#include "tools/cli/demo_part0.h"
+#include "tools/cli/deployment_story.h"
 
 #include <fmt/format.h>
 
@@ -37,7 +37,7 @@ namespace {
 
 using std::chrono::seconds;
 
-// The seed's Deployment: app: intro, two replicas of a web container whose readiness probe starts
+// The story's Deployment: app: intro, two replicas of a web container whose readiness probe starts
 // checking 5 s after the container started.
 Json introDeployment() {
   Json labels = {{"app", "intro"}};
@@ -235,7 +235,7 @@ int tell(SimExecutor& executor, ApiServer& server, Cluster& cluster, bool color)
     return 1;
   }
 
-  t.heading("The seed's part 0: a Deployment on a simulated cluster of two nodes");
+  t.heading("A Deployment on a simulated cluster of two nodes");
   t.chapter("0.1 intro-deployment with 2 replicas comes up on 2 nodes");
   if (auto started = cluster.start(); !started) {
     std::fprintf(stderr, "fakekube: %s\n", started.error().message.c_str());

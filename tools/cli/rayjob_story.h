@@ -1,4 +1,4 @@
-// A story of `fakekube demo`: the seed's part 1, the RayJob demo-job from apply to cleanup, with
+// A story of `fakekube demo`: the RayJob demo-job from apply to cleanup, with
 // the KubeRay operator on a simulated cluster.
 #pragma once
 

@@ -1,14 +1,14 @@
-// The seed's part 2 as a story of `fakekube demo`: a RayCluster whose last worker turns Ready.
+// The RayCluster story of `fakekube demo`: a RayCluster whose last worker turns Ready.
 //
 // Everything runs on one SimExecutor: the cluster's parts (scheduler, kubelets, garbage
 // collector) and the KubeRay operator on a manager of its own, with the simulated Ray head and
 // workers as the pods' containers. The story creates the RayCluster; every other line is told
 // from watch events on RayClusters, Services and Pods, drained after every executor task, in the
-// order of the writes they show. Who did what is read off the change, as in part 0: an object
+// order of the writes they show. Who did what is read off the change, as in the Deployment story: an object
 // whose controller reference names the RayCluster was created by the RayCluster controller, and
 // a pod status change of a pod owned by a RayCluster enqueues that RayCluster (the controller
 // Owns Pods), whose status write follows.
-#include "tools/cli/demo_part2.h"
+#include "tools/cli/raycluster_story.h"
 
 #include <fmt/format.h>
 
@@ -47,7 +47,7 @@ Json rayClusterContainer(const std::string& name, const std::string& cpu,
           {"resources", {{"requests", {{"cpu", cpu}, {"memory", memory}}}}}};
 }
 
-// The seed's cluster: one head, the worker group `compute` of two.
+// The story's cluster: one head, the worker group `compute` of two.
 Json demoCluster() {
   Json head = rayClusterContainer("ray-head", "1", "2Gi");
   head["ports"] = Json::array({{{"containerPort", 6379}, {"name", "gcs-server"}},
@@ -206,7 +206,7 @@ bool clusterReady(ApiServer& server) {
 int tellRayClusterStory(SimExecutor& executor, ApiServer& server, Cluster& cluster,
                         Manager& rayOperator, bool color) {
   Timeline t(executor, server, color);
-  t.heading("The seed's part 2: a worker's Ready turns into a ready RayCluster");
+  t.heading("A worker's Ready turns into a ready RayCluster");
   t.chapter("2.1 demo-cluster: one head, the group compute of two workers, on two nodes");
   if (auto started = cluster.start(); !started) {
     std::fprintf(stderr, "fakekube: %s\n", started.error().message.c_str());

@@ -1,7 +1,7 @@
-// The seed's part 1: demo-job from apply to cleanup, every component real (API server, scheduler,
+// The demo-job story: demo-job from apply to cleanup, every component real (API server, scheduler,
 // kubelets running the simulated Ray head, workers and the submitter's script, the Job
-// controller, the garbage collector, both KubeRay controllers), on virtual time. And part 4: the
-// operator restarted at each stage resumes from what it stored.
+// controller, the garbage collector, both KubeRay controllers), on virtual time. And restart
+// recovery: the operator restarted at each stage resumes from what it stored.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -29,7 +29,7 @@ Json demoJob() {
   return job;
 }
 
-class SeedPart1Test : public RayJobTest {
+class DemoJobStoryTest : public RayJobTest {
  protected:
   // Records each milestone the first time it holds, with the virtual time it was seen at.
   void observe() {
@@ -67,7 +67,7 @@ class SeedPart1Test : public RayJobTest {
   std::vector<std::string> order;
 };
 
-TEST_F(SeedPart1Test, DemoJobFromApplyToCleanup) {
+TEST_F(DemoJobStoryTest, DemoJobFromApplyToCleanup) {
   startOperator();
   create(kRayJobs, demoJob());
   ASSERT_TRUE(runUntil(
@@ -122,7 +122,7 @@ TEST_F(SeedPart1Test, DemoJobFromApplyToCleanup) {
 
 // What the RayCluster controller built for demo-job: the head Service, one head pod, two
 // `compute` workers, all owned by the RayCluster, which the RayJob owns.
-TEST_F(SeedPart1Test, DemoJobsClusterIsOwnedAllTheWayDown) {
+TEST_F(DemoJobStoryTest, DemoJobsClusterIsOwnedAllTheWayDown) {
   startOperator();
   create(kRayJobs, demoJob());
   ASSERT_TRUE(runUntilDeploymentStatus("demo-job", kJobDeploymentStatusRunning));
@@ -148,9 +148,9 @@ TEST_F(SeedPart1Test, DemoJobsClusterIsOwnedAllTheWayDown) {
   EXPECT_EQ(jsonAt(jobService, {"spec", "selector", "ray.io/cluster"}), clusterName);
 }
 
-// Part 4: restarted while Initializing (the names are stored): the same jobId and cluster name,
+// Restart recovery: restarted while Initializing (the names are stored): the same jobId and cluster name,
 // one RayCluster, no duplicate.
-TEST_F(SeedPart1Test, RestartWhileInitializingReusesTheNames) {
+TEST_F(DemoJobStoryTest, RestartWhileInitializingReusesTheNames) {
   startOperator();
   create(kRayJobs, demoJob());
   ASSERT_TRUE(runUntil([&] { return list(kRayClusters).size() == 1; }));
@@ -163,9 +163,9 @@ TEST_F(SeedPart1Test, RestartWhileInitializingReusesTheNames) {
   EXPECT_EQ(list(kRayClusters).size(), 1u);
 }
 
-// Part 4: the Ray job finished while the operator was down: the new operator records Complete
+// Restart recovery: the Ray job finished while the operator was down: the new operator records Complete
 // from the submitter Job and the dashboard.
-TEST_F(SeedPart1Test, JobFinishedWhileTheOperatorWasDown) {
+TEST_F(DemoJobStoryTest, JobFinishedWhileTheOperatorWasDown) {
   entrypoints->onCommand("python /app/main.py", {.duration = seconds(20)});
   startOperator();
   create(kRayJobs, demoJob());
@@ -186,7 +186,7 @@ TEST_F(SeedPart1Test, JobFinishedWhileTheOperatorWasDown) {
 // submitter finished: as upstream, checkSubmitterFinishedTimeout runs before the dashboard is
 // asked, so the RayJob is Failed/JobDeploymentStatusTransitionGracePeriodExceeded although the Ray
 // job succeeded.
-TEST_F(SeedPart1Test, OperatorDownPastTheSubmitterFinishedTimeout) {
+TEST_F(DemoJobStoryTest, OperatorDownPastTheSubmitterFinishedTimeout) {
   entrypoints->onCommand("python /app/main.py", {.duration = seconds(20)});
   startOperator();
   create(kRayJobs, demoJob());
@@ -204,9 +204,9 @@ TEST_F(SeedPart1Test, OperatorDownPastTheSubmitterFinishedTimeout) {
               HasSubstr("but the ray job did not reach terminal state within 30s"));
 }
 
-// Part 4: Complete with endTime stored, the operator crashes 20 s into the 60 s TTL: the cluster
+// Restart recovery: Complete with endTime stored, the operator crashes 20 s into the 60 s TTL: the cluster
 // is deleted at endTime + 60 s, not restart + 60 s.
-TEST_F(SeedPart1Test, RestartDuringTheTtlKeepsTheDeadline) {
+TEST_F(DemoJobStoryTest, RestartDuringTheTtlKeepsTheDeadline) {
   startOperator();
   create(kRayJobs, demoJob());
   ASSERT_TRUE(runUntilDeploymentStatus("demo-job", kJobDeploymentStatusComplete));

@@ -1,4 +1,4 @@
-// The first story of `fakekube demo`: the seed's part 0, a Deployment on a simulated cluster.
+// The first story of `fakekube demo`: a Deployment on a simulated cluster.
 #pragma once
 
 namespace fakekube::cli {

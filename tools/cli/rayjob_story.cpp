@@ -1,11 +1,11 @@
-// The seed's part 1 as a story of `fakekube demo`: demo-job from apply to cleanup.
+// The RayJob story of `fakekube demo`: demo-job from apply to cleanup.
 //
 // Everything runs on one SimExecutor: the cluster's parts (scheduler, kubelets, Job controller,
 // garbage collector) and the KubeRay operator (RayCluster and RayJob controllers) on a manager of
 // its own, with the simulated Ray head, workers and submitter as the pods' containers. The story
 // creates the RayJob; every other line is told from watch events on RayJobs, RayClusters, Jobs,
 // Services and Pods, drained after every executor task, in the order of the writes they show.
-#include "tools/cli/demo_part1.h"
+#include "tools/cli/rayjob_story.h"
 
 #include <fmt/format.h>
 
@@ -47,7 +47,7 @@ Json rayContainer(const std::string& name, const std::string& cpu, const std::st
           {"resources", {{"requests", {{"cpu", cpu}, {"memory", memory}}}}}};
 }
 
-// The seed's RayJob.
+// The story's RayJob.
 Json demoJob() {
   Json head = rayContainer("ray-head", "1", "2Gi");
   head["ports"] = Json::array({{{"containerPort", 6379}, {"name", "gcs-server"}},
@@ -218,7 +218,7 @@ class RayJobNarrator : public Narrator {
 int tell(SimExecutor& executor, ApiServer& server, Cluster& cluster, Manager& rayOperator,
          bool color) {
   Timeline t(executor, server, color);
-  t.heading("The seed's part 1: demo-job from apply to cleanup");
+  t.heading("The RayJob story: demo-job from apply to cleanup");
   t.chapter(
       "1.1 demo-job: entrypoint python /app/main.py, K8sJobMode, TTL 60 s, head + compute x2");
   if (auto started = cluster.start(); !started) {
