@@ -87,6 +87,7 @@ set(FAKEKUBE_RAY_PUBLIC_HEADERS
   controllers/ray/raycluster_types.h
   controllers/ray/rayjob_types.h
   controllers/ray/sim/entrypoint.h
+  controllers/ray/sim/ray_autoscaler.h
   controllers/ray/sim/ray_head.h
   controllers/ray/sim/ray_job_cli.h
   controllers/ray/sim/ray_simulation.h

@@ -53,4 +53,8 @@ Result<void> addRayOperator(Manager& manager, const std::set<std::string>& contr
   return {};
 }
 
+Result<void> addRayOperator(Manager& manager, const std::set<std::string>& controllers) {
+  return addRayOperator(manager, controllers, OperatorOptions{});
+}
+
 }  // namespace fakekube::ray

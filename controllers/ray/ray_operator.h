@@ -36,7 +36,10 @@ bool isRayControllerName(std::string_view name);
 // RestClient, through that API server's service proxy (as KubeRay's --use-kubernetes-proxy);
 // otherwise over HTTP to the dashboardURL.
 Result<void> addRayOperator(Manager& manager, const std::set<std::string>& controllers,
-                            const OperatorOptions& options = {},
+                            const OperatorOptions& options,
                             DashboardClientFactory dashboards = nullptr);
+// With the default OperatorOptions. (An overload, not a default argument: OperatorOptions holds
+// Json documents, which this header names but does not define.)
+Result<void> addRayOperator(Manager& manager, const std::set<std::string>& controllers);
 
 }  // namespace fakekube::ray

@@ -13,6 +13,7 @@
 #include "controllers/ray/dashboard_client.h"
 #include "controllers/ray/operator_options.h"
 #include "controllers/ray/ray_operator.h"
+#include "controllers/ray/rayjob_types.h"
 #include "ray_fixture.h"
 
 namespace fakekube::ray::testing {
