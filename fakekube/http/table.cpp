@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -937,8 +938,96 @@ Printer customPrinter(const ResourceInfo& info) {
   return printer;
 }
 
+// --- events (printEvent) ---
+
+// The server prints the internal Event (core/v1's fields) whichever group-version was asked.
+std::string eventSource(const Json& event) {
+  std::string component = text(at(event, {"source", "component"}));
+  if (component.empty()) component = text(field(event, "reportingComponent"));
+  std::string instance = text(at(event, {"source", "host"}));
+  if (instance.empty()) instance = text(field(event, "reportingInstance"));
+  return instance.empty() ? component : component + ", " + instance;
+}
+
+std::string sinceOrUnknown(const Json& timestamp, TimePoint now) {
+  const std::string t = text(timestamp);
+  return t.empty() ? "<unknown>" : humanAge(t, now);
+}
+
+Json eventCells(const Json& event, TimePoint now) {
+  std::string firstSeen = sinceOrUnknown(field(event, "firstTimestamp"), now);
+  if (text(field(event, "firstTimestamp")).empty()) {
+    firstSeen = sinceOrUnknown(field(event, "eventTime"), now);
+  }
+  std::string lastSeen = text(field(event, "lastTimestamp")).empty()
+                             ? firstSeen
+                             : sinceOrUnknown(field(event, "lastTimestamp"), now);
+  const Json& countJson = field(event, "count");
+  std::int64_t count = countJson.is_number_integer() ? countJson.get<std::int64_t>() : 0;
+  if (const Json& series = field(event, "series"); series.is_object()) {
+    lastSeen = sinceOrUnknown(field(series, "lastObservedTime"), now);
+    const Json& seriesCount = field(series, "count");
+    count = seriesCount.is_number_integer() ? seriesCount.get<std::int64_t>() : 0;
+  } else if (count == 0) {
+    count = 1;  // a singleton event of the new API has no count
+  }
+  const Json& involved = field(event, "involvedObject");
+  std::string target = text(field(involved, "kind"));
+  for (auto& c : target) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (!text(field(involved, "name")).empty()) target += "/" + text(field(involved, "name"));
+  std::string message = text(field(event, "message"));
+  const auto first = message.find_first_not_of(" \t\n\r\v\f");
+  message = first == std::string::npos
+                ? ""
+                : message.substr(first, message.find_last_not_of(" \t\n\r\v\f") - first + 1);
+  return Json::array({lastSeen, text(field(event, "type")), text(field(event, "reason")), target,
+                      text(field(involved, "fieldPath")), eventSource(event), message, firstSeen,
+                      count, name(event)});
+}
+
+Printer eventPrinter(const ResourceInfo& info) {
+  std::vector<Column> columns = {
+      column("Last Seen",
+             "The time at which the most recent occurrence of this event was recorded."),
+      column("Type",
+             "Type of this event (Normal, Warning), new types could be added in the future"),
+      column("Reason",
+             "This should be a short, machine understandable string that gives the reason for "
+             "the transition into the object's current status."),
+      column("Object", "The object that this event is about."),
+      column("Subobject",
+             "If referring to a piece of an object instead of an entire object, this string "
+             "should contain a valid JSON/Go field access statement, such as "
+             "desiredState.manifest.containers[2]. For example, if the object reference is to a "
+             "container within a pod, this would take on a value like: \"spec.containers{name}\" "
+             "(where \"name\" refers to the name of the container that triggered the event) or if "
+             "no container name is specified \"spec.containers[2]\" (container with index 2 in "
+             "this pod). This syntax is chosen only to have some well-defined way of referencing "
+             "a part of an object.",
+             1),
+      column("Source", "The component reporting this event. Short, machine understandable string.",
+             1),
+      column("Message", "A human-readable description of the status of this operation."),
+      column("First Seen",
+             "The time at which the event was first recorded. (Time of server receipt is in "
+             "TypeMeta.)",
+             1),
+      column("Count", "The number of times this event has occurred.", 1),
+      nameColumn()};
+  columns.back().priority = 1;
+  const StorageConversion* conversion = info.conversion;
+  return {std::move(columns), [conversion](const Json& event, TimePoint now) {
+            if (conversion == nullptr) return eventCells(event, now);
+            return eventCells(conversion->toStorage(event), now);
+          }};
+}
+
 Printer printerFor(const ResourceInfo& info) {
   if (info.custom) return customPrinter(info);
+  // Both views of the Events print the internal Event.
+  if (info.kind == "Event" && info.storedGroup().empty() && info.storedResource() == "events") {
+    return eventPrinter(info);
+  }
   const std::string id = info.group + "/" + info.resource;
   if (id == "/pods") {
     return {

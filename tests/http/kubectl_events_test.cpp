@@ -80,6 +80,15 @@ TEST_F(KubectlEventsTest, CoreEventShowsInKubectlEventsAndThroughEventsK8sIo) {
                 "regarding.name=raycluster-sample", "-o", "name"}),
             "event.events.k8s.io/raycluster-sample.1\n");
 
+  // kubectl get prints the server's Event table, the same through both group-versions.
+  for (const char* resource : {"events", "events.v1.events.k8s.io"}) {
+    EXPECT_THAT(ok({"get", resource}),
+                MatchesRegex("LAST SEEN +TYPE +REASON +OBJECT +MESSAGE\n"
+                             "[0-9a-z]+ +Normal +CreatedService +raycluster/raycluster-sample +"
+                             "Created service default/raycluster-sample-head-svc\n"))
+        << resource;
+  }
+
   // Deleted through events.k8s.io/v1, gone from both.
   EXPECT_EQ(ok({"delete", "events.v1.events.k8s.io", "raycluster-sample.1"}),
             "event.events.k8s.io \"raycluster-sample.1\" deleted\n");
@@ -106,6 +115,28 @@ type: Normal
 )yaml");
   EXPECT_NE(refused.exitCode, 0);
   EXPECT_THAT(refused.err, HasSubstr("reportingController: Required value"));
+}
+
+// The KubeRay operator in `fakekube serve` records its Events through core/v1, as KubeRay's
+// controller-runtime recorder does; kubectl reads them through either group-version.
+class KubectlRayEventsTest : public KubectlTest {
+  std::vector<std::string> serveArguments() override { return {"--nodes", "2"}; }
+};
+
+TEST_F(KubectlRayEventsTest, TheOperatorsEventsShowInKubectlEventsAndThroughEventsK8sIo) {
+  EXPECT_EQ(ok({"apply", "-f", "-"}, readManifest("ray-cluster.sample.yaml")),
+            "raycluster.ray.io/raycluster-kuberay created\n");
+  ok({"wait", "--for=jsonpath={.status.state}=ready", "raycluster/raycluster-kuberay",
+      "--timeout=60s"});
+  const std::string events = ok({"events", "--for", "RayCluster.ray.io/raycluster-kuberay"});
+  EXPECT_THAT(events,
+              MatchesRegex("(.|\n)* +Normal +CreatedService +RayCluster/raycluster-kuberay "
+                           "+Created service default/raycluster-kuberay-head-svc\n(.|\n)*"));
+  EXPECT_THAT(events, HasSubstr("CreatedHeadPod"));
+  EXPECT_EQ(ok({"get", "events.v1.events.k8s.io", "--field-selector",
+                "regarding.name=raycluster-kuberay,reason=CreatedService", "-o",
+                "jsonpath={.items[*].regarding.kind} {.items[*].note}"}),
+            "RayCluster Created service default/raycluster-kuberay-head-svc");
 }
 
 }  // namespace

@@ -101,5 +101,51 @@ TEST_F(EventViewsTest, EventsK8sIoCreateIsValidatedByItsStrictRules) {
   EXPECT_TRUE(core["firstTimestamp"].is_null());
 }
 
+// printEvent: the table `kubectl get events` prints, the same through both group-versions (the
+// server prints the internal Event).
+TEST_F(EventViewsTest, BothGroupVersionsPrintTheEventTable) {
+  const httplib::Headers tableAccept = {
+      {"Accept", "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"}};
+  Json counted = coreEvent("web.1");
+  counted["count"] = 3;
+  counted["source"]["host"] = "node-1";
+  counted["lastTimestamp"] = "2024-01-01T00:00:30Z";
+  counted["involvedObject"]["fieldPath"] = "spec.containers{main}";
+  ASSERT_EQ(post(kCoreEventsPath, counted)->status, 201);
+  Json scheduled = {{"apiVersion", "events.k8s.io/v1"},
+                    {"kind", "Event"},
+                    {"metadata", {{"name", "web.2"}, {"namespace", "default"}}},
+                    {"eventTime", "2024-01-01T00:00:50.000000Z"},
+                    {"reportingController", "default-scheduler"},
+                    {"reportingInstance", "default-scheduler-node-1"},
+                    {"action", "Binding"},
+                    {"reason", "Scheduled"},
+                    {"regarding", {{"kind", "Pod"}, {"name", "web"}, {"namespace", "default"}}},
+                    {"note", "Successfully assigned default/web to node-1"},
+                    {"type", "Normal"}};
+  ASSERT_EQ(post(kEventsV1Path, scheduled)->status, 201);
+  clock.advance(std::chrono::seconds(60));
+
+  const Json expectedRows = Json::array(
+      {Json::array({"30s", "Normal", "Started", "pod/web", "spec.containers{main}",
+                    "kubelet, node-1", "Started container main", "60s", 3, "web.1"}),
+       Json::array({"10s", "Normal", "Scheduled", "pod/web", "",
+                    "default-scheduler, default-scheduler-node-1",
+                    "Successfully assigned default/web to node-1", "10s", 1, "web.2"})});
+  for (const std::string& path : {kCoreEventsPath, kEventsV1Path}) {
+    auto response = get(path, tableAccept);
+    ASSERT_EQ(response->status, 200) << response->body;
+    Json table = parse(response->body);
+    std::vector<std::string> columns;
+    for (const auto& c : table["columnDefinitions"]) columns.push_back(c["name"]);
+    EXPECT_EQ(columns,
+              (std::vector<std::string>{"Last Seen", "Type", "Reason", "Object", "Subobject",
+                                        "Source", "Message", "First Seen", "Count", "Name"}));
+    Json rows = Json::array();
+    for (const auto& row : table["rows"]) rows.push_back(row["cells"]);
+    EXPECT_EQ(rows, expectedRows) << path;
+  }
+}
+
 }  // namespace
 }  // namespace fakekube::httptest
