@@ -250,78 +250,7 @@ class Walker {
   }
 };
 
-// The structs the table lists every JSON field of (see unknownFields).
-bool describedCompletely(std::string_view protoName, bool topLevel) {
-  static constexpr std::string_view kComplete[] = {
-      "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta",
-      "k8s.io.apimachinery.pkg.apis.meta.v1.OwnerReference",
-      "k8s.io.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry",
-      "k8s.io.api.core.v1.ConfigMap",
-      "k8s.io.api.core.v1.Secret",
-      "k8s.io.api.core.v1.NamespaceSpec",
-      "k8s.io.api.core.v1.PodTemplateSpec",
-      "k8s.io.api.coordination.v1.LeaseSpec",
-  };
-  // The kinds whose top level is metadata, spec and status (or ConfigMap's and Secret's own).
-  static constexpr std::string_view kCompleteKinds[] = {
-      "k8s.io.api.core.v1.Namespace",     "k8s.io.api.core.v1.Pod",
-      "k8s.io.api.core.v1.Service",       "k8s.io.api.apps.v1.Deployment",
-      "k8s.io.api.apps.v1.ReplicaSet",    "k8s.io.api.batch.v1.Job",
-      "k8s.io.api.coordination.v1.Lease",
-  };
-  if (topLevel) {
-    for (std::string_view name : kCompleteKinds) {
-      if (name == protoName) return true;
-    }
-  }
-  for (std::string_view name : kComplete) {
-    if (name == protoName) return true;
-  }
-  return false;
-}
-
-// Collects unknown members, descending through objects of known message fields.
-class UnknownFields {
- public:
-  std::vector<std::string> found;
-
-  void message(const Json& object, const ProtobufMessage& m, const std::string& path,
-               bool topLevel) {
-    const bool complete = describedCompletely(m.name, topLevel);
-    for (const auto& [key, value] : object.get_ref<const Json::object_t&>()) {
-      if (topLevel && (key == "apiVersion" || key == "kind")) continue;
-      const IndexedField* f = SchemaIndex::get().find(m, key);
-      if (f == nullptr) {
-        if (complete) found.push_back(path.empty() ? key : path + "." + key);
-        continue;
-      }
-      const ProtobufMessage* inner = f->message;
-      if (inner == nullptr || !value.is_structured()) continue;
-      const std::string at = path.empty() ? key : path + "." + key;
-      if (f->field->shape == ProtobufShape::Single && value.is_object()) {
-        message(value, *inner, at, false);
-      } else if (f->field->shape == ProtobufShape::Repeated && value.is_array()) {
-        for (std::size_t i = 0; i < value.size(); ++i) {
-          if (value[i].is_object()) {
-            message(value[i], *inner, at + "[" + std::to_string(i) + "]", false);
-          }
-        }
-      }
-    }
-  }
-};
-
 }  // namespace
-
-std::vector<std::string> unknownFields(std::string_view apiVersion, std::string_view kind,
-                                       const Json& object) {
-  if (!object.is_object()) return {};
-  const ProtobufMessage* m = protobufMessageForKind(apiVersion, kind);
-  if (m == nullptr || kind == "DeleteOptions") return {};
-  UnknownFields walker;
-  walker.message(object, *m, "", true);
-  return std::move(walker.found);
-}
 
 std::optional<std::string> goDecodingError(std::string_view apiVersion, std::string_view kind,
                                            const Json& object) {

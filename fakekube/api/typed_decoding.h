@@ -26,7 +26,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "fakekube/api/json.h"
 #include "fakekube/api/status.h"
@@ -40,16 +39,5 @@ std::optional<std::string> goDecodingError(std::string_view apiVersion, std::str
 // The 400 BadRequest kube-apiserver answers for that error, or nullopt.
 std::optional<Status> checkFieldTypes(std::string_view apiVersion, std::string_view kind,
                                       const Json& object);
-
-// The fields of `object` its Go type does not have, as sigs.k8s.io/json's strict decoding names
-// them ("spec.foo", "metadata.labelz", "spec.template.metadata.x"), for fieldValidation=Strict
-// (a 400 "strict decoding error: unknown field ...") and Warn (a Warning header each). Only the
-// structs the table describes completely are checked — the top level of the kinds below,
-// ObjectMeta and its owner references and managed fields, ConfigMap, Secret, Namespace, Lease and
-// pod templates' top level — so a field the table leaves out of a deeper struct is never
-// reported unknown. Members are listed in key order. (The top levels checked are those of
-// ConfigMap, Secret, Namespace, Pod, Service, Deployment, ReplicaSet, Job and Lease.)
-std::vector<std::string> unknownFields(std::string_view apiVersion, std::string_view kind,
-                                       const Json& object);
 
 }  // namespace fakekube

@@ -149,7 +149,7 @@ std::string renderGoStringSlice(const std::vector<std::string>& items) {
   return out + "}";
 }
 
-std::string typeName(const Json& v) {
+std::string jsonTypeName(const Json& v) {
   switch (v.type()) {
     case Json::value_t::null:
       return "null";
@@ -172,7 +172,7 @@ std::string typeName(const Json& v) {
 
 FieldError wrongType(std::string field, const Json& v, std::string_view expected) {
   return FieldError::invalid(std::move(field), renderJson(v),
-                             fmt::format("must be {}, not {}", expected, typeName(v)));
+                             fmt::format("must be {}, not {}", expected, jsonTypeName(v)));
 }
 
 // Go's field.Path.Key: metadata.labels[app].
@@ -544,7 +544,7 @@ FieldErrors validateObjectMetaOnCreate(const Json& object, NameRule nameRule, bo
   if (!object.is_object()) {
     errs.push_back(FieldError::invalid(
         "metadata", renderJson(object),
-        fmt::format("the object must be a JSON object, not {}", typeName(object))));
+        fmt::format("the object must be a JSON object, not {}", jsonTypeName(object))));
     return errs;
   }
   static const Json kEmpty = Json::object();

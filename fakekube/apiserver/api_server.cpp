@@ -16,6 +16,7 @@
 #include "fakekube/api/typed_decoding.h"
 #include "fakekube/api/validation.h"
 #include "fakekube/apiserver/api_server_impl.h"
+#include "fakekube/apiserver/field_validation.h"
 #include "fakekube/apiserver/patching.h"
 #include "fakekube/apiserver/pod_validation.h"
 #include "fakekube/apiserver/strategy.h"
@@ -587,6 +588,9 @@ Result<ObjectPtr> ApiServer::Impl::create(const GroupVersionResource& gvr, std::
     if (auto error = checkNesting(object)) return tl::unexpected(*error);
     if (auto error = checkTypeMeta(*t->info, gvr, object)) return tl::unexpected(*error);
     if (auto error = checkTypes(*t->info, object)) return tl::unexpected(*error);
+    if (auto error = fieldvalidation::decodeBody(*t->info, object, options)) {
+      return tl::unexpected(*error);
+    }
     std::lock_guard lock(mu_);
     return createLocked(*t->info, t->ns, std::move(object), options.dryRun);
   });
@@ -728,6 +732,9 @@ Result<ObjectPtr> ApiServer::Impl::update(const GroupVersionResource& gvr, std::
     if (auto error = checkNesting(object)) return tl::unexpected(*error);
     if (auto error = checkTypeMeta(*t->info, gvr, object)) return tl::unexpected(*error);
     if (auto error = checkTypes(*t->info, object)) return tl::unexpected(*error);
+    if (auto error = fieldvalidation::decodeBody(*t->info, object, options)) {
+      return tl::unexpected(*error);
+    }
     std::lock_guard lock(mu_);
     return updateLocked(*t->info, t->ns, std::move(object), "", options.dryRun, false);
   });
@@ -755,6 +762,9 @@ Result<ObjectPtr> ApiServer::Impl::updateSubresource(const GroupVersionResource&
     if (auto error = checkNesting(object)) return tl::unexpected(*error);
     if (auto error = checkTypeMeta(*t->info, gvr, object)) return tl::unexpected(*error);
     if (auto error = checkTypes(*t->info, object)) return tl::unexpected(*error);
+    if (auto error = fieldvalidation::decodeBody(*t->info, object, options)) {
+      return tl::unexpected(*error);
+    }
     std::lock_guard lock(mu_);
     return updateLocked(*t->info, t->ns, std::move(object), subresource, options.dryRun, false);
   });
@@ -1099,6 +1109,10 @@ Result<ObjectPtr> ApiServer::Impl::patch(const GroupVersionResource& gvr, std::s
       if (auto error = patching::checkAppliedConfiguration(info, gvr, *parsed)) {
         return tl::unexpected(*error);
       }
+      if (auto error = fieldvalidation::checkApplied(
+              info, *parsed, PatchSchema::forKind(info.group, info.kind))) {
+        return tl::unexpected(*error);
+      }
       applied = std::move(*parsed);
     }
 
@@ -1159,6 +1173,11 @@ Result<ObjectPtr> ApiServer::Impl::patch(const GroupVersionResource& gvr, std::s
     if (auto error = checkNesting(*patched)) return tl::unexpected(*error);
     if (auto error = checkTypeMeta(info, gvr, *patched)) return tl::unexpected(*error);
     if (auto error = checkTypes(info, *patched)) return tl::unexpected(*error);
+    if (type != PatchType::Apply) {
+      if (auto error = fieldvalidation::decodePatched(info, *patched, type, patchText, options)) {
+        return tl::unexpected(*error);
+      }
+    }
     if (meta::name(*patched) != name) {
       return tl::unexpected(Status::badRequest(
           fmt::format("the name of the object ({}) does not match the name on the URL ({})",

@@ -4,15 +4,33 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace fakekube {
 
-struct CreateOptions {
+// What a write does with the fields of a built-in object its Go type does not have
+// (metav1.FieldValidation; api/builtin_pruning.h). They are dropped in every case; the directive
+// says what the caller hears of it. (Server-side apply refuses them whatever it says.)
+enum class FieldValidation {
+  Ignore,  // nothing
+  Warn,    // a warning each, `unknown field "spec.foo"` (kube-apiserver's default)
+  Strict,  // the request fails (400, or 422 for a patch) and nothing is written
+};
+
+// A write's warnings, as kube-apiserver sends them in `Warning: 299 - "..."` headers. A caller
+// that wants them points `warnings` at a vector the server appends to (only during the call);
+// the HTTP server turns them into headers, which RestClient reads back into `warnings`.
+struct WriteWarnings {
+  FieldValidation fieldValidation = FieldValidation::Warn;
+  std::vector<std::string>* warnings = nullptr;
+};
+
+struct CreateOptions : WriteWarnings {
   bool dryRun = false;
   std::string fieldManager;
 };
 
-struct UpdateOptions {
+struct UpdateOptions : WriteWarnings {
   bool dryRun = false;
   std::string fieldManager;
 };
@@ -25,7 +43,7 @@ enum class PatchType {
 };
 const char* patchTypeName(PatchType type);  // the media type
 
-struct PatchOptions {
+struct PatchOptions : WriteWarnings {
   bool dryRun = false;
   std::string fieldManager;
   bool force = false;  // server-side apply only

@@ -54,6 +54,25 @@ class Query {
   std::string text_;
 };
 
+// A write's fieldValidation, sent only when it is not the server's default (Warn).
+void addFieldValidation(Query& query, const WriteWarnings& options) {
+  if (options.fieldValidation == FieldValidation::Strict) query.add("fieldValidation", "Strict");
+  if (options.fieldValidation == FieldValidation::Ignore) query.add("fieldValidation", "Ignore");
+}
+
+// The text of a `Warning: 299 - "..."` header (RFC 7234's warn-text, Go-quoted), or the header
+// whole when it is not of that form.
+std::string warningText(const std::string& header) {
+  const std::size_t open = header.find('"');
+  if (open == std::string::npos || header.size() < open + 2 || header.back() != '"') return header;
+  std::string out;
+  for (std::size_t i = open + 1; i + 1 < header.size(); ++i) {
+    if (header[i] == '\\' && i + 2 < header.size()) ++i;
+    out.push_back(header[i]);
+  }
+  return out;
+}
+
 void addListOptions(Query& query, const ListOptions& options) {
   query.add("labelSelector", options.labelSelector)
       .add("fieldSelector", options.fieldSelector)
@@ -182,9 +201,11 @@ class RestClient::Impl {
   bool valid() const { return connect(std::chrono::seconds(1))->is_valid(); }
 
   // One request on a pooled keep-alive connection. The answer's body, parsed; a Status on
-  // failure (the server's own when it answered one).
+  // failure (the server's own when it answered one). The answer's warnings go to `warnings`
+  // when given.
   Result<Json> request(const std::string& method, const std::string& path,
-                       const std::string& body = "", const std::string& contentType = "") {
+                       const std::string& body = "", const std::string& contentType = "",
+                       std::vector<std::string>* warnings = nullptr) {
     std::unique_ptr<httplib::Client> http = takeConnection();
     httplib::Request req;
     req.method = method;
@@ -200,6 +221,12 @@ class RestClient::Impl {
           "{} {}{}: {}", method, config_.server, path, httplib::to_string(res.error()))));
     }
     const int code = res->status;
+    if (warnings != nullptr) {
+      const std::size_t count = res->get_header_value_count("Warning");
+      for (std::size_t i = 0; i < count; ++i) {
+        warnings->push_back(warningText(res->get_header_value("Warning", i)));
+      }
+    }
     std::string text = std::move(res->body);
     returnConnection(std::move(http));
     Json parsed = Json::parse(text, nullptr, /*allow_exceptions=*/false);
@@ -509,7 +536,9 @@ Result<Json> RestClient::create(const GroupVersionResource& gvr, Json object,
   impl_->setTypeMeta(gvr, object);
   Query query;
   query.add("dryRun", options.dryRun ? "All" : "").add("fieldManager", options.fieldManager);
-  return impl_->request("POST", *path + query.str(), toJsonText(object), "application/json");
+  addFieldValidation(query, options);
+  return impl_->request("POST", *path + query.str(), toJsonText(object), "application/json",
+                        options.warnings);
 }
 
 Result<Json> RestClient::update(const GroupVersionResource& gvr, Json object,
@@ -519,7 +548,9 @@ Result<Json> RestClient::update(const GroupVersionResource& gvr, Json object,
   impl_->setTypeMeta(gvr, object);
   Query query;
   query.add("dryRun", options.dryRun ? "All" : "").add("fieldManager", options.fieldManager);
-  return impl_->request("PUT", *path + query.str(), toJsonText(object), "application/json");
+  addFieldValidation(query, options);
+  return impl_->request("PUT", *path + query.str(), toJsonText(object), "application/json",
+                        options.warnings);
 }
 
 Result<Json> RestClient::updateStatus(const GroupVersionResource& gvr, Json object,
@@ -529,7 +560,9 @@ Result<Json> RestClient::updateStatus(const GroupVersionResource& gvr, Json obje
   impl_->setTypeMeta(gvr, object);
   Query query;
   query.add("dryRun", options.dryRun ? "All" : "").add("fieldManager", options.fieldManager);
-  return impl_->request("PUT", *path + query.str(), toJsonText(object), "application/json");
+  addFieldValidation(query, options);
+  return impl_->request("PUT", *path + query.str(), toJsonText(object), "application/json",
+                        options.warnings);
 }
 
 Result<Json> RestClient::patch(const GroupVersionResource& gvr, std::string_view ns,
@@ -541,7 +574,8 @@ Result<Json> RestClient::patch(const GroupVersionResource& gvr, std::string_view
   query.add("dryRun", options.dryRun ? "All" : "")
       .add("fieldManager", options.fieldManager)
       .addFlag("force", options.force);
-  return impl_->request("PATCH", *path + query.str(), patch, patchTypeName(type));
+  addFieldValidation(query, options);
+  return impl_->request("PATCH", *path + query.str(), patch, patchTypeName(type), options.warnings);
 }
 
 Result<Json> RestClient::deleteObject(const GroupVersionResource& gvr, std::string_view ns,

@@ -14,7 +14,6 @@
 #include "fakekube/api/merge_patch.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/protobuf.h"
-#include "fakekube/api/typed_decoding.h"
 #include "fakekube/api/yaml.h"
 #include "fakekube/http/discovery.h"
 #include "fakekube/http/media_type.h"
@@ -235,27 +234,16 @@ Result<DeleteOptions> deleteOptions(const RestRequest& request) {
   return options;
 }
 
-// fieldValidation for the unknown fields of a built-in body (typed_decoding.h): Strict refuses
-// them (400), Warn — the default — answers a Warning header for each, Ignore skips the check.
-Result<std::vector<std::string>> unknownFieldWarnings(const RestRequest& request,
-                                                      const ResourceInfo& info, const Json& body) {
+// The request's fieldValidation (checked by checkFieldValidation), and where the API server puts
+// the warnings it answers.
+WriteWarnings writeWarnings(const RestRequest& request, std::vector<std::string>& warnings) {
   const std::string directive = request.param("fieldValidation").value_or("Warn");
-  if (directive == "Ignore" || info.custom || !body.is_object()) {
-    return std::vector<std::string>();
-  }
-  const std::string apiVersion = jsonAt(body, {"apiVersion"}).is_string()
-                                     ? jsonAt(body, {"apiVersion"}).get<std::string>()
-                                     : info.apiVersion();
-  std::vector<std::string> messages;
-  for (const std::string& field : unknownFields(apiVersion, info.kind, body)) {
-    messages.push_back("unknown field " + goQuote(field));
-  }
-  if (directive == "Strict" && !messages.empty()) {
-    return tl::unexpected(Status::badRequest(fmt::format(
-        "{} in version {} cannot be handled as a {}: strict decoding error: {}", info.kind,
-        goQuote(GroupVersion::parse(apiVersion).version), info.kind, fmt::join(messages, ", "))));
-  }
-  return messages;
+  WriteWarnings out;
+  out.fieldValidation = directive == "Strict"   ? FieldValidation::Strict
+                        : directive == "Ignore" ? FieldValidation::Ignore
+                                                : FieldValidation::Warn;
+  out.warnings = &warnings;
+  return out;
 }
 
 RestResponse withWarnings(RestResponse response, const std::vector<std::string>& warnings) {
@@ -580,14 +568,14 @@ RestResponse Call::create() {
   if (auto error = checkCustomResourceTypeMeta(request_, *t_.info, t_.gvr, *body)) {
     return RestHandler::errorResponse(*error);
   }
-  auto warnings = unknownFieldWarnings(request_, *t_.info, *body);
-  if (!warnings) return RestHandler::errorResponse(warnings.error());
+  std::vector<std::string> warnings;
   CreateOptions options;
+  static_cast<WriteWarnings&>(options) = writeWarnings(request_, warnings);
   options.dryRun = *dryRun;
   options.fieldManager = request_.param("fieldManager").value_or("");
   auto created = server_.create(t_.gvr, t_.ns, std::move(*body), options);
   if (!created) return RestHandler::errorResponse(created.error());
-  return withWarnings(objectResponse(201, **created), *warnings);
+  return withWarnings(objectResponse(201, **created), warnings);
 }
 
 RestResponse Call::deleteCollection() {
@@ -623,9 +611,9 @@ RestResponse Call::update(std::string_view subresource) {
     return RestHandler::errorResponse(*error);
   }
   if (auto error = checkBodyName(*body, t_.name)) return RestHandler::errorResponse(*error);
-  auto warnings = unknownFieldWarnings(request_, *t_.info, *body);
-  if (!warnings) return RestHandler::errorResponse(warnings.error());
+  std::vector<std::string> warnings;
   UpdateOptions options;
+  static_cast<WriteWarnings&>(options) = writeWarnings(request_, warnings);
   options.dryRun = *dryRun;
   options.fieldManager = request_.param("fieldManager").value_or("");
   // Kinds that PUT may create answer 201 when it did.
@@ -635,7 +623,7 @@ RestResponse Call::update(std::string_view subresource) {
           ? server_.update(t_.gvr, t_.ns, std::move(*body), options)
           : server_.updateSubresource(t_.gvr, t_.ns, std::move(*body), subresource, options);
   if (!updated) return RestHandler::errorResponse(updated.error());
-  return withWarnings(objectResponse(creates ? 201 : 200, **updated), *warnings);
+  return withWarnings(objectResponse(creates ? 201 : 200, **updated), warnings);
 }
 
 RestResponse Call::patch(std::string_view subresource) {
@@ -656,7 +644,9 @@ RestResponse Call::patch(std::string_view subresource) {
   if (!dryRun) return RestHandler::errorResponse(dryRun.error());
   auto force = boolParameter(request_, "force");
   if (!force) return RestHandler::errorResponse(force.error());
+  std::vector<std::string> warnings;
   PatchOptions options;
+  static_cast<WriteWarnings&>(options) = writeWarnings(request_, warnings);
   options.dryRun = *dryRun;
   options.fieldManager = request_.param("fieldManager").value_or("");
   options.force = force->value_or(false);
@@ -666,7 +656,7 @@ RestResponse Call::patch(std::string_view subresource) {
   auto patched =
       server_.patch(t_.gvr, t_.ns, t_.name, *type, request_.body, options, subresource, &creates);
   if (!patched) return RestHandler::errorResponse(patched.error());
-  return objectResponse(creates ? 201 : 200, **patched);
+  return withWarnings(objectResponse(creates ? 201 : 200, **patched), warnings);
 }
 
 // --- the scale subresource (autoscaling/v1 Scale of a Deployment or ReplicaSet) ---

@@ -113,6 +113,42 @@ TEST_F(KubectlServeTest, ApplyCreatesThenReapplyMergesTheEdit) {
   EXPECT_EQ(web["metadata"]["generation"], 2);
 }
 
+constexpr const char* kMisspeltPod = R"yaml(
+apiVersion: v1
+kind: Pod
+metadata:
+  name: typo
+spec:
+  containers:
+  - name: app
+    image: nginx:1.25
+    imagePullPolizy: Always
+)yaml";
+
+// kubectl --validate=warn sends fieldValidation=Warn: the server drops the misspelt field and
+// answers a Warning header, which kubectl prints.
+TEST_F(KubectlServeTest, ApplyWithValidateWarnPrintsTheUnknownFieldAndDropsIt) {
+  ProcessResult applied = kubectl({"apply", "--validate=warn", "-f", "-"}, kMisspeltPod);
+  ASSERT_EQ(applied.exitCode, 0) << applied.err;
+  EXPECT_EQ(applied.out, "pod/typo created\n");
+  EXPECT_THAT(applied.err,
+              HasSubstr("Warning: unknown field \"spec.containers[0].imagePullPolizy\""));
+  Json pod = parse(ok({"get", "pod", "typo", "-o", "json"}));
+  EXPECT_FALSE(pod["spec"]["containers"][0].contains("imagePullPolizy"));
+  EXPECT_EQ(pod["spec"]["containers"][0]["image"], "nginx:1.25");
+}
+
+// kubectl's default, --validate=strict, sends fieldValidation=Strict: the create is refused with
+// the strict decoding error and nothing is written.
+TEST_F(KubectlServeTest, ApplyByDefaultRefusesTheUnknownField) {
+  ProcessResult refused = kubectl({"apply", "-f", "-"}, kMisspeltPod);
+  EXPECT_NE(refused.exitCode, 0);
+  EXPECT_THAT(refused.err,
+              HasSubstr("Pod in version \"v1\" cannot be handled as a Pod: strict decoding error: "
+                        "unknown field \"spec.containers[0].imagePullPolizy\""));
+  EXPECT_NE(kubectl({"get", "pod", "typo"}).exitCode, 0);
+}
+
 TEST_F(KubectlServeTest, ReplaceWithAStaleResourceVersionPrintsTheConflict) {
   ok({"create", "configmap", "settings", "--from-literal=mode=a"});
   std::string stale = ok({"get", "configmap", "settings", "-o", "json"});

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/resources.h"
@@ -189,6 +190,35 @@ TEST(RemoteTlsTest, TheRestClientVerifiesTheServerAndSendsTheToken) {
   auto refused = (*RestClient::create(untrusted))->list(kConfigMaps, "default");
   ASSERT_FALSE(refused.has_value());
   EXPECT_EQ(refused.error().code, 503);
+  EXPECT_EQ(serve.stop(), 0);
+}
+
+// The RestClient gives a write's warnings back as InProcessClient does (the server's Warning
+// headers), and sends a fieldValidation other than the default.
+TEST_F(RemoteControllerTest, TheRestClientReturnsUnknownFieldWarnings) {
+  auto rest = serve.restClient();
+  ASSERT_TRUE(rest.has_value()) << rest.error().message;
+  RestClient& client = **rest;
+  Json cm = {{"apiVersion", "v1"},
+             {"kind", "ConfigMap"},
+             {"metadata", {{"name", "typo"}, {"namespace", "default"}}},
+             {"dta", {{"k", "v"}}}};
+  std::vector<std::string> warnings;
+  CreateOptions options;
+  options.warnings = &warnings;
+  auto created = client.create(kConfigMaps, cm, options);
+  ASSERT_TRUE(created.has_value()) << created.error().message;
+  EXPECT_FALSE(created->contains("dta"));
+  EXPECT_EQ(warnings, std::vector<std::string>{"unknown field \"dta\""});
+
+  options.fieldValidation = FieldValidation::Strict;
+  meta::setName(cm, "typo-2");
+  auto refused = client.create(kConfigMaps, cm, options);
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_EQ(refused.error().code, 400);
+  EXPECT_EQ(refused.error().message,
+            "ConfigMap in version \"v1\" cannot be handled as a ConfigMap: strict decoding error: "
+            "unknown field \"dta\"");
   EXPECT_EQ(serve.stop(), 0);
 }
 

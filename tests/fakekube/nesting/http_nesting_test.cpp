@@ -173,12 +173,15 @@ TEST_F(FieldValidationTest, StrictRefusesUnknownFieldsWarnAndTheDefaultWarn) {
   auto ignored = client->Post(path + "?fieldValidation=Ignore", other.dump(), "application/json");
   ASSERT_EQ(ignored->status, 201);
   EXPECT_EQ(ignored->get_header_value_count("Warning"), 0u);
-  // Fields the table describes only in part (a Pod's spec) are never reported.
+  // Nested fields are found at any depth, as strict decoding names them.
   Json p = pod("p1");
   p["spec"]["containers"][0]["futureField"] = true;
   auto pod = client->Post("/api/v1/namespaces/default/pods?fieldValidation=Strict", p.dump(),
                           "application/json");
-  EXPECT_EQ(pod->status, 201) << pod->body;
+  ASSERT_EQ(pod->status, 400) << pod->body;
+  EXPECT_EQ(
+      status(pod)["message"],
+      R"(Pod in version "v1" cannot be handled as a Pod: strict decoding error: unknown field "spec.containers[0].futureField")");
 }
 
 TEST_F(FieldValidationTest, WrongTypesAndKeysOverHttp) {
