@@ -20,211 +20,22 @@
 #include "fakekube/cluster/nodes.h"
 #include "fakekube/cluster/scheduler_default_selector.h"
 #include "fakekube/cluster/scheduler_plugins.h"
+#include "fakekube/cluster/scheduler_resources.h"
 #include "fakekube/runtime/builder.h"
 
 namespace fakekube {
 
 namespace {
 
-// schedutil.DefaultMilliCPURequest / DefaultMemoryRequest: what the scorer counts for a pod that
-// requests nothing.
-constexpr std::int64_t kDefaultMilliCpu = 100;
-constexpr std::int64_t kDefaultMemory = 200LL * 1024 * 1024;
-
-constexpr std::string_view kReasonTooManyPods = "Too many pods";
 constexpr std::string_view kNoVictims = "No preemption victims found for incoming pod";
 constexpr std::string_view kNotHelpful = "Preemption is not helpful for scheduling";
 
-Result<void> addResources(ResourceList& into, const Json& list, bool max) {
-  if (!list.is_object()) return {};
-  for (const auto& [name, value] : list.items()) {
-    std::string text = value.is_string()   ? value.get<std::string>()
-                       : value.is_number() ? value.dump()
-                                           : std::string();
-    auto parsed = parseResourceQuantity(name, text);
-    if (!parsed) return tl::unexpected(parsed.error());
-    if (max) {
-      into[name] = std::max(into[name], *parsed);
-    } else {
-      into[name] += *parsed;
-    }
-  }
-  return {};
-}
-
-// A container's requests, with limits standing in for missing requests.
-Result<ResourceList> containerRequests(const Json& container) {
-  ResourceList requests;
-  const Json& resources = jsonAt(container, {"resources"});
-  if (!resources.is_object()) return requests;
-  if (auto r = addResources(requests, jsonObjectAt(resources, "requests"), false); !r) {
-    return tl::unexpected(r.error());
-  }
-  ResourceList limits;
-  if (auto r = addResources(limits, jsonObjectAt(resources, "limits"), false); !r) {
-    return tl::unexpected(r.error());
-  }
-  for (const auto& [name, value] : limits) requests.emplace(name, value);
-  return requests;
-}
-
-// What a node has used up.
-struct NodeUsage {
-  ResourceList requested;
-  std::int64_t pods = 0;
-  // requested["cpu"] and ["memory"], which every decision reads of every node it filters.
-  std::int64_t requestedCpu = 0;
-  std::int64_t requestedMemory = 0;
-  // For scoring, with the non-zero defaults.
-  std::int64_t scoreCpu = 0;
-  std::int64_t scoreMemory = 0;
-
-  static std::int64_t scoreCpuOf(const ResourceList& requests) {
-    auto cpu = requests.find("cpu");
-    return cpu != requests.end() && cpu->second > 0 ? cpu->second : kDefaultMilliCpu;
-  }
-  static std::int64_t scoreMemoryOf(const ResourceList& requests) {
-    auto memory = requests.find("memory");
-    return memory != requests.end() && memory->second > 0 ? memory->second : kDefaultMemory;
-  }
-  void add(const ResourceList& requests) {
-    for (const auto& [name, value] : requests) requested[name] += value;
-    ++pods;
-    scoreCpu += scoreCpuOf(requests);
-    scoreMemory += scoreMemoryOf(requests);
-    refreshCpuAndMemory();
-  }
-  void remove(const ResourceList& requests) {
-    for (const auto& [name, value] : requests) {
-      auto it = requested.find(name);
-      if (it == requested.end()) continue;
-      it->second -= value;
-      if (it->second == 0) requested.erase(it);
-    }
-    --pods;
-    scoreCpu -= scoreCpuOf(requests);
-    scoreMemory -= scoreMemoryOf(requests);
-    refreshCpuAndMemory();
-  }
-  std::int64_t requestedOf(const std::string& name) const {
-    auto it = requested.find(name);
-    return it == requested.end() ? 0 : it->second;
-  }
-  void refreshCpuAndMemory() {
-    requestedCpu = requestedOf("cpu");
-    requestedMemory = requestedOf("memory");
-  }
-};
-
-// What a pod asks for, resolved once per decision for the filter and the scorer of every node:
-// its requests in NodeResourcesFit's order (cpu and memory first, then the others by name), and
-// what LeastAllocated counts for it.
-struct Demand {
-  enum class Kind { Cpu, Memory, Other };
-  struct Resource {
-    Kind kind;
-    std::string name;
-    std::int64_t amount;
-  };
-  std::vector<Resource> resources;  // the positive requests only
-  std::int64_t scoreCpu = 0;
-  std::int64_t scoreMemory = 0;
-
-  explicit Demand(const ResourceList& requests)
-      : scoreCpu(NodeUsage::scoreCpuOf(requests)), scoreMemory(NodeUsage::scoreMemoryOf(requests)) {
-    for (const auto& [kind, first] : {std::pair{Kind::Cpu, "cpu"}, {Kind::Memory, "memory"}}) {
-      auto it = requests.find(first);
-      if (it != requests.end() && it->second > 0) resources.push_back({kind, first, it->second});
-    }
-    for (const auto& [name, amount] : requests) {
-      if (name != "cpu" && name != "memory" && amount > 0) {
-        resources.push_back({Kind::Other, name, amount});
-      }
-    }
-  }
-};
-
-// A node's resources as NodeResourcesFit and its scorer read them, parsed once per version of the
-// node (the informer hands out a new document for every change) rather than once per scheduling
-// decision.
-struct NodeCapacity {
-  ObjectPtr object;
-  std::string name;
-  ResourceList allocatable;
-  // allocatableOf("cpu"), ("memory") and ("pods"), which every decision reads of every node.
-  std::int64_t allocatableCpu = 0;
-  std::int64_t allocatableMemory = 0;
-  std::int64_t allocatablePods = 0;
-
-  std::int64_t allocatableOf(const std::string& resource) const {
-    auto it = allocatable.find(resource);
-    return it == allocatable.end() ? 0 : it->second;
-  }
-  std::int64_t allocatableOf(const Demand::Resource& resource) const {
-    switch (resource.kind) {
-      case Demand::Kind::Cpu:
-        return allocatableCpu;
-      case Demand::Kind::Memory:
-        return allocatableMemory;
-      case Demand::Kind::Other:
-        break;
-    }
-    return allocatableOf(resource.name);
-  }
-};
-
-// What a node has used up as a decision sees it: its bound pods' usage, plus that of the pods
-// assumed onto it (bound by this scheduler, not yet seen bound in the cache), if any.
-struct UsedOnNode {
-  const NodeUsage& bound;
-  const NodeUsage* assumed;
-
-  std::int64_t pods() const { return bound.pods + (assumed ? assumed->pods : 0); }
-  std::int64_t scoreCpu() const { return bound.scoreCpu + (assumed ? assumed->scoreCpu : 0); }
-  std::int64_t scoreMemory() const {
-    return bound.scoreMemory + (assumed ? assumed->scoreMemory : 0);
-  }
-  std::int64_t requestedOf(const Demand::Resource& resource) const {
-    return requestedOf(bound, resource) + (assumed ? requestedOf(*assumed, resource) : 0);
-  }
-  static std::int64_t requestedOf(const NodeUsage& usage, const Demand::Resource& resource) {
-    switch (resource.kind) {
-      case Demand::Kind::Cpu:
-        return usage.requestedCpu;
-      case Demand::Kind::Memory:
-        return usage.requestedMemory;
-      case Demand::Kind::Other:
-        break;
-    }
-    return usage.requestedOf(resource.name);
-  }
-};
+using scheduling::Demand;
+using scheduling::NodeCapacity;
+using scheduling::NodeUsage;
+using scheduling::UsedOnNode;
 
 }  // namespace
-
-Result<ResourceList> podRequests(const Json& pod) {
-  ResourceList total;
-  const Json& spec = jsonAt(pod, {"spec"});
-  if (!spec.is_object()) return total;
-  if (spec.contains("containers") && spec["containers"].is_array()) {
-    for (const auto& c : spec["containers"]) {
-      auto requests = containerRequests(c);
-      if (!requests) return tl::unexpected(requests.error());
-      for (const auto& [name, value] : *requests) total[name] += value;
-    }
-  }
-  if (spec.contains("initContainers") && spec["initContainers"].is_array()) {
-    for (const auto& c : spec["initContainers"]) {
-      auto requests = containerRequests(c);
-      if (!requests) return tl::unexpected(requests.error());
-      for (const auto& [name, value] : *requests) total[name] = std::max(total[name], value);
-    }
-  }
-  if (spec.contains("overhead")) {
-    if (auto r = addResources(total, spec["overhead"], false); !r) return tl::unexpected(r.error());
-  }
-  return total;
-}
 
 class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
  public:
@@ -430,7 +241,7 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
       const UsedOnNode used{*bound[i],
                             assumed == assumedByNode_.end() ? nullptr : &assumed->second};
       scheduling::FilterStatus status = cycle->filter(*infos[i], Stage::BeforeResources);
-      if (status.ok()) status = fitResources(demand, *capacities[i], used);
+      if (status.ok()) status = scheduling::fitResources(demand, *capacities[i], used);
       if (status.ok()) status = cycle->filter(*infos[i], Stage::AfterResources);
       if (!status.ok()) {
         for (const auto& r : status.reasons) ++reasonCounts[r];
@@ -438,7 +249,7 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
         continue;
       }
       feasible.push_back(infos[i]);
-      scores.push_back(score(demand, *capacities[i], used));
+      scores.push_back(scheduling::leastAllocatedScore(demand, *capacities[i], used));
     }
     if (!candidates.empty()) nextStartNodeIndex_ = (start + processed) % candidates.size();
     if (feasible.empty()) {
@@ -602,7 +413,7 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
     for (const auto& node : nodes) {
       const std::string& name = meta::name(*node);
       NodeCapacity& info = nodeInfos_[name];
-      if (info.object != node) info = parseNode(node);
+      if (info.object != node) info = NodeCapacity::parse(node);
       infos.push_back(&info);
     }
     if (nodeInfos_.size() > nodes.size()) {  // deleted nodes
@@ -612,47 +423,6 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
     }
     lastInfos_ = infos;
     return infos;
-  }
-
-  static NodeCapacity parseNode(const ObjectPtr& node) {
-    NodeCapacity info;
-    info.object = node;
-    info.name = meta::name(*node);
-    const Json& declared = jsonAt(*node, {"status", "allocatable"});
-    if (declared.is_object()) (void)addResources(info.allocatable, declared, false);
-    info.allocatableCpu = info.allocatableOf("cpu");
-    info.allocatableMemory = info.allocatableOf("memory");
-    info.allocatablePods = info.allocatableOf("pods");
-    return info;
-  }
-
-  // NodeResourcesFit's filter: every shortage is a reason; preemption could make room.
-  static scheduling::FilterStatus fitResources(const Demand& demand, const NodeCapacity& node,
-                                               const UsedOnNode& used) {
-    scheduling::FilterStatus status;
-    if (used.pods() + 1 > node.allocatablePods) {
-      status.reasons.emplace_back(kReasonTooManyPods);
-    }
-    for (const auto& resource : demand.resources) {
-      if (resource.amount > node.allocatableOf(resource) - used.requestedOf(resource)) {
-        status.reasons.push_back("Insufficient " + resource.name);
-      }
-    }
-    if (!status.reasons.empty()) status.code = scheduling::FilterStatus::Code::Unschedulable;
-    return status;
-  }
-
-  // LeastAllocated: the mean over cpu and memory of the share left free once the pod is placed,
-  // 0..100.
-  static std::int64_t score(const Demand& demand, const NodeCapacity& node,
-                            const UsedOnNode& used) {
-    const std::int64_t cpu = used.scoreCpu() + demand.scoreCpu;
-    const std::int64_t memory = used.scoreMemory() + demand.scoreMemory;
-    auto free = [](std::int64_t capacity, std::int64_t requested) -> std::int64_t {
-      if (capacity <= 0 || requested > capacity) return 0;
-      return (capacity - requested) * 100 / capacity;
-    };
-    return (free(node.allocatableCpu, cpu) + free(node.allocatableMemory, memory)) / 2;
   }
 
   static std::string histogram(const std::map<std::string, int>& counts) {

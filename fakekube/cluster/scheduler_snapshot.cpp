@@ -214,7 +214,15 @@ void Snapshot::addPod(const ObjectPtr& pod, const std::string& node) {
   }
   auto existing = pods_.find(uid);
   if (existing != pods_.end()) {
-    if (existing->second->object == pod && existing->second->node == node) return;
+    PodInfo& info = *existing->second;
+    if (info.object == pod && info.node == node) return;
+    // Most updates of a bound pod are status writes: same node, labels and deletion state, and
+    // its affinity cannot change (spec.affinity is immutable), so the indexes stay as they are.
+    if (info.node == node && info.terminating == meta::isDeleting(*pod) &&
+        meta::labels(*info.object) == meta::labels(*pod)) {
+      info.object = pod;
+      return;
+    }
     unindexPod(existing->second.get());
     pods_.erase(existing);
   }
