@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -75,6 +76,10 @@ Json floatValue(double value) {
   return Json(value);
 }
 
+// strconv.ParseFloat's value for text kFloat matched. Not std::stod, which throws for a value out
+// of double's range: beyond it this is +-infinity (which the caller refuses), below it 0.
+double parseFloat(const std::string& text) { return std::strtod(text.c_str(), nullptr); }
+
 // go-yaml v2's resolve() for a plain scalar.
 std::optional<Json> resolvePlain(const std::string& text, std::string* unsupported) {
   if (oneOf(text, {"", "~", "null", "Null", "NULL"})) return Json(nullptr);
@@ -91,16 +96,16 @@ std::optional<Json> resolvePlain(const std::string& text, std::string* unsupport
   }
   static const std::regex kFloat(R"([-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?)");
   const char first = text[0];
-  if (first == '.') {
-    if (std::regex_match(text, kFloat)) return floatValue(std::stod(text));
-    return Json(text);
-  }
-  if (first == '+' || first == '-' || (first >= '0' && first <= '9')) {
+  const bool number =
+      first == '.' || first == '+' || first == '-' || (first >= '0' && first <= '9');
+  if (number) {
     std::string plain = text;
-    plain.erase(std::remove(plain.begin(), plain.end(), '_'), plain.end());
-    if (auto integer = parseGoInteger(plain)) return integer;
+    if (first != '.') {
+      plain.erase(std::remove(plain.begin(), plain.end(), '_'), plain.end());
+      if (auto integer = parseGoInteger(plain)) return integer;
+    }
     if (std::regex_match(plain, kFloat)) {
-      double value = std::stod(plain);
+      double value = parseFloat(plain);
       if (std::isinf(value)) {
         *unsupported = text;
         return std::nullopt;

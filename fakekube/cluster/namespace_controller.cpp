@@ -57,6 +57,10 @@ bool hasItems(const Json& list) {
 // after the NamespaceController is gone (until the manager is). Outside the anonymous namespace
 // because Impl holds it (a -Wsubobject-linkage warning inside a unity batch otherwise).
 struct NamespaceReconcile {
+  // A constructor, not aggregate initialisation: make_shared of an aggregate needs clang 16.
+  NamespaceReconcile(Manager& manager, NamespaceController::Options options)
+      : manager(manager), options(std::move(options)) {}
+
   Manager& manager;
   NamespaceController::Options options;
   mutable std::mutex mu;

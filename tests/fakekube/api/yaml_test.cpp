@@ -121,6 +121,23 @@ TEST(YamlTest, ErrorsAreBadRequests) {
             "error converting YAML to JSON: json: unsupported value: .inf");
 }
 
+// A float beyond double's range is infinity, refused as .inf is; below it, 0 (strconv.ParseFloat).
+// The fuzzer found the overflow aborting the process (std::stod's out_of_range).
+TEST(YamlTest, FloatsOutOfDoublesRangeAreErrorsNotCrashes) {
+  const std::string huge = "1" + std::string(400, '9') + ".5";
+  auto overflow = decodeYaml("a: " + huge + "\n");
+  ASSERT_FALSE(overflow);
+  EXPECT_EQ(overflow.error().code, 400);
+  EXPECT_EQ(overflow.error().message,
+            "error converting YAML to JSON: json: unsupported value: " + huge);
+  auto exponent = decodeYaml("a: .5e999\n");
+  ASSERT_FALSE(exponent);
+  EXPECT_EQ(exponent.error().code, 400);
+  auto underflow = decodeYaml("a: 1e-400\n");
+  ASSERT_TRUE(underflow) << underflow.error().message;
+  EXPECT_EQ((*underflow)["a"], 0);
+}
+
 TEST(YamlTest, InvalidUtf8IsGoYamlsReaderError) {
   // go-yaml reads UTF-8 only (a fuzzer found the bytes reaching a field error's dump(), which
   // throws on them).
