@@ -12,7 +12,7 @@
 namespace fakekube::httptest {
 namespace {
 
-const std::string kPodsPath = "/api/v1/namespaces/default/pods";
+const std::string kTypoPodsPath = "/api/v1/namespaces/default/pods";
 
 std::vector<std::string> warnings(const httplib::Result& result) {
   std::vector<std::string> out;
@@ -31,24 +31,24 @@ Json misspeltPod() {
 using UnknownFieldsHttpTest = HttpTest;
 
 TEST_F(UnknownFieldsHttpTest, PostWarnsWithWarningHeadersAndDrops) {
-  auto created = post(kPodsPath, misspeltPod());
+  auto created = post(kTypoPodsPath, misspeltPod());
   ASSERT_EQ(created->status, 201) << created->body;
   EXPECT_EQ(warnings(created),
             (std::vector<std::string>{
                 R"(299 - "unknown field \"bogus\"")",
                 R"(299 - "unknown field \"spec.containers[0].imagePullPolizy\"")"}));
-  Json stored = parse(get(kPodsPath + "/web")->body);
+  Json stored = parse(get(kTypoPodsPath + "/web")->body);
   EXPECT_FALSE(stored.contains("bogus"));
   EXPECT_FALSE(stored["spec"]["containers"][0].contains("imagePullPolizy"));
 }
 
 TEST_F(UnknownFieldsHttpTest, PostStrictIsBadRequestWithStrictDecodingError) {
-  auto refused = post(kPodsPath + "?fieldValidation=Strict", misspeltPod());
+  auto refused = post(kTypoPodsPath + "?fieldValidation=Strict", misspeltPod());
   ASSERT_EQ(refused->status, 400);
   EXPECT_EQ(status(refused)["message"],
             "Pod in version \"v1\" cannot be handled as a Pod: strict decoding error: unknown "
             "field \"bogus\", unknown field \"spec.containers[0].imagePullPolizy\"");
-  EXPECT_EQ(get(kPodsPath + "/web")->status, 404);
+  EXPECT_EQ(get(kTypoPodsPath + "/web")->status, 404);
 }
 
 TEST_F(UnknownFieldsHttpTest, PostIgnoreDropsWithoutWarnings) {
@@ -71,7 +71,7 @@ TEST_F(UnknownFieldsHttpTest, PutWarnsAndDrops) {
 }
 
 TEST_F(UnknownFieldsHttpTest, EveryPatchTypeWarnsAndDrops) {
-  ASSERT_EQ(post(kPodsPath, pod("web"))->status, 201);
+  ASSERT_EQ(post(kTypoPodsPath, pod("web"))->status, 201);
   struct Case {
     const char* contentType;
     std::string body;
@@ -86,11 +86,11 @@ TEST_F(UnknownFieldsHttpTest, EveryPatchTypeWarnsAndDrops) {
        R"(299 - "unknown field \"spec.containers[0].imagePullPolizy\"")"},
   };
   for (const Case& c : cases) {
-    auto patched = patch(kPodsPath + "/web", c.body, c.contentType);
+    auto patched = patch(kTypoPodsPath + "/web", c.body, c.contentType);
     ASSERT_EQ(patched->status, 200) << c.contentType << ": " << patched->body;
     EXPECT_EQ(warnings(patched), std::vector<std::string>{c.warning}) << c.contentType;
   }
-  Json stored = parse(get(kPodsPath + "/web")->body);
+  Json stored = parse(get(kTypoPodsPath + "/web")->body);
   EXPECT_FALSE(stored.contains("x"));
   EXPECT_FALSE(stored["spec"].contains("bogus"));
   EXPECT_FALSE(stored["spec"]["containers"][0].contains("imagePullPolizy"));
