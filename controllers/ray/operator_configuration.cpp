@@ -17,11 +17,12 @@ constexpr std::string_view kConfigurationKind = "Configuration";
 
 // What encoding/json says of a value of the wrong JSON type for a Go field.
 std::string unmarshalError(const Json& value, std::string_view field, std::string_view goType) {
-  const char* got = value.is_object()    ? "object"
-                    : value.is_array()   ? "array"
-                    : value.is_string()  ? "string"
-                    : value.is_boolean() ? "bool"
-                                         : "number";
+  // encoding/json names the JSON type, and a number's text.
+  const std::string got = value.is_object()    ? "object"
+                          : value.is_array()   ? "array"
+                          : value.is_string()  ? "string"
+                          : value.is_boolean() ? "bool"
+                                               : "number " + value.dump();
   return fmt::format("json: cannot unmarshal {} into Go struct field Configuration.{} of type {}",
                      got, field, goType);
 }
@@ -41,6 +42,18 @@ Result<std::vector<Json>> containersField(const Json& config, std::string_view f
     out.push_back(container);
   }
   return out;
+}
+
+// qps (a float64) and burst (an int): checked though not acted on, as the decoder refuses them.
+Result<void> checkNumberFields(const Json& config) {
+  if (auto qps = config.find("qps"); qps != config.end() && !qps->is_null() && !qps->is_number()) {
+    return tl::unexpected(Status::badRequest(unmarshalError(*qps, "qps", "float64")));
+  }
+  if (auto burst = config.find("burst");
+      burst != config.end() && !burst->is_null() && !burst->is_number_integer()) {
+    return tl::unexpected(Status::badRequest(unmarshalError(*burst, "burst", "int")));
+  }
+  return {};
 }
 
 Result<bool> boolField(const Json& config, std::string_view field) {
@@ -94,6 +107,7 @@ Result<void> applyOperatorConfiguration(std::string_view text, OperatorOptions& 
   if (!proxy) return tl::unexpected(proxy.error());
   auto deleteRayJob = boolField(config, "deleteRayJobAfterJobFinishes");
   if (!deleteRayJob) return tl::unexpected(deleteRayJob.error());
+  if (auto numbers = checkNumberFields(config); !numbers) return numbers;
 
   options.headSidecarContainers = std::move(*head);
   options.workerSidecarContainers = std::move(*worker);

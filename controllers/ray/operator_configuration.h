@@ -11,8 +11,8 @@
 //   deleteRayJobAfterJobFinishes                     TTL cleanup deletes the RayJob itself
 // The others (metricsAddr, probeAddr, leader election, qps, burst, logging, batch schedulers,
 // watchNamespace, default pod metadata and envs) are accepted and ignored: fakekube's operator
-// has no such endpoints or integrations. Unknown fields are ignored too, as the universal
-// decoder does.
+// has no such endpoints or integrations (qps and burst are still type-checked, as the decoder
+// checks them). Unknown fields are ignored too, as the universal decoder does.
 //
 // Errors are 400 BadRequest, worded as upstream's decoder words them:
 //   Object 'Kind' is missing in config file

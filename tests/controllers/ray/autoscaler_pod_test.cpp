@@ -253,8 +253,10 @@ TEST(MultiHostLabelsTest, TestDeafultWorkerPodTemplateWithReplicaGrpAndIndex) {
 }
 
 // The operator configuration's sidecars (RayClusterReconcilerOptions.HeadSidecarContainers /
-// WorkerSidecarContainers): appended after the pod's containers, the autoscaler included.
-TEST(SidecarContainersTest, TestBuildPod_WithSidecarContainers) {
+// WorkerSidecarContainers, as the controller's buildHeadPod / buildWorkerPod append them; upstream
+// tests them through the envtest suite, autoscaler_rbac_test.cpp): after the pod's own
+// containers, the autoscaler included.
+TEST(SidecarContainersTest, HeadAndWorkerSidecarsFollowThePodsContainers) {
   OperatorOptions options;
   options.headSidecarContainers = {{{"name", "fluentbit"}, {"image", "fluent/fluent-bit:1.9.6"}}};
   options.workerSidecarContainers = {{{"name", "log-shipper"}, {"image", "busybox"}},

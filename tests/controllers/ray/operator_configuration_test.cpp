@@ -28,7 +28,8 @@ workerSidecarContainers:
   image: busybox
 )";
 
-TEST(OperatorConfigurationTest, ReadsSidecarsAndFlagsOfAConfiguration) {
+// Test_decodeConfig "config with sidecars" (and useKubernetesProxy, reconcileConcurrency).
+TEST(OperatorConfigurationTest, Test_decodeConfig_ConfigWithSidecars) {
   OperatorOptions options;
   options.enableLoginShell = true;  // from the environment: kept
   ASSERT_TRUE(applyOperatorConfiguration(kConfiguration, options).has_value());
@@ -43,8 +44,9 @@ TEST(OperatorConfigurationTest, ReadsSidecarsAndFlagsOfAConfiguration) {
   EXPECT_TRUE(options.enableLoginShell);
 }
 
-// SetDefaults_Configuration: reconcileConcurrency 0 -> 1; absent lists are empty.
-TEST(OperatorConfigurationTest, DefaultsOfAnEmptyConfiguration) {
+// Test_decodeConfig "default config file": SetDefaults_Configuration's reconcileConcurrency 1;
+// absent lists are empty.
+TEST(OperatorConfigurationTest, Test_decodeConfig_DefaultConfigFile) {
   OperatorOptions options;
   options.reconcileConcurrency = 8;
   options.headSidecarContainers = {Json::object()};
@@ -53,6 +55,35 @@ TEST(OperatorConfigurationTest, DefaultsOfAnEmptyConfiguration) {
                   .has_value());
   EXPECT_EQ(options.reconcileConcurrency, 1);
   EXPECT_TRUE(options.headSidecarContainers.empty());
+}
+
+// Test_decodeConfig "unknown filed ignored", "invalid type for field", "set Burst using float".
+TEST(OperatorConfigurationTest, Test_decodeConfig_UnknownFieldsAndInvalidTypes) {
+  OperatorOptions options;
+  const std::string header =
+      "apiVersion: config.ray.io/v1alpha1\nkind: Configuration\nmetricsAddr: \":8080\"\n"
+      "probeAddr: \":8082\"\nenableLeaderElection: true\n";
+  ASSERT_TRUE(
+      applyOperatorConfiguration(header + "reconcileConcurrency: 1\nunknownfield: 1\n", options)
+          .has_value());
+  EXPECT_EQ(options.reconcileConcurrency, 1);
+  ASSERT_TRUE(applyOperatorConfiguration(
+                  header + "reconcileConcurrency: 100\nqps: 150.5\nburst: 300\n", options)
+                  .has_value());
+  EXPECT_EQ(options.reconcileConcurrency, 100);
+
+  auto invalid = applyOperatorConfiguration(header + "reconcileConcurrency: true\n", options);
+  ASSERT_FALSE(invalid.has_value());
+  EXPECT_EQ(invalid.error().message,
+            "json: cannot unmarshal bool into Go struct field Configuration.reconcileConcurrency "
+            "of type int");
+  auto floatBurst = applyOperatorConfiguration(
+      header + "reconcileConcurrency: 1\nqps: 150\nburst: 300.5\n", options);
+  ASSERT_FALSE(floatBurst.has_value());
+  EXPECT_EQ(floatBurst.error().message,
+            "json: cannot unmarshal number 300.5 into Go struct field Configuration.burst of type "
+            "int");
+  EXPECT_EQ(options.reconcileConcurrency, 100);
 }
 
 TEST(OperatorConfigurationTest, BadDocumentsAreBadRequestsAndLeaveTheOptionsAlone) {
