@@ -48,6 +48,13 @@ Field mergeBy(std::string key, PatchSchema element = {}) {
   return f;
 }
 
+// An object server-side apply takes whole (+structType=atomic or +mapType=atomic).
+Field atomicForApply() {
+  Field f;
+  f.atomicForApply = true;
+  return f;
+}
+
 // `patchStrategy:"merge"` on a list of strings.
 Field stringSet() {
   Field f;
@@ -68,6 +75,7 @@ struct BuiltinSchemas {
       {"volumeDevices", mergeBy("devicePath")},
   });
   PatchSchema podSpec = object({
+      {"nodeSelector", atomicForApply()},
       {"volumes", mergeBy("name")},  // patchStrategy "merge,retainKeys"
       {"initContainers", mergeBy("name", container)},
       {"containers", mergeBy("name", container)},
@@ -95,7 +103,10 @@ struct BuiltinSchemas {
   // A workload whose spec.template is a pod template.
   PatchSchema workload = object({
       {"metadata", nested(objectMeta)},
-      {"spec", nested(object({{"template", nested(podTemplateSpec)}}))},
+      {"spec", nested(object({
+                   {"selector", atomicForApply()},
+                   {"template", nested(podTemplateSpec)},
+               }))},
       {"status", nested(conditionsStatus)},
   });
   PatchSchema pod = object({
@@ -118,7 +129,10 @@ struct BuiltinSchemas {
   });
   PatchSchema service = object({
       {"metadata", nested(objectMeta)},
-      {"spec", nested(object({{"ports", mergeBy("port")}}))},
+      {"spec", nested(object({
+                   {"ports", mergeBy("port")},
+                   {"selector", atomicForApply()},
+               }))},
       {"status", nested(conditionsStatus)},
   });
   PatchSchema node = object({

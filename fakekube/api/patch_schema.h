@@ -71,6 +71,11 @@ struct PatchSchema::Field {
   std::vector<std::string> keys;
   // The object is replaced whole rather than merged (x-kubernetes-map-type: atomic).
   bool atomicObject = false;
+  // Server-side apply and field ownership take the object as one value, as the Go type's
+  // +structType=atomic / +mapType=atomic says (a LabelSelector, a Service's or a PodSpec's
+  // selector maps); strategic merge patch, which reads patch tags only, still merges it.
+  bool atomicForApply = false;
+  bool appliedWhole() const { return atomicObject || atomicForApply; }
   // The schema of the field's value (an object) or of each element (a list).
   PatchSchema schema;
 

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "fakekube/api/field_set.h"
 #include "fakekube/api/json_decode.h"
 #include "fakekube/api/yaml.h"
 
@@ -99,7 +100,7 @@ bool sameElement(const Json& a, const Json& b, const std::vector<std::string>& k
 }
 
 void mergeValue(Json& live, const Json& applied, const PatchSchema::Field& field) {
-  if (live.is_object() && applied.is_object() && !field.atomicObject) {
+  if (live.is_object() && applied.is_object() && !field.appliedWhole()) {
     mergeObject(live, applied, field.schema);
   } else if (live.is_array() && applied.is_array() && field.list == ListStrategy::Map) {
     mergeListMap(live, applied, field);
@@ -110,7 +111,72 @@ void mergeValue(Json& live, const Json& applied, const PatchSchema::Field& field
   }
 }
 
+void pruneObject(Json& object, const Json& last, const Json& owned, const PatchSchema& schema,
+                 bool root);
+
+// The element of `list` a list-map or set path element names, or list.size().
+std::size_t findElement(const Json& list, std::string_view element,
+                        const PatchSchema::Field& field) {
+  const bool byKey = element.starts_with("k:");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const Json& candidate = list[i];
+    if (byKey ? candidate.is_object() && field_set::keyElement(candidate, field.keys) == element
+              : field_set::valueElement(candidate) == element) {
+      return i;
+    }
+  }
+  return list.size();
+}
+
+void pruneList(Json& list, const Json& last, const Json& owned, const PatchSchema::Field& field) {
+  for (auto it = last.begin(); it != last.end(); ++it) {
+    if (it.key() == field_set::kSelf) continue;
+    const std::size_t at = findElement(list, it.key(), field);
+    if (at == list.size()) continue;
+    auto ownedChild = owned.find(it.key());
+    if (ownedChild == owned.end()) {
+      list.erase(list.begin() + static_cast<std::ptrdiff_t>(at));
+    } else if (field_set::hasChildren(*it) && list[at].is_object()) {
+      pruneObject(list[at], *it, *ownedChild, field.schema, false);
+    }
+  }
+}
+
+void pruneObject(Json& object, const Json& last, const Json& owned, const PatchSchema& schema,
+                 bool root) {
+  static const Json kNothingOwned = Json::object();
+  for (auto it = last.begin(); it != last.end(); ++it) {
+    if (!it.key().starts_with("f:")) continue;
+    const std::string_view name = std::string_view(it.key()).substr(2);
+    auto value = object.find(name);
+    if (value == object.end()) continue;
+    auto ownedChild = owned.find(it.key());
+    // An object's metadata is never removed: sets leave out its name, which every applied
+    // configuration has.
+    if (root && name == "metadata" && value->is_object()) {
+      pruneObject(*value, *it, ownedChild != owned.end() ? *ownedChild : kNothingOwned,
+                  schema.field(name).schema, false);
+      continue;
+    }
+    if (ownedChild == owned.end()) {
+      object.erase(value);
+    } else if (field_set::hasChildren(*it)) {
+      const PatchSchema::Field& field = schema.field(name);
+      if (value->is_object()) {
+        pruneObject(*value, *it, *ownedChild, field.schema, false);
+      } else if (value->is_array()) {
+        pruneList(*value, *it, *ownedChild, field);
+      }
+    }
+  }
+}
+
 }  // namespace
+
+void pruneAppliedConfiguration(Json& merged, const Json& lastApplied, const Json& owned,
+                               const PatchSchema& schema) {
+  if (merged.is_object()) pruneObject(merged, lastApplied, owned, schema, true);
+}
 
 Result<Json> parseAppliedConfiguration(std::string_view body) {
   Json applied;

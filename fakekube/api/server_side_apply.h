@@ -8,10 +8,9 @@
 // x-kubernetes-list-type: map) merges element by element on its keys, a set (finalizers,
 // x-kubernetes-list-type: set) gains the applied values, and any other list is replaced.
 //
-// What is not modelled yet: field ownership (metadata.managedFields is neither written nor read),
-// so apply never reports a conflict with another manager (`force` changes nothing) and a field
-// dropped from a manager's applied configuration is left in place rather than removed; merged
-// list elements keep the live order, new ones are appended in the applied order.
+// Who owns which field, the conflicts between managers and the removal of what a manager no
+// longer applies are managed_fields.h's; it calls pruneAppliedConfiguration below. Merged list
+// elements keep the live order, new ones are appended in the applied order.
 #pragma once
 
 #include <string_view>
@@ -29,5 +28,13 @@ Result<Json> parseAppliedConfiguration(std::string_view body);
 
 // Merges `applied` into `live` in place under `schema`.
 void mergeAppliedConfiguration(Json& live, const Json& applied, const PatchSchema& schema);
+
+// Removes from `merged` each field, list-map element and set element in `lastApplied` (the
+// fields a manager applied last time, a FieldsV1 set) that `owned` (every manager's set now, the
+// manager's new configuration included) does not hold: what the manager stopped applying and
+// nobody else owns (structured-merge-diff's Updater.prune). A field removed takes what is below
+// it; an owned field is kept and looked into.
+void pruneAppliedConfiguration(Json& merged, const Json& lastApplied, const Json& owned,
+                               const PatchSchema& schema);
 
 }  // namespace fakekube

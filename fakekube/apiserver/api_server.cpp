@@ -393,7 +393,7 @@ Result<void> ApiServer::Impl::ensureSystemNamespaces() {
   for (const char* name : {"default", "kube-system", "kube-public", "kube-node-lease"}) {
     if (store_->get(key(*info, "", name)) != nullptr) continue;
     Json ns = {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", name}}}};
-    auto r = createLocked(*info, "", std::move(ns), false);
+    auto r = createLocked(*info, "", std::move(ns), false, {.manager = "kube-apiserver"});
     if (!r) return tl::unexpected(r.error());
   }
   return {};
@@ -592,12 +592,13 @@ Result<ObjectPtr> ApiServer::Impl::create(const GroupVersionResource& gvr, std::
       return tl::unexpected(*error);
     }
     std::lock_guard lock(mu_);
-    return createLocked(*t->info, t->ns, std::move(object), options.dryRun);
+    return createLocked(*t->info, t->ns, std::move(object), options.dryRun,
+                        {.manager = options.fieldManager});
   });
 }
 
 Result<ObjectPtr> ApiServer::Impl::createLocked(const ResourceInfo& info, std::string requestNs,
-                                                Json object, bool dryRun) {
+                                                Json object, bool dryRun, const Writer& writer) {
   if (!object.contains("apiVersion")) object["apiVersion"] = info.apiVersion();
   if (!object.contains("kind")) object["kind"] = info.kind;
   auto ns = reconcileNamespace(info, requestNs, object);
@@ -683,6 +684,7 @@ Result<ObjectPtr> ApiServer::Impl::createLocked(const ResourceInfo& info, std::s
 
   jsonMember(meta::metadata(object), "uid") = newUid();
   strategy::prepareWithUid(info, object);
+  recordUpdate(info, nullptr, object, "", writer);
   if (isService) {
     if (auto error = assignClusterIp(object, dryRun)) return tl::unexpected(*error);
   }
@@ -736,7 +738,8 @@ Result<ObjectPtr> ApiServer::Impl::update(const GroupVersionResource& gvr, std::
       return tl::unexpected(*error);
     }
     std::lock_guard lock(mu_);
-    return updateLocked(*t->info, t->ns, std::move(object), "", options.dryRun, false);
+    return updateLocked(*t->info, t->ns, std::move(object), "", options.dryRun, false,
+                        {.manager = options.fieldManager});
   });
 }
 
@@ -766,13 +769,15 @@ Result<ObjectPtr> ApiServer::Impl::updateSubresource(const GroupVersionResource&
       return tl::unexpected(*error);
     }
     std::lock_guard lock(mu_);
-    return updateLocked(*t->info, t->ns, std::move(object), subresource, options.dryRun, false);
+    return updateLocked(*t->info, t->ns, std::move(object), subresource, options.dryRun, false,
+                        {.manager = options.fieldManager});
   });
 }
 
 Result<ObjectPtr> ApiServer::Impl::updateLocked(const ResourceInfo& info, std::string requestNs,
                                                 Json object, std::string_view subresource,
-                                                bool dryRun, bool fromPatch) {
+                                                bool dryRun, bool fromPatch,
+                                                const Writer& writer) {
   const std::string name = meta::name(object);
   if (name.empty()) return tl::unexpected(Status::badRequest("resource name may not be empty"));
   auto ns = reconcileNamespace(info, requestNs, object);
@@ -782,7 +787,7 @@ Result<ObjectPtr> ApiServer::Impl::updateLocked(const ResourceInfo& info, std::s
   if (oldPtr == nullptr) {
     if (info.allowCreateOnUpdate && subresource.empty() && !fromPatch) {
       meta::metadata(object).erase("resourceVersion");
-      return createLocked(info, *ns, std::move(object), dryRun);
+      return createLocked(info, *ns, std::move(object), dryRun, writer);
     }
     return tl::unexpected(Status::notFound(info.groupResource(), name));
   }
@@ -813,6 +818,14 @@ Result<ObjectPtr> ApiServer::Impl::updateLocked(const ResourceInfo& info, std::s
     return tl::unexpected(Status::conflictModified(gr, name));
   }
 
+  Json appliedManagedFields;
+  if (writer.applied) {
+    Json& metadata = meta::metadata(object);
+    if (auto it = metadata.find("managedFields"); it != metadata.end()) {
+      appliedManagedFields = std::move(*it);
+      metadata.erase("managedFields");
+    }
+  }
   // The body is decoded as kube-apiserver decodes it (pruned, defaulted), whichever part of it
   // the verb keeps.
   if (const StructuralSchema* bodySchema = schemaOf(info, object)) bodySchema->decode(object);
@@ -940,6 +953,18 @@ Result<ObjectPtr> ApiServer::Impl::updateLocked(const ResourceInfo& info, std::s
     if (strategy::generationChanged(info, updated, old)) {
       metadata["generation"] = meta::generation(old) + 1;
     }
+  }
+  if (writer.applied) {
+    // patch() recorded the apply in the body's managedFields, which a subresource write does
+    // not take from the body.
+    Json applied = std::move(appliedManagedFields);
+    if (applied.is_null()) {
+      meta::metadata(updated).erase("managedFields");
+    } else {
+      meta::metadata(updated)["managedFields"] = std::move(applied);
+    }
+  } else {
+    recordUpdate(info, &old, updated, subresource, writer);
   }
   // A status write took everything but .status from the stored object.
   return commitUpdate(info, objectKey, oldPtr, std::move(updated), dryRun,
@@ -1146,23 +1171,27 @@ Result<ObjectPtr> ApiServer::Impl::patch(const GroupVersionResource& gvr, std::s
                         appliedName, name)));
       }
       meta::metadata(applied).erase("resourceVersion");
-      auto made = createLocked(info, t->ns, std::move(applied), options.dryRun);
+      const Json configuration = applied;
+      if (auto error = recordApply(info, nullptr, applied, configuration, subresource, options,
+                                   patchSchema(info, gvr.version))) {
+        return tl::unexpected(*error);
+      }
+      auto made = createLocked(info, t->ns, std::move(applied), options.dryRun,
+                               {.manager = options.fieldManager, .applied = true});
       if (made && created != nullptr) *created = true;
       return made;
     }
 
     // The merge lists: the built-in table, or for a custom resource what its definition declares
     // (only apply merges custom resources by schema; strategic merge was refused above).
-    PatchSchema schema = PatchSchema::forKind(info.group, info.kind);
-    if (info.custom && type == PatchType::Apply) {
-      auto crds = registry_.find("apiextensions.k8s.io", "customresourcedefinitions");
-      ObjectPtr crd =
-          crds != nullptr ? store_->get(key(*crds, "", info.resource + "." + info.group)) : nullptr;
-      if (crd != nullptr) schema = PatchSchema::forCustomResource(*crd, gvr.version);
-    }
+    PatchSchema schema = patchSchema(info, gvr.version);
     Result<Json> patched = *current;
     if (type == PatchType::Apply) {
       mergeAppliedConfiguration(*patched, applied, schema);
+      if (auto error = recordApply(info, current.get(), *patched, applied, subresource, options,
+                                   schema)) {
+        return tl::unexpected(*error);
+      }
     } else {
       patched = patching::patchedObject(*current, type, patchText, schema);
     }
@@ -1187,7 +1216,8 @@ Result<ObjectPtr> ApiServer::Impl::patch(const GroupVersionResource& gvr, std::s
     if (meta::resourceVersion(*patched).empty()) {
       meta::setResourceVersion(*patched, meta::resourceVersion(*current));
     }
-    return updateLocked(info, t->ns, std::move(*patched), subresource, options.dryRun, true);
+    return updateLocked(info, t->ns, std::move(*patched), subresource, options.dryRun, true,
+                        {.manager = options.fieldManager, .applied = type == PatchType::Apply});
   });
 }
 

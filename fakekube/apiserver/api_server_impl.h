@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -16,6 +17,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "fakekube/api/patch_schema.h"
 #include "fakekube/api/resource_registry.h"
 #include "fakekube/apiserver/api_server.h"
 #include "fakekube/apiserver/cluster_ip_allocator.h"
@@ -111,11 +113,30 @@ class ApiServer::Impl {
   template <class T>
   Result<T> intercepted(Request request, Action<T> action);
 
+  // Who writes, for metadata.managedFields: the request's fieldManager, and whether patch()
+  // recorded the write as an apply already (otherwise it is recorded as an update).
+  struct Writer {
+    std::string_view manager;
+    bool applied = false;
+  };
+
   // Verb bodies; the caller holds mu_.
   Result<ObjectPtr> createLocked(const ResourceInfo& info, std::string ns, Json object,
-                                 bool dryRun);
+                                 bool dryRun, const Writer& writer);
   Result<ObjectPtr> updateLocked(const ResourceInfo& info, std::string ns, Json object,
-                                 std::string_view subresource, bool dryRun, bool fromPatch);
+                                 std::string_view subresource, bool dryRun, bool fromPatch,
+                                 const Writer& writer);
+  // Field ownership (field_manager.cpp; managed_fields.h): the caller holds mu_.
+  // How the kind's lists merge: the built-in table, or what a custom resource's definition
+  // declares for `version` (compiled once per definition revision).
+  PatchSchema patchSchema(const ResourceInfo& info, std::string_view version);
+  // An update by `writer` (a create when `old` is null) into `updated`'s managedFields.
+  void recordUpdate(const ResourceInfo& info, const Json* old, Json& updated,
+                    std::string_view subresource, const Writer& writer);
+  // An apply of `configuration` into `merged` (`live` with it merged in; null for a create).
+  std::optional<Status> recordApply(const ResourceInfo& info, const Json* live, Json& merged,
+                                    const Json& configuration, std::string_view subresource,
+                                    const PatchOptions& options, const PatchSchema& schema);
   // `changedMember`, when not empty, names the only top-level member `updated` can differ from
   // `old` in (a status write copies the rest from `old`): the no-op check compares just that.
   Result<ObjectPtr> commitUpdate(const ResourceInfo& info, const std::string& key,
@@ -145,6 +166,8 @@ class ApiServer::Impl {
   ResourceRegistry registry_;
   ClusterIpAllocator clusterIps_;
   std::mt19937_64 random_;
+  // patchSchema()'s: group/resource/version -> the definition's revision and its schema.
+  std::map<std::string, std::pair<std::int64_t, PatchSchema>, std::less<>> patchSchemas_;
   std::vector<std::shared_ptr<Interceptor>> interceptors_;
   mutable std::mutex interceptorsMu_;
 };

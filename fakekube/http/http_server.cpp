@@ -499,6 +499,7 @@ void HttpServer::Impl::serve(const httplib::Request& req, httplib::Response& res
   }
   request.accept = req.get_header_value("Accept");
   request.contentType = req.get_header_value("Content-Type");
+  request.userAgent = req.get_header_value("User-Agent");
 
   const auto started = std::chrono::steady_clock::now();
   const RequestLabels labels = requestLabels(request);

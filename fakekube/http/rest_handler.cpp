@@ -91,6 +91,21 @@ Result<bool> dryRunParam(const RestRequest& request, std::string_view optionsKin
   return dryRun;
 }
 
+// The fieldManager parameter, or else what kube-apiserver derives from the User-Agent
+// (managerOrUserAgent): its text before the first "/", printable characters only, at most 128
+// bytes ("kubectl/v1.30.0 (linux/amd64)" writes as "kubectl").
+std::string fieldManagerParam(const RestRequest& request) {
+  if (auto manager = request.param("fieldManager"); manager && !manager->empty()) return *manager;
+  std::string prefix = request.userAgent.substr(0, request.userAgent.find('/'));
+  std::string manager;
+  for (unsigned char c : prefix) {
+    if (c < 0x20 || c == 0x7f) continue;
+    if (manager.size() + 1 > 128) break;
+    manager.push_back(static_cast<char>(c));
+  }
+  return manager;
+}
+
 std::optional<Status> checkFieldValidation(const RestRequest& request,
                                            std::string_view optionsKind) {
   Query value = request.param("fieldValidation");
@@ -572,7 +587,7 @@ RestResponse Call::create() {
   CreateOptions options;
   static_cast<WriteWarnings&>(options) = writeWarnings(request_, warnings);
   options.dryRun = *dryRun;
-  options.fieldManager = request_.param("fieldManager").value_or("");
+  options.fieldManager = fieldManagerParam(request_);
   auto created = server_.create(t_.gvr, t_.ns, std::move(*body), options);
   if (!created) return RestHandler::errorResponse(created.error());
   return withWarnings(objectResponse(201, **created), warnings);
@@ -615,7 +630,7 @@ RestResponse Call::update(std::string_view subresource) {
   UpdateOptions options;
   static_cast<WriteWarnings&>(options) = writeWarnings(request_, warnings);
   options.dryRun = *dryRun;
-  options.fieldManager = request_.param("fieldManager").value_or("");
+  options.fieldManager = fieldManagerParam(request_);
   // Kinds that PUT may create answer 201 when it did.
   const bool creates = subresource.empty() && t_.info->allowCreateOnUpdate && !exists();
   Result<ObjectPtr> updated =
@@ -648,7 +663,10 @@ RestResponse Call::patch(std::string_view subresource) {
   PatchOptions options;
   static_cast<WriteWarnings&>(options) = writeWarnings(request_, warnings);
   options.dryRun = *dryRun;
-  options.fieldManager = request_.param("fieldManager").value_or("");
+  // Apply names its manager itself (required); the other patches default to the User-Agent's.
+  options.fieldManager = *type == PatchType::Apply
+                             ? request_.param("fieldManager").value_or("")
+                             : fieldManagerParam(request_);
   options.force = force->value_or(false);
 
   // Apply bodies are YAML or JSON; the API server reads them (parseAppliedConfiguration).
@@ -766,7 +784,7 @@ RestResponse Call::scale() {
   auto dryRun = dryRunParam(request_, "UpdateOptions");
   if (!dryRun) return RestHandler::errorResponse(dryRun.error());
   options.dryRun = *dryRun;
-  options.fieldManager = request_.param("fieldManager").value_or("");
+  options.fieldManager = fieldManagerParam(request_);
   auto updated = server_.update(t_.gvr, t_.ns, std::move(object), options);
   if (!updated) return RestHandler::errorResponse(updated.error());
   return objectResponse(200, scaleOf(**updated));
@@ -787,7 +805,7 @@ RestResponse Call::bind() {
   if (!body) return RestHandler::errorResponse(body.error());
   CreateOptions options;
   options.dryRun = *dryRun;
-  options.fieldManager = request_.param("fieldManager").value_or("");
+  options.fieldManager = fieldManagerParam(request_);
   auto bound =
       server_.createSubresource(t_.gvr, t_.ns, t_.name, "binding", std::move(*body), options);
   if (!bound) return RestHandler::errorResponse(bound.error());

@@ -41,6 +41,7 @@ struct RestRequest {
   std::vector<std::pair<std::string, std::string>> query;
   std::string accept;       // the Accept header ("" when absent)
   std::string contentType;  // the Content-Type header ("" when absent)
+  std::string userAgent;    // the User-Agent header (the default field manager)
   std::string body;
 
   // The first value of a query parameter, or nullopt when it is absent.

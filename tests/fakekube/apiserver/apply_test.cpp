@@ -25,6 +25,16 @@ class ApplyTest : public ApiServerTest {
                           bool* created = nullptr) {
     return applyText(gvr, name, body.dump(), created);
   }
+  // An apply by a second manager that takes what it sets (force): its partial configuration
+  // merges into what the first manager applied, which stays (one manager's own partial
+  // configuration would remove what it no longer applies: managed_fields_test.cpp).
+  Result<ObjectPtr> applyByAnother(const GroupVersionResource& gvr, std::string_view name,
+                                   const Json& body, bool* created = nullptr) {
+    PatchOptions options;
+    options.fieldManager = "another";
+    options.force = true;
+    return applyText(gvr, name, body.dump(), created, options);
+  }
 
   static PatchOptions manager() {
     PatchOptions options;
@@ -95,7 +105,7 @@ TEST_F(ApplyTest, MergeListsMergeByKeyAndOtherListsAreReplaced) {
       "metadata": {"name": "web", "finalizers": ["example.com/f"]},
       "spec": {"template": {"spec": {
         "containers": [{"name": "main", "image": "nginx:1.28", "args": ["-c"]}]}}}})");
-  Json merged = must(apply(kDeployments, "web", partial));
+  Json merged = must(applyByAnother(kDeployments, "web", partial));
   const Json& containers = merged["spec"]["template"]["spec"]["containers"];
   ASSERT_EQ(containers.size(), 2u);
   EXPECT_EQ(containers[0]["name"], "main");
@@ -142,11 +152,11 @@ TEST_F(ApplyTest, CustomResourcesMergeByTheirSchema) {
                           &created));
   EXPECT_TRUE(created);
   EXPECT_EQ(meta::generation(first), 1);
-  Json second = must(apply(kGadgets, "g1", Json::parse(R"({
+  Json second = must(applyByAnother(kGadgets, "g1", Json::parse(R"({
       "apiVersion": "example.com/v1", "kind": "Gadget", "metadata": {"name": "g1"},
       "spec": {"ports": [{"name": "http", "port": 8080}, {"name": "metrics", "port": 9090}],
                "tags": ["b"], "args": ["y"]}})"),
-                           &created));
+                                    &created));
   EXPECT_FALSE(created);
   EXPECT_EQ(second["spec"]["size"], 1);
   EXPECT_EQ(second["spec"]["ports"], Json::parse(R"([{"name": "http", "port": 8080},
@@ -158,7 +168,7 @@ TEST_F(ApplyTest, CustomResourcesMergeByTheirSchema) {
   installWidgetCrd();
   must(apply(kWidgets, "w1", Json::parse(R"({"apiVersion": "example.com/v1", "kind": "Widget",
       "metadata": {"name": "w1"}, "spec": {"items": [{"name": "a"}], "size": 1}})")));
-  Json widget = must(apply(kWidgets, "w1", Json::parse(R"({"apiVersion": "example.com/v1",
+  Json widget = must(applyByAnother(kWidgets, "w1", Json::parse(R"({"apiVersion": "example.com/v1",
       "kind": "Widget", "metadata": {"name": "w1"}, "spec": {"items": [{"name": "b"}]}})")));
   EXPECT_EQ(widget["spec"], Json::parse(R"({"items": [{"name": "b"}], "size": 1})"));
 }
