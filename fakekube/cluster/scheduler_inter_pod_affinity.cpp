@@ -114,9 +114,10 @@ class InterPodAffinity final : public PlacementPlugin {
     scored_ = false;
     for (const auto& [terms, sign] :
          {std::pair{&terms_.preferredAffinity, 1}, {&terms_.preferredAntiAffinity, -1}}) {
+      const int termSign = sign;  // a lambda cannot capture a structured binding before clang 16
       for (const WeightedAffinityTerm& weighted : *terms) {
         forEachPodMatching(weighted.term, [&](const PodInfo& existing, const NodeInfo& node) {
-          scoreForNode(node, weighted.term.topologyKey, weighted.weight * sign);
+          scoreForNode(node, weighted.term.topologyKey, weighted.weight * termSign);
         });
       }
     }
