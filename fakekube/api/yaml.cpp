@@ -156,6 +156,7 @@ class Converter {
       : nodeBudget_(std::min<std::size_t>(4'000'000, 1000 + 100 * textSize)) {}
 
   std::optional<YamlError> error;
+  static constexpr int kMaxDepth = 500;
 
   Json convert(const YAML::Node& node) {
     if (error) return nullptr;
@@ -163,6 +164,17 @@ class Converter {
       fail(node, "json: document contains excessive aliasing");
       return nullptr;
     }
+    // An alias may name a map that holds it (`&a {<<: *a}`): each turn of that cycle recurses, so
+    // the depth is bounded as the parser bounds a document's nesting.
+    if (depth_ >= kMaxDepth) {
+      fail(node, "exceeded max depth of 500");
+      return nullptr;
+    }
+    struct DepthGuard {
+      int& depth;
+      explicit DepthGuard(int& d) : depth(d) { ++depth; }
+      ~DepthGuard() { --depth; }
+    } guard(depth_);
     switch (node.Type()) {
       case YAML::NodeType::Null:
       case YAML::NodeType::Undefined:
@@ -182,6 +194,7 @@ class Converter {
 
  private:
   std::size_t nodes_ = 0;
+  int depth_ = 0;
   std::size_t nodeBudget_;
 
   void fail(const YAML::Node& node, std::string message) {
