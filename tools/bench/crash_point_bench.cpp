@@ -9,10 +9,10 @@
 // BM_DemoJobCrashPointEnumeration: `fakekube crashtest -f tests/fixtures/data/demo-job.yaml`, in
 // process: the RayJob story's demo-job (a RayJob with its own RayCluster, K8sJobMode, a 60 s
 // TTL) with the KubeRay operator and the Ray simulation on two nodes, every operator write of its
-// lifecycle under all three faults, each run to the goal, settled, torn down and checked for leftovers.
-// The bound for it is 2 s of wall time in a Release build. The argument is crashtest's --jobs:
-// /jobs:1 runs the points one after the other, /jobs:0 (the command's default) one per core at
-// a time; both print the same rows.
+// lifecycle under all three faults, each run to the goal, settled, torn down and checked for
+// leftovers. The bound for it is 2 s of wall time in a Release build. The argument is crashtest's
+// --jobs: /jobs:1 runs the points one after the other, /jobs:0 (the command's default) one per core
+// at a time; both print the same rows.
 //
 // Built only when the fixtures library is (FAKEKUBE_BUILD_TESTS=ON).
 #ifdef FAKEKUBE_BENCH_FIXTURES
