@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 #include <utility>
+#include <variant>
 
 #include "fakekube/api/builtin_schema_table.h"
 
@@ -163,6 +164,24 @@ class Pruner {
   }
 };
 
+// A list-map element by its keys (sorted by name, as fieldpath prints them), else its index.
+std::string appliedListElementSegment(const Json& element, std::size_t index,
+                                      const PatchSchema::Field& field) {
+  if (field.list == ListStrategy::Map && element.is_object()) {
+    std::vector<std::string> keys = field.keys;
+    std::sort(keys.begin(), keys.end());
+    std::string out;
+    for (const std::string& k : keys) {
+      auto it = element.find(k);
+      if (it == element.end()) continue;
+      out += out.empty() ? "[" : ",";
+      out += k + "=" + it->dump();
+    }
+    if (!out.empty()) return out + "]";
+  }
+  return "[" + std::to_string(index) + "]";
+}
+
 // Finds undeclared members without changing anything, naming them as structured-merge-diff's
 // field paths do: ".spec.containers[name=\"c\"].x".
 class UndeclaredFields {
@@ -205,7 +224,7 @@ class UndeclaredFields {
     path_.push_back("." + key);
     if (fieldType.shape == TypeNode::Shape::List && item.is_array()) {
       for (std::size_t i = 0; i < item.size(); ++i) {
-        path_.push_back(elementSegment(item[i], i, patchField));
+        path_.push_back(appliedListElementSegment(item[i], i, patchField));
         value(item[i], *fieldType.element, patchField.schema, depth + 1);
         path_.pop_back();
       }
@@ -219,24 +238,6 @@ class UndeclaredFields {
       value(item, fieldType, patchField.schema, depth + 1);
     }
     path_.pop_back();
-  }
-
-  // A list-map element by its keys (sorted by name, as fieldpath prints them), else its index.
-  static std::string elementSegment(const Json& element, std::size_t index,
-                                    const PatchSchema::Field& field) {
-    if (field.list == ListStrategy::Map && element.is_object()) {
-      std::vector<std::string> keys = field.keys;
-      std::sort(keys.begin(), keys.end());
-      std::string out;
-      for (const std::string& k : keys) {
-        auto it = element.find(k);
-        if (it == element.end()) continue;
-        out += out.empty() ? "[" : ",";
-        out += k + "=" + it->dump();
-      }
-      if (!out.empty()) return out + "]";
-    }
-    return "[" + std::to_string(index) + "]";
   }
 };
 
@@ -262,6 +263,37 @@ std::vector<std::string> undeclaredFields(std::string_view apiVersion, std::stri
   UndeclaredFields walker;
   walker.value(applied, *type, schema, 0);
   return std::move(walker.found);
+}
+
+std::string appliedFieldPath(const Json& applied, const MemberPath& path,
+                             const PatchSchema& schema) {
+  std::string out;
+  const Json* at = &applied;
+  const PatchSchema* level = &schema;
+  const PatchSchema::Field* list = nullptr;  // the field whose elements an index steps into
+  for (const auto& segment : path) {
+    if (const auto* key = std::get_if<std::string>(&segment)) {
+      out += '.';
+      out += *key;
+      const Json* next = nullptr;
+      if (at != nullptr && at->is_object()) {
+        auto it = at->find(*key);
+        if (it != at->end()) next = &*it;
+      }
+      at = next;
+      list = &level->field(*key);
+      level = &list->schema;
+      continue;
+    }
+    const std::size_t index = std::get<std::size_t>(segment);
+    const Json* element =
+        at != nullptr && at->is_array() && index < at->size() ? &(*at)[index] : nullptr;
+    static const PatchSchema::Field kAtomic;
+    out += element != nullptr ? appliedListElementSegment(*element, index, list ? *list : kAtomic)
+                              : "[" + std::to_string(index) + "]";
+    at = element;
+  }
+  return out;
 }
 
 }  // namespace fakekube

@@ -26,6 +26,7 @@
 
 #include "fakekube/api/json.h"
 #include "fakekube/api/patch_schema.h"
+#include "fakekube/api/structural_schema.h"
 
 namespace fakekube {
 
@@ -48,5 +49,11 @@ std::vector<std::string> pruneUnknownFields(std::string_view apiVersion, std::st
 // index (`[0]`). The object is not changed.
 std::vector<std::string> undeclaredFields(std::string_view apiVersion, std::string_view kind,
                                           const Json& applied, const PatchSchema& schema);
+
+// `path`, a member of the applied configuration `applied`, as structured-merge-diff's typed
+// conversion names it (the same form as undeclaredFields): how a custom resource's schema,
+// pruning a copy, names what its definition does not declare.
+std::string appliedFieldPath(const Json& applied, const MemberPath& path,
+                             const PatchSchema& schema);
 
 }  // namespace fakekube

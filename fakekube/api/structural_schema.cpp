@@ -14,6 +14,7 @@
 #include <regex>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "fakekube/api/base64.h"
@@ -283,8 +284,37 @@ struct StructuralSchema::Compiled {
   }
 
   // --- pruning ---
+  // Where the walk is while it collects what it drops (decode's `unknownFields`); the pruning
+  // functions take nullptr when nobody asked, and then build no paths.
+  struct Tracker {
+    MemberPath path;
+    std::vector<MemberPath>* found;
+    void record(std::string_view key) const {
+      MemberPath member = path;
+      member.emplace_back(std::string(key));
+      found->push_back(std::move(member));
+    }
+  };
+  // Keeps `tracker`'s path one step deeper for the scope of a child's walk.
+  class Step {
+   public:
+    template <typename Segment>
+    Step(Tracker* tracker, Segment segment) : tracker_(tracker) {
+      if (tracker_ != nullptr) tracker_->path.emplace_back(std::move(segment));
+    }
+    ~Step() {
+      if (tracker_ != nullptr) tracker_->path.pop_back();
+    }
+    Step(const Step&) = delete;
+    Step& operator=(const Step&) = delete;
+
+   private:
+    Tracker* tracker_;
+  };
+
   // Objects anywhere below a value that has no schema lose every key (prune with a nil schema).
-  static bool clearUnder(Json& x) {
+  static bool clearUnder(Json& x, Tracker* tracker) {
+    if (tracker != nullptr) return clearUnderTracked(x, *tracker);
     bool changed = false;
     std::vector<Json*> stack{&x};
     while (!stack.empty()) {
@@ -300,13 +330,43 @@ struct StructuralSchema::Compiled {
     return changed;
   }
 
-  static bool coerceMetadata(Json& metadata) {
+  // The same, naming each key dropped; without recursion, as the document may be deep.
+  static bool clearUnderTracked(Json& x, Tracker& tracker) {
+    bool changed = false;
+    std::vector<std::pair<Json*, MemberPath>> stack;
+    stack.emplace_back(&x, tracker.path);
+    while (!stack.empty()) {
+      auto [v, path] = std::move(stack.back());
+      stack.pop_back();
+      if (v->is_object()) {
+        for (const auto& [key, item] : v->get_ref<const Json::object_t&>()) {
+          MemberPath member = path;
+          member.emplace_back(key);
+          tracker.found->push_back(std::move(member));
+        }
+        if (!v->empty()) changed = true;
+        *v = Json::object();
+      } else if (v->is_array()) {
+        // Pushed in reverse so that the elements are reported in order.
+        for (std::size_t i = v->size(); i-- > 0;) {
+          MemberPath element = path;
+          element.emplace_back(i);
+          stack.emplace_back(&(*v)[i], std::move(element));
+        }
+      }
+    }
+    return changed;
+  }
+
+  static bool coerceMetadata(Json& metadata, Tracker* tracker) {
     if (!metadata.is_object()) return false;
     bool changed = false;
+    Step step(tracker, std::string("metadata"));
     for (auto it = metadata.begin(); it != metadata.end();) {
       if (isObjectMetaField(it.key())) {
         ++it;
       } else {
+        if (tracker != nullptr) tracker->record(it.key());
         it = metadata.erase(it);
         changed = true;
       }
@@ -322,14 +382,14 @@ struct StructuralSchema::Compiled {
   // `dropNulls`: also drop the nulls pruneNulls would, in the same walk (decode's prune of a
   // body; a default's pruning keeps its nulls).
   bool pruneObjectKey(Json& x, Json::iterator& it, const Node* s, bool keepUnknown, bool embedded,
-                      bool dropNulls) const {
+                      bool dropNulls, Tracker* tracker) const {
     if ((embedded || s->embeddedResource) && isTypeMetaOrMetadata(it.key())) {
       const Node* f = dropNulls ? field(s, it.key()) : nullptr;
       if (droppableNull(*it, f)) {
         it = x.erase(it);
         return true;
       }
-      bool changed = it.key() == "metadata" && coerceMetadata(it.value());
+      bool changed = it.key() == "metadata" && coerceMetadata(it.value(), tracker);
       if (f != nullptr) changed |= pruneNulls(it.value(), f);
       ++it;
       return changed;
@@ -339,7 +399,8 @@ struct StructuralSchema::Compiled {
         it = x.erase(it);
         return true;
       }
-      bool changed = prune(it.value(), p, false, dropNulls);
+      Step step(tracker, it.key());
+      bool changed = prune(it.value(), p, false, dropNulls, tracker);
       ++it;
       return changed;
     }
@@ -347,43 +408,53 @@ struct StructuralSchema::Compiled {
       ++it;
       return false;
     }
+    if (tracker != nullptr) tracker->record(it.key());
     it = x.erase(it);
     return true;
   }
 
   // `embedded`: treat this level as an x-kubernetes-embedded-resource (the resource's root).
-  bool prune(Json& x, const Node* s, bool embedded, bool dropNulls) const {
-    if (s != nullptr && s->preserveUnknownFields) return skipPrune(x, s, embedded, dropNulls);
+  bool prune(Json& x, const Node* s, bool embedded, bool dropNulls,
+             Tracker* tracker = nullptr) const {
+    if (s != nullptr && s->preserveUnknownFields) {
+      return skipPrune(x, s, embedded, dropNulls, tracker);
+    }
     if (x.is_object()) {
-      if (s == nullptr) return clearUnder(x);
+      if (s == nullptr) return clearUnder(x, tracker);
       bool changed = false;
       for (auto it = x.begin(); it != x.end();) {
-        changed |= pruneObjectKey(x, it, s, false, embedded, dropNulls);
+        changed |= pruneObjectKey(x, it, s, false, embedded, dropNulls, tracker);
       }
       return changed;
     }
     if (x.is_array()) {
       const Node* items = s == nullptr ? nullptr : at(s->items);
       bool changed = false;
-      for (auto& v : x) {
-        changed |= items == nullptr ? clearUnder(v) : prune(v, items, false, dropNulls);
+      for (std::size_t i = 0; i < x.size(); ++i) {
+        Step step(tracker, i);
+        Json& v = x[i];
+        changed |=
+            items == nullptr ? clearUnder(v, tracker) : prune(v, items, false, dropNulls, tracker);
       }
       return changed;
     }
     return false;
   }
 
-  bool skipPrune(Json& x, const Node* s, bool embedded, bool dropNulls) const {
+  bool skipPrune(Json& x, const Node* s, bool embedded, bool dropNulls, Tracker* tracker) const {
     if (s == nullptr) return false;
     bool changed = false;
     if (x.is_object()) {
       for (auto it = x.begin(); it != x.end();) {
-        changed |= pruneObjectKey(x, it, s, true, embedded, dropNulls);
+        changed |= pruneObjectKey(x, it, s, true, embedded, dropNulls, tracker);
       }
     } else if (x.is_array()) {
       const Node* items = at(s->items);
       if (items != nullptr) {
-        for (auto& v : x) changed |= skipPrune(v, items, false, dropNulls);
+        for (std::size_t i = 0; i < x.size(); ++i) {
+          Step step(tracker, i);
+          changed |= skipPrune(x[i], items, false, dropNulls, tracker);
+        }
       }
     }
     return changed;
@@ -872,12 +943,30 @@ std::shared_ptr<const StructuralSchema> StructuralSchema::compile(const Json& op
   return std::shared_ptr<const StructuralSchema>(new StructuralSchema(std::move(compiled)));
 }
 
-bool StructuralSchema::decode(Json& object) const {
+std::string strictDecodingPath(const MemberPath& path) {
+  std::string out;
+  for (const auto& segment : path) {
+    if (const auto* key = std::get_if<std::string>(&segment)) {
+      if (!out.empty()) out += '.';
+      out += *key;
+    } else {
+      out += '[';
+      out += std::to_string(std::get<std::size_t>(segment));
+      out += ']';
+    }
+  }
+  return out;
+}
+
+bool StructuralSchema::decode(Json& object, std::vector<MemberPath>* unknownFields) const {
   if (!object.is_object()) return false;
   const Compiled& c = *compiled_;
+  std::optional<Compiled::Tracker> tracker;
+  if (unknownFields != nullptr) tracker.emplace(Compiled::Tracker{{}, unknownFields});
   // The root is an embedded resource: apiVersion, kind and metadata stay (metadata coerced).
   // Pruning drops the nulls the schema does not allow on its way (what pruneNulls does).
-  bool changed = c.prune(object, &c.nodes[0], true, /*dropNulls=*/true);
+  bool changed =
+      c.prune(object, &c.nodes[0], true, /*dropNulls=*/true, tracker ? &*tracker : nullptr);
   changed |= c.applyDefaults(object, &c.nodes[0]);
   return changed;
 }

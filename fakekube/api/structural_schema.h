@@ -42,12 +42,22 @@
 
 #include <cstddef>
 #include <memory>
+#include <string>
 #include <string_view>
+#include <variant>
+#include <vector>
 
 #include "fakekube/api/json.h"
 #include "fakekube/api/status.h"
 
 namespace fakekube {
+
+// A member's place in a document: its keys and list indexes from the root.
+using MemberPath = std::vector<std::variant<std::string, std::size_t>>;
+
+// A path as kube-apiserver's decoding names an unknown field: keys after dots, indexes in
+// brackets ("spec.workerGroupSpecs[0].bogus").
+std::string strictDecodingPath(const MemberPath& path);
 
 class StructuralSchema {
  public:
@@ -65,8 +75,11 @@ class StructuralSchema {
   StructuralSchema(const StructuralSchema&) = delete;
   StructuralSchema& operator=(const StructuralSchema&) = delete;
 
-  // Steps 1-3 above on a whole custom resource. Returns whether anything changed.
-  bool decode(Json& object) const;
+  // Steps 1-3 above on a whole custom resource. Returns whether anything changed. With
+  // `unknownFields`, appends the path of each member step 1 dropped, as the apiextensions
+  // decoder tracks them for fieldValidation (the unknown members of metadata, and every key
+  // of an object where the schema has none, included); the walk is the same either way.
+  bool decode(Json& object, std::vector<MemberPath>* unknownFields = nullptr) const;
   // Validation of a decoded custom resource, in kube-apiserver's order and wording.
   FieldErrors validate(const Json& object) const;
   // The same for an update replacing `old` (decoded too), with ratcheting (above).

@@ -776,8 +776,7 @@ Result<ObjectPtr> ApiServer::Impl::updateSubresource(const GroupVersionResource&
 
 Result<ObjectPtr> ApiServer::Impl::updateLocked(const ResourceInfo& info, std::string requestNs,
                                                 Json object, std::string_view subresource,
-                                                bool dryRun, bool fromPatch,
-                                                const Writer& writer) {
+                                                bool dryRun, bool fromPatch, const Writer& writer) {
   const std::string name = meta::name(object);
   if (name.empty()) return tl::unexpected(Status::badRequest("resource name may not be empty"));
   auto ns = reconcileNamespace(info, requestNs, object);
@@ -1134,14 +1133,17 @@ Result<ObjectPtr> ApiServer::Impl::patch(const GroupVersionResource& gvr, std::s
       if (auto error = patching::checkAppliedConfiguration(info, gvr, *parsed)) {
         return tl::unexpected(*error);
       }
-      if (auto error = fieldvalidation::checkApplied(
-              info, *parsed, PatchSchema::forKind(info.group, info.kind))) {
-        return tl::unexpected(*error);
-      }
       applied = std::move(*parsed);
     }
 
     std::lock_guard lock(mu_);
+    // A custom resource's list keys come from its stored definition, read under the lock.
+    if (type == PatchType::Apply) {
+      if (auto error =
+              fieldvalidation::checkApplied(info, applied, patchSchema(info, gvr.version))) {
+        return tl::unexpected(*error);
+      }
+    }
     ObjectPtr current = fromStorage(info, store_->get(key(info, t->ns, name)));
     if (current == nullptr) {
       // Only apply creates what is missing, and never through a subresource.
@@ -1188,8 +1190,8 @@ Result<ObjectPtr> ApiServer::Impl::patch(const GroupVersionResource& gvr, std::s
     Result<Json> patched = *current;
     if (type == PatchType::Apply) {
       mergeAppliedConfiguration(*patched, applied, schema);
-      if (auto error = recordApply(info, current.get(), *patched, applied, subresource, options,
-                                   schema)) {
+      if (auto error =
+              recordApply(info, current.get(), *patched, applied, subresource, options, schema)) {
         return tl::unexpected(*error);
       }
     } else {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "fakekube/api/builtin_pruning.h"
 #include "fakekube/api/group_version.h"
 #include "fakekube/api/json_decode.h"
+#include "fakekube/api/structural_schema.h"
 
 namespace fakekube::fieldvalidation {
 
@@ -81,13 +83,50 @@ std::string renderedPatch(const Json& patched, PatchType type, std::string_view 
   return out;
 }
 
+// The unknown members of a custom resource, which its schema's decoding (prune, then defaults)
+// drops from `object`: the same strict-decoding paths as a built-in's, capped the same way.
+std::vector<std::string> decodeCustomResource(const StructuralSchema& schema, Json& object) {
+  std::vector<MemberPath> dropped;
+  schema.decode(object, &dropped);
+  std::vector<std::string> unknown;
+  unknown.reserve(std::min(dropped.size(), kMaxUnknownFieldsReported));
+  for (const MemberPath& path : dropped) {
+    if (unknown.size() == kMaxUnknownFieldsReported) break;
+    unknown.push_back(strictDecodingPath(path));
+  }
+  return unknown;
+}
+
+// The schema a custom resource's body is decoded by; nullptr for built-ins, and where the
+// definition declares none (nothing is pruned then).
+const StructuralSchema* customSchema(const ResourceInfo& info, const std::string& apiVersion) {
+  if (!info.custom) return nullptr;
+  return info.schemaFor(GroupVersion::parse(apiVersion).version);
+}
+
+// Whether anybody hears of the unknown fields: when nobody does, a custom resource is left to
+// the write's own decoding, which prunes them the same way (one walk instead of two).
+bool reported(const WriteWarnings& options) {
+  return options.fieldValidation == FieldValidation::Strict ||
+         (options.fieldValidation == FieldValidation::Warn && options.warnings != nullptr);
+}
+
+// Prunes `object` by its kind's schema, built-in or custom, answering what it dropped.
+std::vector<std::string> dropUnknownFields(const ResourceInfo& info, const std::string& apiVersion,
+                                           Json& object) {
+  if (const StructuralSchema* schema = customSchema(info, apiVersion)) {
+    return decodeCustomResource(*schema, object);
+  }
+  return pruneUnknownFields(apiVersion, info.kind, object);
+}
+
 }  // namespace
 
 std::optional<Status> decodeBody(const ResourceInfo& info, Json& object,
                                  const WriteWarnings& options) {
-  if (info.custom || !object.is_object()) return std::nullopt;
+  if (!object.is_object() || (info.custom && !reported(options))) return std::nullopt;
   const std::string apiVersion = apiVersionOf(info, object);
-  std::vector<std::string> unknown = pruneUnknownFields(apiVersion, info.kind, object);
+  std::vector<std::string> unknown = dropUnknownFields(info, apiVersion, object);
   if (unknown.empty()) return std::nullopt;
   if (options.fieldValidation == FieldValidation::Strict) {
     return Status::badRequest(fmt::format(
@@ -100,15 +139,15 @@ std::optional<Status> decodeBody(const ResourceInfo& info, Json& object,
 
 std::optional<Status> decodePatched(const ResourceInfo& info, Json& patched, PatchType type,
                                     std::string_view patchText, const WriteWarnings& options) {
-  if (info.custom || !patched.is_object()) return std::nullopt;
+  if (!patched.is_object() || (info.custom && !reported(options))) return std::nullopt;
   const std::string apiVersion = apiVersionOf(info, patched);
   if (options.fieldValidation != FieldValidation::Strict) {
-    warn(pruneUnknownFields(apiVersion, info.kind, patched), options);
+    warn(dropUnknownFields(info, apiVersion, patched), options);
     return std::nullopt;
   }
   // Strict shows the patched object as it was before decoding: prune a copy.
   Json pruned = patched;
-  std::vector<std::string> unknown = pruneUnknownFields(apiVersion, info.kind, pruned);
+  std::vector<std::string> unknown = dropUnknownFields(info, apiVersion, pruned);
   if (unknown.empty()) {
     patched = std::move(pruned);
     return std::nullopt;
@@ -121,9 +160,21 @@ std::optional<Status> decodePatched(const ResourceInfo& info, Json& patched, Pat
 
 std::optional<Status> checkApplied(const ResourceInfo& info, const Json& applied,
                                    const PatchSchema& schema) {
-  if (info.custom || !applied.is_object()) return std::nullopt;
+  if (!applied.is_object()) return std::nullopt;
   const std::string apiVersion = apiVersionOf(info, applied);
-  std::vector<std::string> undeclared = undeclaredFields(apiVersion, info.kind, applied, schema);
+  std::vector<std::string> undeclared;
+  if (const StructuralSchema* custom = customSchema(info, apiVersion)) {
+    // The definition's schema, pruning a copy, finds what structured-merge-diff's schema (made
+    // from the same definition) does not declare.
+    Json copy = applied;
+    std::vector<MemberPath> dropped;
+    custom->decode(copy, &dropped);
+    for (const MemberPath& path : dropped) {
+      undeclared.push_back(appliedFieldPath(applied, path, schema));
+    }
+  } else {
+    undeclared = undeclaredFields(apiVersion, info.kind, applied, schema);
+  }
   if (undeclared.empty()) return std::nullopt;
   // structured-merge-diff's ValidationErrors: one line, or "errors:" and one indented line each.
   std::string errors;

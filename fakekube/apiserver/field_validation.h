@@ -14,7 +14,8 @@
 //     conversion fails), with the untyped 500 kube-apiserver answers:
 //       failed to create typed patch object (default/c1; /v1, Kind=ConfigMap): .bogus: field not
 //       declared in schema
-// Ignore drops them silently. Custom resources are pruned by their schema, silently.
+// Ignore drops them silently. Custom resources answer the same, for what their definition's
+// structural schema prunes (api/structural_schema.h), as the apiextensions decoder reports it.
 #pragma once
 
 #include <optional>

@@ -121,5 +121,31 @@ TEST_F(UnknownFieldsHttpTest, ServerSideApplyRefusesUndeclaredFields) {
   EXPECT_EQ(get(kConfigMapsPath + "/c1")->status, 404);
 }
 
+// Custom resources: what the definition's schema prunes is answered the same way.
+TEST_F(UnknownFieldsHttpTest, CustomResourceWarnsForWhatItsSchemaPrunesAndStrictRefuses) {
+  Json crd = widgetCrd();
+  crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"] = {
+      {"type", "object"},
+      {"properties",
+       {{"spec", {{"type", "object"}, {"properties", {{"size", {{"type", "integer"}}}}}}}}}};
+  ASSERT_EQ(post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)->status, 201);
+  const std::string widgets = "/apis/example.com/v1/namespaces/default/widgets";
+  Json misspelt = widget("w1");
+  misspelt["spec"]["sise"] = 2;
+
+  auto refused = post(widgets + "?fieldValidation=Strict", misspelt);
+  ASSERT_EQ(refused->status, 400) << refused->body;
+  EXPECT_EQ(status(refused)["message"],
+            "Widget in version \"v1\" cannot be handled as a Widget: strict decoding error: "
+            "unknown field \"spec.sise\"");
+  EXPECT_EQ(get(widgets + "/w1")->status, 404);
+
+  auto created = post(widgets, misspelt);
+  ASSERT_EQ(created->status, 201) << created->body;
+  EXPECT_EQ(warnings(created),
+            (std::vector<std::string>{R"(299 - "unknown field \"spec.sise\"")"}));
+  EXPECT_FALSE(parse(get(widgets + "/w1")->body)["spec"].contains("sise"));
+}
+
 }  // namespace
 }  // namespace fakekube::httptest
