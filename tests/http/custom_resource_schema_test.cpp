@@ -154,9 +154,21 @@ TEST_F(CustomResourceSchemaTest, KubeRaysOwnDefinitionsReplaceTheBuiltInOnesAndG
       ok({"apply", "--server-side", "--force-conflicts", "-f", "-"}, large),
       "customresourcedefinition.apiextensions.k8s.io/rayclusters.ray.io serverside-applied\n");
 
-  // New objects are decoded by the new schema: the unknown container field is pruned, ports
-  // get TCP, and KubeRay's worker defaults still appear.
-  EXPECT_EQ(ok({"apply", "-f", "-"}, rayCluster("after")), "raycluster.ray.io/after created\n");
+  // New objects are decoded by the new schema. kubectl validates strictly by default, so the
+  // field the schema does not declare is refused, as kube-apiserver refuses it ...
+  ProcessResult strict = kubectl({"apply", "-f", "-"}, rayCluster("after"));
+  EXPECT_NE(strict.exitCode, 0);
+  EXPECT_EQ(strict.err,
+            "Error from server (BadRequest): error when creating \"STDIN\": RayCluster in version "
+            "\"v1\" cannot be handled as a RayCluster: strict decoding error: unknown field "
+            "\"spec.headGroupSpec.template.spec.containers[0].notAContainerField\"\n");
+  // ... and with --validate=warn it is pruned with a warning; ports get TCP, and KubeRay's
+  // worker defaults still appear.
+  ProcessResult warned = kubectl({"apply", "--validate=warn", "-f", "-"}, rayCluster("after"));
+  EXPECT_EQ(warned.out, "raycluster.ray.io/after created\n") << warned.err;
+  EXPECT_EQ(warned.err,
+            "Warning: unknown field "
+            "\"spec.headGroupSpec.template.spec.containers[0].notAContainerField\"\n");
   Json after = Json::parse(ok({"get", "raycluster", "after", "-o", "json"}));
   const Json& newHead = after["spec"]["headGroupSpec"]["template"]["spec"]["containers"][0];
   EXPECT_FALSE(newHead.contains("notAContainerField"));
@@ -177,10 +189,11 @@ TEST_F(CustomResourceSchemaTest, KubeRaysOwnDefinitionsReplaceTheBuiltInOnesAndG
   EXPECT_EQ(reread["metadata"]["generation"], before["metadata"]["generation"]);
   EXPECT_EQ(reread["metadata"]["uid"], before["metadata"]["uid"]);
 
-  // A wrong type is refused with kube-apiserver's message.
+  // A wrong type is refused with kube-apiserver's message (under --validate=warn: strict
+  // decoding would refuse the unknown field first).
   std::string bad = rayCluster("bad");
   bad.replace(bad.find("replicas: 1"), 11, "replicas: one");
-  ProcessResult refused = kubectl({"apply", "-f", "-"}, bad);
+  ProcessResult refused = kubectl({"apply", "--validate=warn", "-f", "-"}, bad);
   EXPECT_NE(refused.exitCode, 0);
   EXPECT_THAT(refused.err,
               HasSubstr("spec.workerGroupSpecs[0].replicas: Invalid value: \"string\": "
