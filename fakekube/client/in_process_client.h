@@ -4,6 +4,9 @@
 // because callers change what they read and write it back; the server's own objects stay
 // immutable. The *Shared verbs hand out the server's document itself. Errors are the server's
 // Status values, unchanged.
+//
+// Not final: a test's client may answer some verbs its own way and pass the rest through (the
+// fixtures' ViewClient, which decides what an operator's lists and watches show).
 #pragma once
 
 #include "fakekube/apiserver/api_server.h"
@@ -11,7 +14,7 @@
 
 namespace fakekube {
 
-class InProcessClient final : public Client {
+class InProcessClient : public Client {
  public:
   // `server` must outlive the client.
   explicit InProcessClient(ApiServer& server) : server_(server) {}
