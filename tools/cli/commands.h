@@ -64,6 +64,17 @@ struct CrashtestOptions {
   // same whatever the number: every run is its own seeded cluster.
   int jobs = 0;
   bool teardown = true;  // delete the files' objects at the end and look for leftovers
+  // Exploration of stale, unobserved and intermediate states (tools/cli/explore.h).
+  std::string explore;  // "stale,unobserved,intermediate"; "" = crash points
+  int depth = 1;
+  std::vector<std::string> compare;
+  std::string shard;   // "I/N"
+  std::string report;  // JSON report file
+  std::vector<std::string> merge;
+  std::string replay;      // a replay file
+  std::string replayDir;   // where failing plans' replay files go
+  std::string replayPlan;  // set from a replay file: the plan (JSON) to run alone
+  bool quiet = false;
   // Tests only: the operator under test instead of KubeRay's (its crash points are enumerated).
   std::function<Result<void>(Manager& manager)> operatorFactory;
   // Where the rows, the summary and the errors go (stdout and stderr when null).

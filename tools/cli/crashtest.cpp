@@ -51,6 +51,7 @@
 #include "fixtures/manifests.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/crashtest_invariants.h"
+#include "tools/cli/explore.h"
 #include "tools/cli/go_duration.h"
 
 namespace fakekube::cli {
@@ -412,6 +413,8 @@ int runCrashtest(const CrashtestOptions& options) {
     return 2;
   };
 
+  if (!options.merge.empty()) return runMerge(options, out, err);
+  if (!options.replay.empty()) return runReplay(options, out, err);
   if (options.files.empty()) return badInput("no manifests: -f FILE.yaml is required");
   std::vector<Json> objects;
   for (const auto& path : options.files) {
@@ -546,6 +549,7 @@ int runCrashtest(const CrashtestOptions& options) {
                               noOrphans(kPods, kJobs)};
   }
 
+  if (wantsExploration(options)) return runExploration(options, std::move(scenario), out, err);
   CrashPointRunner runner(std::move(scenario));
   auto printViolations = [&](const CrashPointRow& row) {
     for (const auto& v : row.violations) out << "    " << v << "\n";

@@ -99,7 +99,16 @@ status.jobDeploymentStatus Complete or Failed and every RayCluster status.state 
 
 Output: one line per crash point (k, verb, object, fault, outcome), a violation's details and its
 replay command, then `N crash points, N converged, N violations`. Exit 0 when nothing was
-violated, 1 otherwise, 2 on bad input.)");
+violated, 1 otherwise, 2 on bad input.
+
+Exploration (--explore intermediate,stale,unobserved): plans generated from the fault-free
+reference run: intermediate (the crash points), stale (the operator restarts with caches from
+the revision before one of its deletes, catching up later), unobserved (an event withheld until
+a later one supersedes it). Each run is also compared with the reference run's end state
+(objects per kind and owner, --compare fields) and writes per object. --depth 2 adds pairs and
+shrinks a failing pair to the perturbations that matter. --shard I/N and --report FILE split an
+exploration; --merge FILES joins the reports. --replay-dir DIR writes a file per failing plan;
+--replay FILE reruns it. See docs/exploring-states.md.)");
   crashtestCmd->add_option("-f,--filename", crashtest.files, "Manifest (YAML, multi-document)")
       ->required()
       ->allow_extra_args(false);
@@ -123,6 +132,19 @@ violated, 1 otherwise, 2 on bad input.)");
       ->capture_default_str();
   crashtestCmd->add_flag("--no-teardown", noTeardown,
                          "Skip deleting the files' objects at the end and the leak check");
+  // Exploration of stale, unobserved and intermediate states (tools/cli/explore.h).
+  crashtestCmd->add_option("--explore", crashtest.explore,
+                           "Explore these kinds of plans: intermediate,stale,unobserved");
+  crashtestCmd->add_option("--depth", crashtest.depth, "1, or 2: also pairs of plans (shrunk)");
+  crashtestCmd->add_option("--compare", crashtest.compare,
+                           "A field the end state must share with the reference run");
+  crashtestCmd->add_option("--shard", crashtest.shard, "Run only shard I/N of the plans");
+  crashtestCmd->add_option("--report", crashtest.report, "Write the exploration's report (JSON)");
+  crashtestCmd->add_option("--merge", crashtest.merge, "Merge shards' --report files into one");
+  crashtestCmd->add_option("--replay", crashtest.replay, "Rerun a replay file's plan exactly");
+  crashtestCmd->add_option("--replay-dir", crashtest.replayDir,
+                           "Write a replay file per failing plan here");
+  crashtestCmd->add_flag("--quiet", crashtest.quiet, "No progress bar");
 #endif
 
   try {
