@@ -75,6 +75,8 @@ struct CrashtestOptions {
   std::string replayDir;   // where failing plans' replay files go
   std::string replayPlan;  // set from a replay file: the plan (JSON) to run alone
   bool quiet = false;
+  std::string trace;     // Chrome trace-event JSON of a failing plan (or the reference run)
+  std::string timeline;  // the same run as an HTML page of lanes
   // Tests only: the operator under test instead of KubeRay's (its crash points are enumerated).
   std::function<Result<void>(Manager& manager)> operatorFactory;
   // Where the rows, the summary and the errors go (stdout and stderr when null).

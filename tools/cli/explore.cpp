@@ -7,12 +7,15 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
 
+#include "fixtures/chrome_trace.h"
 #include "fixtures/explorer.h"
+#include "fixtures/timeline_page.h"
 
 namespace fakekube::cli {
 
@@ -106,11 +109,30 @@ ExploreOptions exploreOptionsOf(const CrashtestOptions& options,
   return explore;
 }
 
-int replayOnePlan(Explorer& explorer, const std::string& planText, std::ostream& out,
+// What runPlan's inspection does with --trace: the run as Chrome trace-event JSON.
+// What runPlan's inspection does with --trace and --timeline: the run drawn.
+std::function<void(TestCluster&)> traceWriter(const CrashtestOptions& options, const Plan& plan,
+                                              std::ostream& err) {
+  if (options.trace.empty() && options.timeline.empty()) return {};
+  std::string title = plan.perturbations.empty() ? std::string("reference run") : plan.str();
+  return [&options, &err, title](TestCluster& cluster) {
+    const Json trace = chromeTrace(cluster, title);
+    auto save = [&](const std::string& path, const std::string& text, const char* flag) {
+      if (path.empty()) return;
+      if (auto written = writeFile(path, text); !written) {
+        err << "fakekube crashtest: " << flag << ": " << written.error().message << "\n";
+      }
+    };
+    save(options.trace, trace.dump() + "\n", "--trace");
+    save(options.timeline, timelinePage(trace), "--timeline");
+  };
+}
+
+int replayOnePlan(Explorer& explorer, const CrashtestOptions& options, std::ostream& out,
                   std::ostream& err) {
-  auto plan = Plan::fromJson(Json::parse(planText, nullptr, false));
+  auto plan = Plan::fromJson(Json::parse(options.replayPlan, nullptr, false));
   if (!plan) return badExploreInput(err, "--replay: " + plan.error().message);
-  PlanRow row = explorer.runPlan(*plan);
+  PlanRow row = explorer.runPlan(*plan, traceWriter(options, *plan, err));
   if (explorer.options().shrink && plan->perturbations.size() > 1 && !row.violations.empty()) {
     row.shrunk = explorer.shrink(*plan);
   }
@@ -142,7 +164,7 @@ int runExploration(const CrashtestOptions& options, CrashScenario scenario, std:
     shard = *parsed;
   }
   Explorer explorer(std::move(scenario), exploreOptionsOf(options, *kinds, shard));
-  if (!options.replayPlan.empty()) return replayOnePlan(explorer, options.replayPlan, out, err);
+  if (!options.replayPlan.empty()) return replayOnePlan(explorer, options, out, err);
 
   const auto wallStart = std::chrono::steady_clock::now();
   auto plans = explorer.plans();
@@ -199,6 +221,16 @@ int runExploration(const CrashtestOptions& options, CrashScenario scenario, std:
     if (auto written = writeFile(options.report, report->toJson().dump(1) + "\n"); !written) {
       return badExploreInput(err, written.error().message);
     }
+  }
+  if (!options.trace.empty() || !options.timeline.empty()) {
+    Plan drawn;  // the first failing plan, else none: the reference run
+    for (const auto& row : report->rows) {
+      if (!row.violations.empty()) {
+        drawn = row.shrunk ? *row.shrunk : row.plan;
+        break;
+      }
+    }
+    explorer.runPlan(drawn, traceWriter(options, drawn, err));
   }
   return report->ok() ? 0 : 1;
 }

@@ -108,7 +108,9 @@ a later one supersedes it). Each run is also compared with the reference run's e
 (objects per kind and owner, --compare fields) and writes per object. --depth 2 adds pairs and
 shrinks a failing pair to the perturbations that matter. --shard I/N and --report FILE split an
 exploration; --merge FILES joins the reports. --replay-dir DIR writes a file per failing plan;
---replay FILE reruns it. See docs/exploring-states.md.)");
+--replay FILE reruns it. --trace FILE.json draws a failing plan's run (else the reference run) for
+Perfetto or chrome://tracing, --timeline FILE.html as a page of lanes. See
+docs/exploring-states.md.)");
   crashtestCmd->add_option("-f,--filename", crashtest.files, "Manifest (YAML, multi-document)")
       ->required()
       ->allow_extra_args(false);
@@ -145,6 +147,11 @@ exploration; --merge FILES joins the reports. --replay-dir DIR writes a file per
   crashtestCmd->add_option("--replay-dir", crashtest.replayDir,
                            "Write a replay file per failing plan here");
   crashtestCmd->add_flag("--quiet", crashtest.quiet, "No progress bar");
+  crashtestCmd->add_option("--trace", crashtest.trace,
+                           "Write a failing plan's run (else the reference run) as Chrome "
+                           "trace-event JSON (Perfetto, chrome://tracing)");
+  crashtestCmd->add_option("--timeline", crashtest.timeline,
+                           "Write the same run as a self-contained HTML page of lanes");
 #endif
 
   try {
