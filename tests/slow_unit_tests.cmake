@@ -17,3 +17,7 @@ foreach(seed RANGE 1 10)
   set_tests_properties(Seeds/SeededRayClusterTest.TenClustersWithInformerLagEndReadyWithoutDuplicates/${seed}
                        PROPERTIES COST 3)
 endforeach()
+set_tests_properties(ContentionStory.WithoutABatchSchedulerNeitherJobEverStarts
+                     PROPERTIES COST 30)
+set_tests_properties(ContentionStory.WithVolcanoOneJobRunsAndFinishesThenTheOther
+                     PROPERTIES COST 30)

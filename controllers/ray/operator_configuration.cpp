@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "fakekube/api/json_lookup.h"
 #include "fakekube/api/yaml.h"
 
 namespace fakekube::ray {
@@ -107,6 +108,13 @@ Result<void> applyOperatorConfiguration(std::string_view text, OperatorOptions& 
   if (!proxy) return tl::unexpected(proxy.error());
   auto deleteRayJob = boolField(config, "deleteRayJobAfterJobFinishes");
   if (!deleteRayJob) return tl::unexpected(deleteRayJob.error());
+  auto enableBatchScheduler = boolField(config, "enableBatchScheduler");
+  if (!enableBatchScheduler) return tl::unexpected(enableBatchScheduler.error());
+  const Json* batchScheduler = jsonFind(config, "batchScheduler");
+  if (batchScheduler != nullptr && !batchScheduler->is_null() && !batchScheduler->is_string()) {
+    return tl::unexpected(
+        Status::badRequest(unmarshalError(*batchScheduler, "batchScheduler", "string")));
+  }
   if (auto numbers = checkNumberFields(config); !numbers) return numbers;
 
   options.headSidecarContainers = std::move(*head);
@@ -115,6 +123,10 @@ Result<void> applyOperatorConfiguration(std::string_view text, OperatorOptions& 
   options.reconcileConcurrency = *concurrency > 0 ? *concurrency : 1;
   options.useKubernetesProxy = *proxy;
   options.deleteRayJobAfterJobFinishes = *deleteRayJob;
+  options.enableBatchScheduler = *enableBatchScheduler;
+  options.batchScheduler = batchScheduler != nullptr && batchScheduler->is_string()
+                               ? batchScheduler->get<std::string>()
+                               : std::string();
   return {};
 }
 

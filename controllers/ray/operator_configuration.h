@@ -9,7 +9,8 @@
 //   reconcileConcurrency                             workers per controller (0 -> 1)
 //   useKubernetesProxy                               dashboards through the service proxy
 //   deleteRayJobAfterJobFinishes                     TTL cleanup deletes the RayJob itself
-// The others (metricsAddr, probeAddr, leader election, qps, burst, logging, batch schedulers,
+//   batchScheduler, enableBatchScheduler             the gang scheduler's plug-in
+// The others (metricsAddr, probeAddr, leader election, qps, burst, logging,
 // watchNamespace, default pod metadata and envs) are accepted and ignored: fakekube's operator
 // has no such endpoints or integrations (qps and burst are still type-checked, as the decoder
 // checks them). Unknown fields are ignored too, as the universal decoder does.

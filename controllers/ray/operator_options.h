@@ -10,9 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "fakekube/api/json.h"
-
 #include "controllers/ray/dashboard_client_factory.h"
+#include "fakekube/api/json.h"
 
 namespace fakekube::ray {
 
@@ -48,6 +47,11 @@ struct OperatorOptions {
   std::chrono::seconds gcsFtDeletionTimeout{300};
   // --use-kubernetes-proxy: reach Ray dashboards through the API server's service proxy.
   bool useKubernetesProxy = false;
+  // --batch-scheduler (the Configuration's batchScheduler): the gang scheduler the pods are
+  // handed to, "volcano" or "scheduler-plugins"; empty: none (batchscheduler/batch_scheduler.h).
+  std::string batchScheduler;
+  // --enable-batch-scheduler (enableBatchScheduler), the legacy switch: volcano.
+  bool enableBatchScheduler = false;
   // Seeds the five random characters of the names the RayJob controller generates (jobId and
   // rayClusterName, `<rayjob>-<rand5>`), so that a run on the SimExecutor replays; unset = a
   // random seed, as upstream's utilrand.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "controllers/ray/batchscheduler/batch_scheduler.h"
 #include "controllers/ray/custom_resource_definitions.h"
 #include "controllers/ray/raycluster_controller.h"
 #include "controllers/ray/rayjob_controller.h"
@@ -32,6 +33,12 @@ Result<void> addRayOperator(Manager& manager, const std::set<std::string>& contr
     }
   }
   if (controllers.empty()) return {};
+  // ValidateBatchSchedulerConfig: an unknown batch scheduler stops the operator at start.
+  if (auto valid = batchscheduler::validateBatchSchedulerConfig(options.batchScheduler,
+                                                                options.enableBatchScheduler);
+      !valid) {
+    return valid;
+  }
   if (auto installed = installCustomResourceDefinitions(manager.client().underlyingClient());
       !installed) {
     return tl::unexpected(installed.error());

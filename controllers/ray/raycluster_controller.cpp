@@ -413,17 +413,22 @@ Result<Controller*> addRayClusterController(Manager& manager, const OperatorOpti
   if (options.enableGcsFtRedisCleanup) manager.cache().informerFor(kJobs);
   ControllerOptions controllerOptions;
   controllerOptions.maxConcurrentReconciles = std::max(1, options.reconcileConcurrency);
-  return ControllerBuilder(manager)
-      .named("raycluster")
+  ControllerBuilder builder(manager);
+  builder.named("raycluster")
       .forResource(kRayClusters,
                    predicate::or_({predicate::generationChanged(), predicate::labelChanged(),
                                    predicate::annotationChanged()}))
       .forKind(std::string(kRayClusterKind))
       .owns(kPods)
       .owns(kServices)
-      .withOptions(std::move(controllerOptions))
-      .complete(
-          [reconciler](const ReconcileRequest& request) { return reconciler->reconcile(request); });
+      .withOptions(std::move(controllerOptions));
+  // ConfigureReconciler: the batch scheduler's group kind (Volcano's PodGroup).
+  auto scheduler =
+      batchscheduler::newBatchScheduler(options.batchScheduler, options.enableBatchScheduler);
+  if (!scheduler) return tl::unexpected(scheduler.error());
+  if (*scheduler && (*scheduler)->ownedResource()) builder.owns(*(*scheduler)->ownedResource());
+  return builder.complete(
+      [reconciler](const ReconcileRequest& request) { return reconciler->reconcile(request); });
 }
 
 }  // namespace fakekube::ray

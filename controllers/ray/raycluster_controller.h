@@ -65,8 +65,10 @@
 // CreatedHeadPod, CreatedWorkerPod, DeletedHeadPod, DeletedWorkerPod, DeletedPod).
 //
 // Not modelled: the GCS fault tolerance settings of the pods (Redis address, external storage
-// namespace), Ingress and Route, the auth Secret, the GCS storage PVC, mTLS, batch schedulers,
-// metrics, and the RayMultiHostIndexing gate turned off.
+// namespace), Ingress and Route, the auth Secret, the GCS storage PVC, mTLS, metrics, and the
+// RayMultiHostIndexing gate turned off. Batch schedulers (options.batchScheduler): before the
+// head pod DoBatchSchedulingOnSubmission (the group is created or resized), each pod gets the
+// plug-in's metadata, and the controller owns the plug-in's group kind (docs/gang-scheduling.md).
 #pragma once
 
 #include <string>

@@ -78,6 +78,10 @@ bool RayClusterReconciler::shouldRecreatePodsForUpgrade(const Json& instance) {
 Failure RayClusterReconciler::createHeadPod(const Json& instance, const std::string& hash) {
   const std::string ns = meta::namespace_(instance);
   Json pod = buildHeadPod(instance, options_, hash);
+  if (batchScheduler_) {
+    batchScheduler_->addMetadataToChildResource(instance, pod, batchscheduler::ChildKind::Pod,
+                                                kHeadGroupName);
+  }
   const std::string shownName = meta::name(pod).empty() ? meta::generateName(pod) : meta::name(pod);
   auto created = client().createShared(kPods, std::move(pod));
   if (!created) {
@@ -98,8 +102,12 @@ Failure RayClusterReconciler::createWorkerPodWithIndex(const Json& instance,
                                                        const std::string& replicaGroupName,
                                                        int replicaIndex, int hostIndex) {
   const std::string ns = meta::namespace_(instance);
-  auto created = client().createShared(
-      kPods, buildWorkerPod(instance, group, options_, replicaGroupName, replicaIndex, hostIndex));
+  Json pod = buildWorkerPod(instance, group, options_, replicaGroupName, replicaIndex, hostIndex);
+  if (batchScheduler_) {
+    batchScheduler_->addMetadataToChildResource(instance, pod, batchscheduler::ChildKind::Pod,
+                                                group.groupName);
+  }
+  auto created = client().createShared(kPods, std::move(pod));
   if (!created) {
     event(instance, "Warning", "FailedToCreateWorkerPod",
           fmt::format("Failed to create worker Pod for the cluster {}/{}, {}", ns,
@@ -151,6 +159,13 @@ Failure RayClusterReconciler::reconcilePods(const Json& instance) {
   }
 
   const std::vector<ObjectPtr> clusterPods = clusterObjects(kPods, ns, name);
+  // The batch scheduler's group exists (and is sized) before any pod of it is created.
+  if (batchScheduler_) {
+    if (auto submitted = batchScheduler_->doBatchSchedulingOnSubmission(client(), instance);
+        !submitted) {
+      return plain(submitted.error());
+    }
+  }
   if (!expectations_.isSatisfied(ns, name, kExpectationsHeadGroup)) {
     // Reconcile the head later.
   } else if (auto f = reconcileHeadPod(instance,

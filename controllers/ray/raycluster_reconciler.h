@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "controllers/ray/batchscheduler/batch_scheduler.h"
 #include "controllers/ray/constants.h"
 #include "controllers/ray/naming.h"
 #include "controllers/ray/operator_options.h"
@@ -183,6 +184,10 @@ class RayClusterReconciler : public std::enable_shared_from_this<RayClusterRecon
 
   Manager& manager_;
   const OperatorOptions options_;
+  // The batch scheduler's plug-in (options_.batchScheduler), or nullptr.
+  const std::shared_ptr<batchscheduler::BatchScheduler> batchScheduler_ =
+      batchscheduler::newBatchScheduler(options_.batchScheduler, options_.enableBatchScheduler)
+          .value_or(nullptr);
   ScaleExpectations expectations_;
   EventRecorder& recorder_;
   std::mutex randomMutex_;

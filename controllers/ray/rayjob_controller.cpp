@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "controllers/ray/batchscheduler/batch_scheduler.h"
 #include "controllers/ray/constants.h"
 #include "controllers/ray/custom_resource_definitions.h"
 #include "controllers/ray/naming.h"
@@ -126,6 +127,7 @@ class RayJobReconciler {
   Step reconcileSuspendingOrRetrying(Json& rayJob);
   Step reconcileSuspended(Json& rayJob);
   ReconcileOutcome reconcileFinished(const Json& rayJob);
+  ReconcileOutcome reconcileFinishedResources(const Json& rayJob);
 
   ReconcileOutcome handleDeletion(Json rayJob);
   void initRayJobStatusIfNeed(Json& rayJob);
@@ -156,8 +158,16 @@ class RayJobReconciler {
   Result<void> updateRayJobStatus(const Json& original, Json& rayJob);
   Duration requeueDelayFor(TimePoint t) { return (t - now()) + std::chrono::seconds(2); }
 
+  // cleanupBatchSchedulerResources: the batch scheduler's group stops holding resources; false
+  // (with a Warning event) when it failed.
+  bool cleanupBatchSchedulerResources(const Json& rayJob);
+
   Manager& manager_;
   const OperatorOptions options_;
+  // The batch scheduler's plug-in (options_.batchScheduler), or nullptr.
+  const std::shared_ptr<batchscheduler::BatchScheduler> batchScheduler_ =
+      batchscheduler::newBatchScheduler(options_.batchScheduler, options_.enableBatchScheduler)
+          .value_or(nullptr);
   DashboardClientFactory dashboards_;
   EventRecorder& recorder_;
   std::mutex randomMutex_;
@@ -296,6 +306,12 @@ RayJobReconciler::Step RayJobReconciler::reconcileInitializing(Json& rayJob) {
   if (updateStatusToSuspendingIfNeeded(rayJob)) return std::nullopt;
   if (checkActiveDeadlineAndUpdateStatusIfNeeded(rayJob)) return std::nullopt;
   if (checkPreRunningDeadlineAndUpdateStatusIfNeeded(rayJob)) return std::nullopt;
+  if (batchScheduler_) {
+    if (auto submitted = batchScheduler_->doBatchSchedulingOnSubmission(client(), rayJob);
+        !submitted) {
+      return reconcileError(submitted.error(), kRequeue);
+    }
+  }
 
   auto cluster = getOrCreateRayClusterInstance(rayJob);
   if (!cluster) return reconcileError(cluster.error(), kRequeue);
@@ -435,6 +451,7 @@ RayJobReconciler::Step RayJobReconciler::reconcileSuspendingOrRetrying(Json& ray
   auto jobDeleted = deleteSubmitterJob(rayJob);
   if (!jobDeleted) return reconcileError(jobDeleted.error(), kRequeue);
   if (!*clusterDeleted || !*jobDeleted) return ReconcileOutcome(kRequeue);
+  if (!cleanupBatchSchedulerResources(rayJob)) return ReconcileOutcome(kRequeue);
 
   Json& status = rayJob["status"];
   status["rayClusterStatus"] = Json::object();
@@ -462,6 +479,30 @@ RayJobReconciler::Step RayJobReconciler::reconcileSuspended(Json& rayJob) {
 }
 
 ReconcileOutcome RayJobReconciler::reconcileFinished(const Json& rayJob) {
+  // Go's deferred cleanup: after whatever the terminal state's handling did this round.
+  ReconcileOutcome outcome = reconcileFinishedResources(rayJob);
+  (void)cleanupBatchSchedulerResources(rayJob);
+  return outcome;
+}
+
+bool RayJobReconciler::cleanupBatchSchedulerResources(const Json& rayJob) {
+  if (!batchScheduler_) return true;
+  auto cleaned = batchScheduler_->cleanupOnCompletion(client(), rayJob);
+  if (!cleaned) {
+    event(rayJob, "Warning", "FailedToCleanupBatchScheduler",
+          fmt::format("Failed to cleanup batch scheduler resources for RayJob {}/{}: {}",
+                      meta::namespace_(rayJob), meta::name(rayJob), cleaned.error().message));
+    return false;
+  }
+  if (*cleaned) {
+    event(rayJob, "Normal", "BatchSchedulerCleanedUp",
+          fmt::format("Cleaned up batch scheduler resources for RayJob {}/{}",
+                      meta::namespace_(rayJob), meta::name(rayJob)));
+  }
+  return true;
+}
+
+ReconcileOutcome RayJobReconciler::reconcileFinishedResources(const Json& rayJob) {
   // A cluster the RayJob did not create is never deleted.
   if (hasClusterSelector(rayJob)) return ReconcileResult{};
   if (jsonAt(rayJob, {"spec", "deletionStrategy"}).is_object()) {
@@ -695,6 +736,11 @@ Result<Json> RayJobReconciler::constructRayClusterForRayJob(const Json& rayJob,
       {"spec", std::move(spec)}};
   if (!annotations.empty()) rayCluster["metadata"]["annotations"] = std::move(annotations);
   meta::addOwnerReference(rayCluster, meta::controllerRefTo(rayJob));
+  // The cluster shares its RayJob's group (its pods name the RayJob's PodGroup).
+  if (batchScheduler_ && submissionMode(rayJob) == kK8sJobMode) {
+    batchScheduler_->addMetadataToChildResource(rayJob, rayCluster,
+                                                batchscheduler::ChildKind::Other, "");
+  }
   return rayCluster;
 }
 
@@ -728,6 +774,11 @@ Result<void> RayJobReconciler::createK8sJobIfNeed(const Json& rayJob, const Json
           fmt::format("Failed to create new Kubernetes Job {}/{}: {}", ns, meta::name(rayJob),
                       job.error().message));
     return tl::unexpected(job.error());
+  }
+  if (batchScheduler_) {
+    batchScheduler_->addMetadataToChildResource(rayJob, (*job)["spec"]["template"],
+                                                batchscheduler::ChildKind::PodTemplate,
+                                                kSubmitterGroupName);
   }
   meta::addOwnerReference(*job, meta::controllerRefTo(rayJob));
   auto created = client().create(kJobs, std::move(*job));

@@ -75,7 +75,14 @@
 // SidecarMode runs to Complete / Failed as upstream (tests/controllers/ray/
 // rayjob_sidecar_mode_test.cpp).
 //
-// Not modelled: batch schedulers (Volcano, Kueue's gang scheduling), metrics, token auth.
+// Batch schedulers (options.batchScheduler, batchscheduler/batch_scheduler.h): in Initializing,
+// DoBatchSchedulingOnSubmission before the RayCluster (the Volcano plug-in creates the RayJob's
+// PodGroup); the RayCluster of a K8sJobMode RayJob and the submitter's pod template get the
+// plug-in's metadata; Complete / Failed (after the round's deletion handling) and Suspending /
+// Retrying call CleanupOnCompletion, with a Normal event BatchSchedulerCleanedUp or a Warning
+// FailedToCleanupBatchScheduler.
+//
+// Not modelled: Kueue's gang scheduling, metrics, token auth.
 #pragma once
 
 #include "controllers/ray/dashboard_client.h"
