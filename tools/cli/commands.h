@@ -33,6 +33,9 @@ struct ServeOptions {
   int nodes = 1;
   long long retainedRevisions = 10000;
   double timeScale = 1;  // >1: the cluster's clock and timers run that many times faster
+  // "volcano": the simulated Volcano scheduler runs and the operator hands it its pods;
+  // "scheduler-plugins": the operator's plug-in only; "" = none.
+  std::string batchScheduler;
 };
 
 // `fakekube serve`: the Kubernetes API for kubectl, until SIGINT / SIGTERM.
@@ -43,8 +46,9 @@ struct OperatorCommandOptions {
   std::string context;      // "" = the kubeconfig's current context
   std::string controllers;  // "" = all of the operator's
   int reconcileConcurrency = 1;
-  double timeScale = 1;  // as `fakekube serve --time-scale`: must match the server's
-  std::string config;    // KubeRay's Configuration file ("" = none: the flags)
+  double timeScale = 1;        // as `fakekube serve --time-scale`: must match the server's
+  std::string config;          // KubeRay's Configuration file ("" = none: the flags)
+  std::string batchScheduler;  // --batch-scheduler: volcano, scheduler-plugins, "" = none
 };
 
 // `fakekube operator`: the KubeRay operator against the API server of a kubeconfig, until

@@ -1,6 +1,7 @@
 // `fakekube demo`: fakekube's stories in virtual time. First a Deployment on a simulated two-node
 // cluster (deployment_story.cpp); the RayJob demo-job from apply to cleanup (rayjob_story.cpp);
 // a RayCluster whose last worker turns Ready, with the KubeRay operator (raycluster_story.cpp);
+// two RayJobs contending for room, without and with gang scheduling (contention_story.cpp);
 // then the API server's rules told as a
 // story on the in-memory store.
 //
@@ -22,9 +23,10 @@
 #include "fakekube/cluster/namespace_controller.h"
 #include "fakekube/sim/sim_executor.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/contention_story.h"
 #include "tools/cli/deployment_story.h"
-#include "tools/cli/rayjob_story.h"
 #include "tools/cli/raycluster_story.h"
+#include "tools/cli/rayjob_story.h"
 #include "tools/cli/timeline.h"
 
 namespace fakekube::cli {
@@ -315,6 +317,7 @@ int runDemo(const DemoOptions& options) {
   if (int failed = deploymentStory(options.color); failed != 0) return failed;
   if (int failed = rayJobStory(options.color); failed != 0) return failed;
   if (int failed = rayClusterStory(options.color); failed != 0) return failed;
+  if (int failed = contentionStory(options.color); failed != 0) return failed;
 
   SimExecutor executor(SimExecutor::Options{.seed = 1});
   auto server = openStoryServer(executor);

@@ -38,6 +38,9 @@ int main(int argc, char** argv) {
                        "kubelet, job, ttl-after-finished, replicaset, deployment, endpoints, "
                        "endpointslice, serviceaccount, statefulset, daemonset, cronjob, "
                        "disruption, and the KubeRay operator's raycluster, rayjob (default: all)");
+  serveCmd->add_option("--batch-scheduler", serve.batchScheduler,
+                       "Gang scheduler: volcano (runs the simulated Volcano scheduler and hands "
+                       "KubeRay's pods to it) or scheduler-plugins");
   serveCmd->add_option("--nodes", serve.nodes, "Simulated nodes to create (node-1 ... node-N)")
       ->capture_default_str();
   serveCmd
@@ -59,6 +62,8 @@ int main(int argc, char** argv) {
                           "kubeconfig context (default: its current context)");
   operatorCmd->add_option("--controllers", rayOperator.controllers,
                           "Comma-separated controllers to run: raycluster, rayjob (default: all)");
+  operatorCmd->add_option("--batch-scheduler", rayOperator.batchScheduler,
+                          "KubeRay's batch scheduler plug-in: volcano, scheduler-plugins");
   operatorCmd->add_option("--config", rayOperator.config,
                           "KubeRay's Configuration file (config.ray.io/v1alpha1): sidecar "
                           "containers and settings; it replaces the flags");

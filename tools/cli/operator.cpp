@@ -61,6 +61,7 @@ int runOperator(const OperatorCommandOptions& options) {
   }
   ray::OperatorOptions operatorOptions = ray::OperatorOptions::fromEnvironment();
   operatorOptions.reconcileConcurrency = options.reconcileConcurrency;
+  operatorOptions.batchScheduler = options.batchScheduler;
   // As KubeRay's --config: the Configuration file replaces the flags.
   if (!options.config.empty()) {
     if (auto loaded = ray::loadOperatorConfiguration(options.config, operatorOptions); !loaded) {

@@ -20,6 +20,7 @@
 
 #include "controllers/ray/ray_operator.h"
 #include "controllers/ray/sim/ray_simulation.h"
+#include "controllers/volcano/volcano_scheduler.h"
 #include "fakekube/apiserver/api_server.h"
 #include "fakekube/client/in_process_client.h"
 #include "fakekube/client/kubeconfig.h"
@@ -141,13 +142,25 @@ int runServe(const ServeOptions& options) {
     return serveError(fmt::format("cannot start the controllers: {}", started.error().message));
   }
 
+  // --batch-scheduler volcano: Volcano's API, its default Queue and the simulated Volcano
+  // scheduler, on a manager of their own, as vc-scheduler runs in its own pod.
+  Manager volcanoScheduler(executor, *server);
+  if (options.batchScheduler == "volcano") {
+    if (auto added = volcano::addVolcanoScheduler(volcanoScheduler); !added) {
+      return serveError(
+          fmt::format("cannot start the Volcano scheduler: {}", added.error().message));
+    }
+    volcanoScheduler.start();
+  }
+
   // The KubeRay operator runs beside the cluster on a manager of its own (its own cache and
   // queues), as it would in its own pod.
   Manager rayOperator(executor, *server);
+  ray::OperatorOptions operatorOptions = ray::OperatorOptions::fromEnvironment();
+  operatorOptions.batchScheduler = options.batchScheduler;
   // In process, the RayJob controller reaches each Ray head's dashboard through the cluster's
   // network, as a pod of the cluster would.
-  if (auto added = ray::addRayOperator(rayOperator, controllers->ray,
-                                       ray::OperatorOptions::fromEnvironment(),
+  if (auto added = ray::addRayOperator(rayOperator, controllers->ray, operatorOptions,
                                        ray::inProcessDashboardClients(cluster.network()));
       !added) {
     return serveError(fmt::format("cannot start the KubeRay operator: {}", added.error().message));
@@ -163,8 +176,9 @@ int runServe(const ServeOptions& options) {
   // /metrics: the API server's request metrics, then the controllers' (controller-runtime's
   // names), as a kube-apiserver, a controller manager and the KubeRay operator would each serve
   // theirs.
-  httpOptions.extraMetrics = [&cluster, &rayOperator] {
-    return cluster.manager().renderMetrics() + rayOperator.renderMetrics();
+  httpOptions.extraMetrics = [&cluster, &rayOperator, &volcanoScheduler] {
+    return cluster.manager().renderMetrics() + rayOperator.renderMetrics() +
+           volcanoScheduler.renderMetrics();
   };
   // Kubernetes clients send a token only over TLS: with --token (or --tls) serve HTTPS, with a
   // certificate made now and handed to clients as the kubeconfig's certificate authority.
@@ -200,6 +214,7 @@ int runServe(const ServeOptions& options) {
   std::fprintf(stderr, "fakekube: %s, stopping\n", signal == SIGINT ? "interrupted" : "terminated");
   http.stop();
   rayOperator.stop();
+  if (options.batchScheduler == "volcano") volcanoScheduler.stop();
   cluster.stop();
   executor.shutdown();
   bookmarks.reset();
