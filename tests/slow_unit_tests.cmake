@@ -21,3 +21,5 @@ set_tests_properties(ContentionStory.WithoutABatchSchedulerNeitherJobEverStarts
                      PROPERTIES COST 30)
 set_tests_properties(ContentionStory.WithVolcanoOneJobRunsAndFinishesThenTheOther
                      PROPERTIES COST 30)
+set_tests_properties(GangCrashPoints.EveryKubeRayWriteCrashedConverges PROPERTIES COST 30)
+set_tests_properties(GangCrashPoints.EveryVolcanoSchedulerWriteCrashedConverges PROPERTIES COST 15)
