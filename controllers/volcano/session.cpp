@@ -67,14 +67,30 @@ ResourceList Job::allocated() const {
 }
 
 double QueueState::share() const {
-  if (!capability) return 0;
   double share = 0;
-  for (const auto& [name, amount] : allocated) {
-    auto cap = capability->find(name);
-    if (cap == capability->end() || cap->second <= 0) continue;
-    share = std::max(share, static_cast<double>(amount) / static_cast<double>(cap->second));
+  ResourceList names = allocated;
+  addTo(names, deserved);
+  for (const auto& [name, unused] : names) {
+    auto have = allocated.find(name);
+    auto due = deserved.find(name);
+    const double l = have == allocated.end() ? 0 : static_cast<double>(have->second);
+    const double r = due == deserved.end() ? 0 : static_cast<double>(due->second);
+    share = std::max(share, r == 0 ? (l == 0 ? 0.0 : 1.0) : l / r);
   }
   return share;
+}
+
+bool QueueState::overused() const {
+  ResourceList names = allocated;
+  addTo(names, deserved);
+  for (const auto& [name, unused] : names) {
+    auto have = allocated.find(name);
+    auto due = deserved.find(name);
+    if ((due == deserved.end() ? 0 : due->second) > (have == allocated.end() ? 0 : have->second)) {
+      return false;
+    }
+  }
+  return true;
 }
 
 // --- resources ---
@@ -190,6 +206,10 @@ class SessionBuilder {
       const std::string stateName = stringAt(*queue, {"status", "state"});
       q.open = stateName.empty() || stateName == "Open";
       q.capability = parseResources(jsonAt(*queue, {"spec", "capability"}));
+      const Json& weight = jsonAt(*queue, {"spec", "weight"});
+      if (weight.is_number_integer() && weight.get<std::int64_t>() > 0) {
+        q.weight = weight.get<std::int64_t>();
+      }
     }
   }
 
@@ -458,6 +478,7 @@ SessionResult runSession(const SessionInput& input, const SessionOptions& option
   SessionState state;
   state.options = &options;
   SessionBuilder(input, state).build();
+  computeDeserved(state);
   enqueue(state);
   allocate(state);
   SessionResult result;

@@ -19,17 +19,21 @@
 //             without minResources is permitted. A rejection is a Normal event Unschedulable
 //             "resource in cluster is overused: overused cpu" or "queue resource quota
 //             insufficient: insufficient cpu".
-//   allocate  jobs that are not Pending and have at least minMember valid tasks, queue by queue,
-//             in job order; a job's Pending tasks in task order each get the best node passing
-//             the predicates (the default scheduler's placement plugins over a Snapshot, and
-//             NodeResourcesFit against what the session has placed so far) while their queue
-//             stays within its capability; the first task that fits nowhere ends the job's turn.
+//   allocate  jobs that are not Pending and have at least minMember valid tasks, queue by queue
+//             (skipping a queue that holds its whole deserved share), in job order; a job's
+//             Pending tasks in task order each get the best node passing the predicates (the
+//             default scheduler's placement plugins over a Snapshot, and NodeResourcesFit against
+//             what the session has placed so far; from 100 nodes on, filtering stops after
+//             numFeasibleNodesToFind and the next task starts where it stopped) while their queue
+//             stays within its deserved share (proportion: the cluster divided by weight, capped
+//             by capability and request; a task that would exceed it is skipped); the first task
+//             that fits on no node ends the job's turn.
 //             gang: the placements are committed (bound) only when the job is then ready (ready
 //             tasks + placements >= minMember); otherwise all of them are discarded.
 // Orders. Jobs: the priority plugin (the PriorityClass value of spec.priorityClassName, higher
 // first), gang (unready before ready), then creation time and uid. Tasks: pod priority (spec.
 // priority, else its PriorityClass), then creation time and name. Queues: proportion's share
-// (allocated / capability, lower first), then name. Nodes: LeastAllocated plus the placement
+// (allocated / deserved, lower first), then name. Nodes: LeastAllocated plus the placement
 // plugins' scores, ties to the name that sorts first.
 //
 // Close. gang writes, for every job with tasks, the condition Unschedulable=True, reason

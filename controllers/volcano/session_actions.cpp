@@ -173,8 +173,20 @@ std::string histogram(const std::map<std::string, int>& counts) {
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
-// The predicates over every node and the best feasible one; nullopt with task.fitError set when
-// none fits ("0/N nodes are unavailable: <reasons>.", api.FitErrors).
+// util.CalculateNumOfFeasibleNodesToFind with the defaults (minNodesToFind 100,
+// minPercentageOfNodesToFind 5, percentageOfNodesToFind adaptive): every node below 100; above,
+// 50% less one point per 125 nodes, at least 5% and at least 100 nodes.
+std::size_t numFeasibleNodesToFind(std::size_t numAllNodes) {
+  constexpr std::size_t kMinNodesToFind = 100;
+  if (numAllNodes <= kMinNodesToFind) return numAllNodes;
+  const std::int64_t percentage =
+      std::max<std::int64_t>(5, 50 - static_cast<std::int64_t>(numAllNodes) / 125);
+  return std::max(numAllNodes * static_cast<std::size_t>(percentage) / 100, kMinNodesToFind);
+}
+
+// The predicates over the nodes, from where the last task stopped, until numFeasibleNodesToFind
+// fit, and the best feasible one; nullopt with task.fitError set when none fits ("0/N nodes are
+// unavailable: <reasons>.", api.FitErrors).
 std::optional<std::size_t> placeTask(SessionState& state, Task& task) {
   using Stage = PlacementCycle::Stage;
   auto cycle = PlacementCycle::start(*task.pod, state.snapshot);
@@ -191,7 +203,13 @@ std::optional<std::size_t> placeTask(SessionState& state, Task& task) {
   std::vector<std::size_t> feasible;
   std::vector<const scheduling::NodeInfo*> feasibleInfos;
   std::vector<std::int64_t> scores;
-  for (std::size_t i = 0; pre.status.ok() && i < state.nodes.size(); ++i) {
+  const std::size_t count = state.nodes.size();
+  const std::size_t toFind = numFeasibleNodesToFind(count);
+  const std::size_t start = count == 0 ? 0 : state.nextStartNodeIndex % count;
+  std::size_t processed = 0;
+  for (std::size_t c = 0; pre.status.ok() && c < count && feasible.size() < toFind; ++c) {
+    const std::size_t i = (start + c) % count;
+    ++processed;
     const NodeState& node = state.nodes[i];
     if (pre.nodeNames && !pre.nodeNames->count(node.capacity.name)) {
       ++reasons[fmt::format("node(s) didn't satisfy plugin(s) [{}]",
@@ -210,6 +228,7 @@ std::optional<std::size_t> placeTask(SessionState& state, Task& task) {
     feasibleInfos.push_back(node.info);
     scores.push_back(scheduling::leastAllocatedScore(demand, node.capacity, used));
   }
+  if (count != 0) state.nextStartNodeIndex = (start + processed) % count;
   if (feasible.empty()) {
     task.fitError =
         fmt::format("0/{} nodes are unavailable: {}.", state.nodes.size(), histogram(reasons));
@@ -218,18 +237,24 @@ std::optional<std::size_t> placeTask(SessionState& state, Task& task) {
   const std::vector<std::int64_t> placement = cycle->scores(feasibleInfos);
   std::size_t best = 0;
   for (std::size_t f = 1; f < feasible.size(); ++f) {
-    if (scores[f] + placement[f] > scores[best] + placement[best]) best = f;
+    const std::int64_t total = scores[f] + placement[f];
+    const std::int64_t bestTotal = scores[best] + placement[best];
+    const std::string& name = state.nodes[feasible[f]].capacity.name;
+    if (total > bestTotal ||
+        (total == bestTotal && name < state.nodes[feasible[best]].capacity.name)) {
+      best = f;
+    }
   }
   return feasible[best];
 }
 
-// proportion's Allocatable: the queue stays within its capability with the task.
+// proportion's Allocatable: the queue stays within its deserved share (itself within its
+// capability) with the task.
 bool allocatable(const QueueState& queue, const Task& task) {
   if (!queue.open) return false;
-  if (!queue.capability) return true;
   ResourceList future = queue.allocated;
   addTo(future, task.request);
-  return exceeding(future, *queue.capability, task.request, true).empty();
+  return exceeding(future, queue.deserved, task.request, false).empty();
 }
 
 // One job's turn: its Pending tasks in order until one fits nowhere; then commit or discard.
@@ -237,7 +262,8 @@ void allocateJob(SessionState& state, QueueState& queue, Job& job) {
   Statement statement(state);
   for (Task& task : job.tasks) {
     if (task.status != TaskStatus::Pending) continue;
-    if (!allocatable(queue, task)) break;
+    // "Queue is overused when considering task, ignore it": the next task may be smaller.
+    if (!allocatable(queue, task)) continue;
     auto node = placeTask(state, task);
     if (!node) break;
     statement.allocate(task, queue, *node);
@@ -253,6 +279,7 @@ void allocateJob(SessionState& state, QueueState& queue, Job& job) {
 
 void allocate(SessionState& state) {
   for (QueueState* queue : orderedQueues(state)) {
+    if (queue->overused()) continue;  // proportion's Overused
     for (Job* job : queue->jobs) {
       if (job->phase == kPhasePending) continue;
       // gang's JobValid: fewer valid tasks than minMember cannot make a gang.

@@ -66,11 +66,18 @@ struct QueueState {
   std::string name;
   bool open = true;
   std::optional<ResourceList> capability;
+  std::int64_t weight = 1;
   ResourceList allocated;
   ResourceList inqueue;
+  // What its jobs hold and their Pending tasks ask for, and its share of the cluster
+  // (computeDeserved).
+  ResourceList request;
+  ResourceList deserved;
   std::vector<Job*> jobs;
-  // allocated / capability at its largest over the capped resources; 0 without a capability.
+  // helpers.Share of allocated over deserved at its largest over the resources.
   double share() const;
+  // proportion's Overused: deserved <= allocated in every resource.
+  bool overused() const;
 };
 
 struct NodeState {
@@ -88,6 +95,9 @@ struct SessionState {
   std::unordered_map<std::string, std::size_t> nodeIndex;
   scheduling::Snapshot snapshot;
   ResourceList total;  // allocatable of the schedulable nodes
+  // Where the next task's predicates start (the scheduler's lastProcessedNodeIndex): a task that
+  // stops after numFeasibleNodesToFind nodes leaves the others to the next tasks.
+  std::size_t nextStartNodeIndex = 0;
   std::vector<SessionEvent> events;
   std::vector<SessionBinding> bindings;
 };
@@ -102,6 +112,11 @@ std::vector<std::string> exceeding(const ResourceList& used, const ResourceList&
 // util.FormatResourceNames.
 std::string formatResourceNames(const std::string& prefix, const std::string& verb,
                                 const std::vector<std::string>& names);
+
+// --- proportion (session_proportion.cpp) ---
+// Each queue's request, then its deserved share: the schedulable total divided by weight in
+// rounds, each queue capped by its capability and its request, until nothing is left to give.
+void computeDeserved(SessionState& state);
 
 // --- the actions (session_actions.cpp) ---
 void enqueue(SessionState& state);

@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "controllers/volcano/volcano_api.h"
 #include "fakekube/api/object_meta.h"
@@ -58,6 +59,7 @@ class VolcanoScheduler : public std::enable_shared_from_this<VolcanoScheduler> {
     for (const auto& update : result.podGroupUpdates) writeStatus(kPodGroups, update);
     for (const auto& update : result.queueUpdates) writeStatus(kQueues, update);
     for (const auto& event : result.events) record(event);
+    forgetGoneGroups(input.podGroups);
     return ReconcileResult{options_.schedulePeriod};
   }
 
@@ -103,6 +105,15 @@ class VolcanoScheduler : public std::enable_shared_from_this<VolcanoScheduler> {
     last = text;
     (void)manager_.eventRecorder(std::string(kSchedulerName))
         .event(*event.podGroup, event.type, event.reason, event.message);
+  }
+
+  // The last events of PodGroups that no longer exist are dropped.
+  void forgetGoneGroups(const std::vector<ObjectPtr>& groups) {
+    std::set<std::string> uids;
+    for (const auto& group : groups) uids.insert(meta::uid(*group));
+    std::erase_if(lastEvents_, [&](const auto& entry) {
+      return !uids.count(entry.first.substr(0, entry.first.find('/')));
+    });
   }
 
   Manager& manager_;

@@ -121,6 +121,39 @@ TEST(VolcanoEnqueue, OvercommitAdmitsUpToAllocatableTimesOnePointTwo) {
   EXPECT_TRUE(overused);
 }
 
+// --- proportion: deserved shares by weight ---
+
+TEST(VolcanoProportion, QueuesShareTheClusterByWeight) {
+  SessionInput input;
+  input.nodes = {shared(nodeDocument("n1", "8", "64G"))};
+  input.queues = {shared(queueDocument("light", 1)), shared(queueDocument("heavy", 3))};
+  for (const std::string queue : {"light", "heavy"}) {
+    for (int i = 0; i < 8; ++i) {
+      const std::string name = queue + "-" + std::to_string(i);
+      input.podGroups.push_back(shared(podGroupDocument("ns", name, queue, 1, "Inqueue")));
+      input.pods.push_back(shared(podDocument("ns", name, name, "1", "1G")));
+    }
+  }
+  std::map<std::string, int> bound;
+  for (const auto& binding : run(input).bindings) {
+    ++bound[meta::annotation(*binding.pod, kGroupNameAnnotation).substr(0, 5)];
+  }
+  EXPECT_EQ(bound["light"], 2);  // 8 cpu x 1/4
+  EXPECT_EQ(bound["heavy"], 6);  // 8 cpu x 3/4
+}
+
+TEST(VolcanoProportion, AQueueWithoutDemandLeavesItsShareToTheOthers) {
+  SessionInput input;
+  input.nodes = {shared(nodeDocument("n1", "8", "64G"))};
+  input.queues = {shared(queueDocument("idle", 3)), shared(queueDocument("busy", 1))};
+  for (int i = 0; i < 8; ++i) {
+    const std::string name = "busy-" + std::to_string(i);
+    input.podGroups.push_back(shared(podGroupDocument("ns", name, "busy", 1, "Inqueue")));
+    input.pods.push_back(shared(podDocument("ns", name, name, "1", "1G")));
+  }
+  EXPECT_EQ(run(input).bindings.size(), 8u);
+}
+
 // --- gang_test.go TestShouldSkipUnschedulableForReleasing, on a session's condition ---
 
 Json releasing(Json pod) {
@@ -193,8 +226,7 @@ TEST(VolcanoGang, AllOrNothingBindsNoPodOfAGroupThatDoesNotFitWhole) {
   EXPECT_EQ(condition.value("reason", ""), "NotEnoughResources");
   EXPECT_EQ(condition.value("message", ""),
             "1/5 tasks in gang unschedulable: pod group is not ready, 5 Pending, 5 minAvailable; "
-            "Pending: 1 Unschedulable, 4 Schedulable. Origin reason is big-4: 0/2 nodes are "
-            "unavailable: 2 Insufficient cpu.");
+            "Pending: 1 Unschedulable, 4 Schedulable");
 }
 
 TEST(VolcanoGang, AGroupThatFitsIsBoundWholeAndRunning) {
