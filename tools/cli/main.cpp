@@ -116,8 +116,8 @@ exploration; --merge FILES joins the reports. --replay-dir DIR writes a file per
 --replay FILE reruns it. --trace FILE.json draws a failing plan's run (else the reference run) for
 Perfetto or chrome://tracing, --timeline FILE.html as a page of lanes. See
 docs/exploring-states.md.)");
+  // Required unless --replay or --merge (runCrashtest says so, as one line).
   crashtestCmd->add_option("-f,--filename", crashtest.files, "Manifest (YAML, multi-document)")
-      ->required()
       ->allow_extra_args(false);
   crashtestCmd->add_option("--until", crashtest.until, "Goal condition (see below)")
       ->allow_extra_args(false);
