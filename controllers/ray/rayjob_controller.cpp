@@ -481,7 +481,11 @@ RayJobReconciler::Step RayJobReconciler::reconcileSuspended(Json& rayJob) {
 ReconcileOutcome RayJobReconciler::reconcileFinished(const Json& rayJob) {
   // Go's deferred cleanup: after whatever the terminal state's handling did this round.
   ReconcileOutcome outcome = reconcileFinishedResources(rayJob);
-  (void)cleanupBatchSchedulerResources(rayJob);
+  // Upstream only logs a failed cleanup here. A failure is most often a 409 (the scheduler wrote
+  // the group's status since the cache saw it), and nothing may reconcile the finished RayJob
+  // again: the group would keep its size and hold its queue. So a round that would end without a
+  // requeue tries again after the default requeue.
+  if (!cleanupBatchSchedulerResources(rayJob) && outcome && outcome->isZero()) return kRequeue;
   return outcome;
 }
 

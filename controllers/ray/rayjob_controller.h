@@ -80,7 +80,9 @@
 // PodGroup); the RayCluster of a K8sJobMode RayJob and the submitter's pod template get the
 // plug-in's metadata; Complete / Failed (after the round's deletion handling) and Suspending /
 // Retrying call CleanupOnCompletion, with a Normal event BatchSchedulerCleanedUp or a Warning
-// FailedToCleanupBatchScheduler.
+// FailedToCleanupBatchScheduler. Unlike upstream, a failed cleanup in Complete / Failed requeues
+// after 3 s when the round would otherwise not come back (a conflict with the scheduler's status
+// write would leave the group holding its queue).
 //
 // Not modelled: Kueue's gang scheduling, metrics, token auth.
 #pragma once

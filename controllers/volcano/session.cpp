@@ -451,6 +451,35 @@ void closeJob(SessionState& state, Job& job, TimePoint now, const std::string& s
   }
 }
 
+// cache.RecordJobStatusEvent's pods: each Pending task's PodScheduled condition, when it differs.
+void closeTasks(const Job& job, SessionResult& result) {
+  std::string jobFitError;  // computed once, for the tasks without a fit error of their own
+  for (const Task& task : job.tasks) {
+    if (task.status != TaskStatus::Pending) continue;
+    std::string reason = "Unschedulable";
+    std::string message = task.fitError;
+    if (task.placedThenDiscarded) {
+      reason = "Schedulable";
+      message = fmt::format(
+          "Pod {}/{} can possibly be assigned to {}, once minAvailable is "
+          "satisfied",
+          meta::namespace_(*task.pod), task.name, task.discardedNode);
+    } else if (message.empty()) {
+      if (jobFitError.empty()) jobFitError = fitError(job);
+      message = jobFitError;
+    }
+    const Json* current = nullptr;
+    for (const Json& c : jsonArrayAt(jsonAt(*task.pod, {"status"}), "conditions")) {
+      if (c.value("type", "") == "PodScheduled") current = &c;
+    }
+    if (current != nullptr && current->value("status", "") == "False" &&
+        current->value("reason", "") == reason && current->value("message", "") == message) {
+      continue;
+    }
+    result.unschedulablePods.push_back({task.pod, std::move(reason), std::move(message)});
+  }
+}
+
 // updateQueueStatus: the phases of the queue's PodGroups and what its jobs hold.
 void closeQueue(const QueueState& queue, SessionResult& result) {
   const Json& old = jsonAt(*queue.queue, {"status"});
@@ -482,7 +511,10 @@ SessionResult runSession(const SessionInput& input, const SessionOptions& option
   enqueue(state);
   allocate(state);
   SessionResult result;
-  for (auto& job : state.jobs) closeJob(state, *job, now, sessionId, result);
+  for (auto& job : state.jobs) {
+    closeJob(state, *job, now, sessionId, result);
+    closeTasks(*job, result);
+  }
   for (const auto& [name, queue] : state.queues) closeQueue(queue, result);
   result.bindings = std::move(state.bindings);
   result.events = std::move(state.events);

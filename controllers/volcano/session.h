@@ -47,7 +47,10 @@
 // tasks. A status is reported only when it changed (conditions compared without their times).
 // Events: Warning Unschedulable "<pending>/<tasks> tasks in gang unschedulable: ..." while the
 // group is Pending, Inqueue or Unknown, Normal Scheduled "pod group is ready" when it changes to
-// another phase.
+// another phase. The group's Pending pods (TaskSchedulingReason): a pod placed and undone with
+// its gang gets PodScheduled=False reason Schedulable "Pod <ns>/<name> can possibly be assigned
+// to <node>, once minAvailable is satisfied"; any other, reason Unschedulable with its own fit
+// error, else the group's "<pending>/<tasks> tasks in gang unschedulable" message's fit error.
 #pragma once
 
 #include <map>
@@ -94,8 +97,18 @@ struct StatusUpdate {
   Json status;       // its new status
 };
 
+// A pod left Pending and why (taskUnschedulable): the condition PodScheduled=False with this
+// reason and message, and a Warning event FailedScheduling with the message.
+struct PodUnschedulable {
+  ObjectPtr pod;
+  std::string reason;
+  std::string message;
+};
+
 struct SessionResult {
   std::vector<SessionBinding> bindings;
+  // Only the pods whose PodScheduled condition differs (status, reason, message).
+  std::vector<PodUnschedulable> unschedulablePods;
   std::vector<StatusUpdate> podGroupUpdates;
   std::vector<StatusUpdate> queueUpdates;
   std::vector<SessionEvent> events;

@@ -147,6 +147,7 @@ class Statement {
   void discard() {
     for (const Placement& p : placed_) {
       p.task->status = TaskStatus::Pending;
+      p.task->discardedNode = p.task->node;
       p.task->node.clear();
       p.task->placedThenDiscarded = true;
       state_.nodes[p.node].used.remove(p.task->request);

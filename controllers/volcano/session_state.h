@@ -36,6 +36,7 @@ struct Task {
   // Set by allocate: the node it was placed on in this session before a discard (the gang's
   // LastTransaction), or why it fits nowhere.
   bool placedThenDiscarded = false;
+  std::string discardedNode;
   std::string fitError;
 };
 

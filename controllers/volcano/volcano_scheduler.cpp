@@ -8,6 +8,7 @@
 #include <set>
 
 #include "controllers/volcano/volcano_api.h"
+#include "fakekube/api/conditions.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/pod_status.h"
 #include "fakekube/api/resources.h"
@@ -59,6 +60,7 @@ class VolcanoScheduler : public std::enable_shared_from_this<VolcanoScheduler> {
     for (const auto& update : result.podGroupUpdates) writeStatus(kPodGroups, update);
     for (const auto& update : result.queueUpdates) writeStatus(kQueues, update);
     for (const auto& event : result.events) record(event);
+    for (const auto& pod : result.unschedulablePods) markUnschedulable(pod);
     forgetGoneGroups(input.podGroups);
     return ReconcileResult{options_.schedulePeriod};
   }
@@ -96,6 +98,23 @@ class VolcanoScheduler : public std::enable_shared_from_this<VolcanoScheduler> {
     Json object = *update.object;
     object["status"] = update.status;
     (void)manager_.client().updateStatus(gvr, std::move(object));
+  }
+
+  // taskUnschedulable: the pod's PodScheduled condition, and a Warning FailedScheduling event.
+  void markUnschedulable(const PodUnschedulable& unschedulable) {
+    Json pod = *unschedulable.pod;
+    Json& status = pod["status"];
+    if (!status.is_object()) status = Json::object();
+    setCondition(status,
+                 {{"type", "PodScheduled"},
+                  {"status", "False"},
+                  {"reason", unschedulable.reason},
+                  {"message", unschedulable.message}},
+                 manager_.executor().now());
+    // 409 (a stale cache) or 404 (gone): the next session looks again.
+    if (!manager_.client().updateStatus(kPods, std::move(pod))) return;
+    (void)manager_.eventRecorder(std::string(kSchedulerName))
+        .event(*unschedulable.pod, "Warning", "FailedScheduling", unschedulable.message);
   }
 
   void record(const SessionEvent& event) {

@@ -227,6 +227,18 @@ TEST(VolcanoGang, AllOrNothingBindsNoPodOfAGroupThatDoesNotFitWhole) {
   EXPECT_EQ(condition.value("message", ""),
             "1/5 tasks in gang unschedulable: pod group is not ready, 5 Pending, 5 minAvailable; "
             "Pending: 1 Unschedulable, 4 Schedulable");
+  // The pods are told why they wait (TaskSchedulingReason).
+  std::map<std::string, int> reasons;
+  for (const auto& pod : result.unschedulablePods) {
+    ++reasons[pod.reason];
+    if (pod.reason == "Schedulable") {
+      EXPECT_THAT(pod.message, ::testing::MatchesRegex("Pod ns/big-[0-3] can possibly be "
+                                                       "assigned to n[12], once minAvailable is "
+                                                       "satisfied"));
+    }
+  }
+  EXPECT_EQ(reasons["Schedulable"], 4);
+  EXPECT_EQ(reasons["Unschedulable"], 1);
 }
 
 TEST(VolcanoGang, AGroupThatFitsIsBoundWholeAndRunning) {

@@ -131,6 +131,20 @@ TEST(VolcanoScheduler, AGroupLargerThanTheClusterStaysPendingWithTheUnschedulabl
   }
   EXPECT_TRUE(overused);
   EXPECT_TRUE(gang);
+  // Each pod carries PodScheduled=False with the group's fit error, and a FailedScheduling event.
+  for (int i = 0; i < 5; ++i) {
+    auto pod = cluster.get(kPods, "default", "huge-" + std::to_string(i));
+    ASSERT_TRUE(pod);
+    const Json* scheduled = nullptr;
+    for (const Json& c : jsonArrayAt(jsonAt(*pod, {"status"}), "conditions")) {
+      if (c.value("type", "") == "PodScheduled") scheduled = &c;
+    }
+    ASSERT_NE(scheduled, nullptr) << pod->dump();
+    EXPECT_EQ(scheduled->value("status", ""), "False");
+    EXPECT_EQ(scheduled->value("reason", ""), "Unschedulable");
+    EXPECT_EQ(scheduled->value("message", ""),
+              "pod group is not ready, 5 Pending, 5 minAvailable; Pending: 5 Unschedulable");
+  }
 }
 
 TEST(VolcanoScheduler, AllOrNothingNeverLeavesAPartlyBoundGroup) {
