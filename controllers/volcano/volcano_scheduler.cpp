@@ -93,11 +93,16 @@ class VolcanoScheduler : public std::enable_shared_from_this<VolcanoScheduler> {
                            meta::name(pod), binding.node));
   }
 
-  // A 409 means the cache was stale: the next session computes the status again.
+  // Through the status subresource; where the definition has none (Volcano's own PodGroup
+  // definition, which Volcano's scheduler updates whole), a 404 from it falls back to an update
+  // of the object. A 409 means the cache was stale: the next session computes the status again.
   void writeStatus(const GroupVersionResource& gvr, const StatusUpdate& update) {
     Json object = *update.object;
     object["status"] = update.status;
-    (void)manager_.client().updateStatus(gvr, std::move(object));
+    auto written = manager_.client().updateStatus(gvr, object);
+    if (!written && isNotFound(written.error())) {
+      (void)manager_.client().update(gvr, std::move(object));
+    }
   }
 
   // taskUnschedulable: the pod's PodScheduled condition, and a Warning FailedScheduling event.

@@ -87,6 +87,29 @@ TEST(VolcanoScheduler, ServesPodGroupsAndQueuesWithTheDefaultQueue) {
   EXPECT_THAT(refused.error().message, HasSubstr("spec.minMember"));
 }
 
+// Volcano's own CRD files, applied first, govern the kinds: the install keeps them as they are.
+TEST(VolcanoScheduler, VolcanosOwnDefinitionsAppliedFirstAreKept) {
+  Json own = podGroupCustomResourceDefinition();
+  own["metadata"]["annotations"] = {{"helm.sh/resource-policy", "keep"}};
+  own["spec"]["versions"][0].erase("subresources");  // Volcano's PodGroup has none
+  TestCluster cluster(
+      {.seed = 1,
+       .nodes = 1,
+       .objects = {own},
+       .operators = {{"volcano", [](Manager& manager) { return addVolcanoScheduler(manager); }}}});
+  ASSERT_TRUE(cluster.start());
+  cluster.runFor(seconds(2));
+  auto kept = cluster.get(kCustomResourceDefinitions, "", "podgroups.scheduling.volcano.sh");
+  ASSERT_TRUE(kept);
+  EXPECT_EQ(meta::annotation(*kept, "helm.sh/resource-policy"), "keep");
+  EXPECT_TRUE(jsonAt((*kept)["spec"]["versions"][0], {"subresources"}).is_null());
+  EXPECT_TRUE(cluster.get(kQueues, "", "default"));
+  // Without a status subresource the scheduler writes the group whole, as Volcano does.
+  createGang(cluster, "job", 2, 2, 2);
+  EXPECT_TRUE(
+      cluster.eventually([&] { return phaseOf(cluster, "job") == "Running"; }, seconds(10)));
+}
+
 TEST(VolcanoScheduler, AGangThatFitsIsBoundWholeAndRunning) {
   TestCluster cluster(volcanoCluster(2));
   ASSERT_TRUE(cluster.start());
