@@ -177,6 +177,76 @@ properties:
       succeeded: {type: integer, format: int32, default: 0}
 )";
 
+// spec and status of a RayService; rayClusterConfig and each rayClusterStatus are filled in from
+// the RayCluster schemas above. serveService is a Service, kept as written.
+constexpr const char* kRayServiceSchema = R"(
+type: object
+properties:
+  apiVersion: {type: string}
+  kind: {type: string}
+  metadata: {type: object}
+  spec:
+    type: object
+    required: [rayClusterConfig]
+    properties:
+      deploymentUnhealthySecondThreshold: {type: integer, format: int32}
+      excludeHeadPodFromServeSvc: {type: boolean}
+      managedBy: {type: string}
+      rayClusterConfig: {}
+      rayClusterDeletionDelaySeconds: {type: integer, format: int32, minimum: 0}
+      serveConfigV2: {type: string}
+      serveService: {type: object, x-kubernetes-preserve-unknown-fields: true}
+      serviceUnhealthySecondThreshold: {type: integer, format: int32}
+      suspend: {type: boolean}
+      upgradeStrategy:
+        type: object
+        properties:
+          clusterUpgradeOptions: {type: object, x-kubernetes-preserve-unknown-fields: true}
+          type: {type: string}
+  status:
+    type: object
+    properties:
+      activeServiceStatus: &serviceStatus
+        type: object
+        properties:
+          applicationStatuses:
+            type: object
+            additionalProperties:
+              type: object
+              properties:
+                message: {type: string}
+                serveDeploymentStatuses:
+                  type: object
+                  additionalProperties:
+                    type: object
+                    properties:
+                      message: {type: string}
+                      status: {type: string}
+                status: {type: string}
+          lastTrafficMigratedTime: {type: string, format: date-time}
+          rayClusterName: {type: string}
+          rayClusterStatus: {}
+          targetCapacity: {type: integer, format: int32}
+          trafficRoutedPercent: {type: integer, format: int32}
+      conditions:
+        type: array
+        items:
+          type: object
+          required: [lastTransitionTime, message, reason, status, type]
+          properties:
+            lastTransitionTime: {type: string, format: date-time}
+            message: {type: string, maxLength: 32768}
+            observedGeneration: {type: integer, format: int64, minimum: 0}
+            reason: {type: string}
+            status: {type: string, enum: ["True", "False", Unknown]}
+            type: {type: string, maxLength: 316}
+      lastUpdateTime: {type: string, format: date-time}
+      numServeEndpoints: {type: integer, format: int32}
+      observedGeneration: {type: integer, format: int64}
+      pendingServiceStatus: *serviceStatus
+      serviceStatus: {type: string}
+)";
+
 // The printer columns are KubeRay's (kubectl get raycluster / rayjob prints them). Each version
 // gets the schema (openAPIV3Schema) in code; v1alpha1 is served with the same one, as an older
 // name of the same objects.
@@ -242,6 +312,31 @@ spec:
     - {jsonPath: .metadata.creationTimestamp, name: age, type: date}
 )";
 
+constexpr const char* kRayServiceDefinition = R"(
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: rayservices.ray.io
+spec:
+  group: ray.io
+  names:
+    categories: [all]
+    kind: RayService
+    listKind: RayServiceList
+    plural: rayservices
+    singular: rayservice
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources:
+      status: {}
+    additionalPrinterColumns:
+    - {jsonPath: .status.serviceStatus, name: service status, type: string}
+    - {jsonPath: .status.numServeEndpoints, name: num serve endpoints, type: string}
+)";
+
 Json parse(const char* yaml) {
   auto document = decodeYaml(yaml);
   // The documents are constants of this file: failing to parse them is a bug, not bad input.
@@ -291,8 +386,22 @@ Json rayJobCustomResourceDefinition() {
   return definition;
 }
 
+Json rayServiceCustomResourceDefinition() {
+  static const Json definition = [] {
+    Json schema = parse(kRayServiceSchema);
+    schema["properties"]["spec"]["properties"]["rayClusterConfig"] = parse(kRayClusterSpecSchema);
+    for (const char* side : {"activeServiceStatus", "pendingServiceStatus"}) {
+      schema["properties"]["status"]["properties"][side]["properties"]["rayClusterStatus"] =
+          parse(kRayClusterStatusSchema);
+    }
+    return withSchema(parse(kRayServiceDefinition), std::move(schema));
+  }();
+  return definition;
+}
+
 Result<void> installCustomResourceDefinitions(Client& client) {
-  for (Json definition : {rayClusterCustomResourceDefinition(), rayJobCustomResourceDefinition()}) {
+  for (Json definition : {rayClusterCustomResourceDefinition(), rayJobCustomResourceDefinition(),
+                          rayServiceCustomResourceDefinition()}) {
     // Asked first: a create of an existing definition is refused only after the server compiled
     // its schemas, which is most of what a restart of the operator costs.
     auto existing = client.get(kCustomResourceDefinitions, "", meta::name(definition));

@@ -16,6 +16,7 @@ namespace fakekube::ray {
 namespace {
 
 constexpr std::string_view kJobPath = "/api/jobs/";
+constexpr std::string_view kServeApplicationsPath = "/api/serve/applications/";
 
 // Go's http.Response.Status: "404 Not Found".
 std::string statusLine(int code) {
@@ -365,6 +366,62 @@ Result<void> DashboardClient::deleteJob(std::string_view jobId) {
   auto answer = send("DELETE", fmt::format("{}{}", kJobPath, jobId));
   if (!answer) return tl::unexpected(answer.error());
   return {};
+}
+
+Result<void> RayDashboardClientInterface::updateDeployments(const std::string&) {
+  return tl::unexpected(Status::generic(501, "NotImplemented",
+                                        "UpdateDeployments is not implemented by this client"));
+}
+
+Result<Json> RayDashboardClientInterface::getServeDetails() {
+  return tl::unexpected(
+      Status::generic(501, "NotImplemented", "GetServeDetails is not implemented by this client"));
+}
+
+Result<ServeApplicationStatuses> RayDashboardClientInterface::getMultiApplicationStatus() {
+  auto details = getServeDetails();
+  if (!details) {
+    return tl::unexpected(
+        failure(fmt::format("failed to get serve details: {}", details.error().message)));
+  }
+  ServeApplicationStatuses statuses;
+  for (const auto& [name, app] : jsonObjectAt(*details, "applications").items()) {
+    ServeApplicationStatus status;
+    status.name = stringMember(app, "name");
+    status.status = stringMember(app, "status");
+    status.message = stringMember(app, "message");
+    for (const auto& [deploymentName, deployment] : jsonObjectAt(app, "deployments").items()) {
+      status.deployments[deploymentName] = {stringMember(deployment, "status"),
+                                            stringMember(deployment, "message")};
+    }
+    statuses[name] = std::move(status);
+  }
+  return statuses;
+}
+
+Result<void> DashboardClient::updateDeployments(const std::string& configJson) {
+  auto answer = send("PUT", std::string(kServeApplicationsPath), configJson);
+  if (!answer) return tl::unexpected(answer.error());
+  if (!is2xx(answer->status)) {
+    return tl::unexpected(failure(
+        fmt::format("UpdateDeployments fail: {} {}", statusLine(answer->status), answer->body)));
+  }
+  return {};
+}
+
+Result<Json> DashboardClient::getServeDetails() {
+  auto answer = send("GET", fmt::format("{}?api_type=declarative", kServeApplicationsPath));
+  if (!answer) return tl::unexpected(answer.error());
+  if (!is2xx(answer->status)) {
+    return tl::unexpected(failure(
+        fmt::format("GetServeDetails fail: {} {}", statusLine(answer->status), answer->body)));
+  }
+  Json body = Json::parse(answer->body, nullptr, false);
+  if (!body.is_object()) {
+    return tl::unexpected(failure(
+        fmt::format("GetServeDetails failed. Failed to unmarshal bytes: {}", answer->body)));
+  }
+  return body;
 }
 
 std::shared_ptr<DashboardTransport> networkTransport(Network& network, std::string dashboardUrl,

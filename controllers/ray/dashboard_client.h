@@ -1,4 +1,5 @@
-// What KubeRay's operator asks a Ray head's dashboard (the Jobs API): the interface
+// What KubeRay's operator asks a Ray head's dashboard (the Jobs API and Serve's REST API): the
+// interface
 // (RayDashboardClientInterface, as upstream's dashboardclient.RayDashboardClientInterface) and
 // DashboardClient, which implements it over one of three transports as upstream's
 // RayDashboardClient does.
@@ -21,6 +22,16 @@
 //   stopJob       POST   /api/jobs/<id>/stop ok when stopped, or when not stopped because the job
 //                                            is terminal already (asked with getJobInfo)
 //   deleteJob     DELETE /api/jobs/<id>      ok whatever the answer
+//   updateDeployments
+//                 PUT    /api/serve/applications/   the Serve config (JSON); a non-2xx answer ->
+//                                            "UpdateDeployments fail: <status> <body>"
+//   getServeDetails
+//                 GET    /api/serve/applications/?api_type=declarative
+//                                            ServeDetails; non-2xx -> "GetServeDetails fail:
+//                                            <status> <body>"
+//   getMultiApplicationStatus
+//                 getServeDetails' applications by name (an error is wrapped "failed to get serve
+//                 details: ...")
 // Every other failure is a 500 InternalError Status whose message names the call: a transport
 // error as Go's net/http words it (`Get "http://x/api/jobs/y": dial tcp ...: connection refused`),
 // an answer that is not JSON as "GetJobInfo fail: <body>". Unlike upstream, a non-2xx answer other
@@ -45,6 +56,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -99,6 +111,20 @@ struct RayJobRequest {
   Json toJson() const;
 };
 
+// Ray Serve's view of one deployment and one application (utiltypes.ServeDeploymentStatus,
+// ServeApplicationStatus), as GET /api/serve/applications/ reports them.
+struct ServeDeploymentStatus {
+  std::string status;
+  std::string message;
+};
+struct ServeApplicationStatus {
+  std::string name;
+  std::string status;
+  std::string message;
+  std::map<std::string, ServeDeploymentStatus> deployments;
+};
+using ServeApplicationStatuses = std::map<std::string, ServeApplicationStatus>;
+
 class DashboardTransport {
  public:
   virtual ~DashboardTransport() = default;
@@ -126,6 +152,14 @@ class RayDashboardClientInterface {
 
   // submitJobRequest(RayJobRequest::fromRayJob(rayJob)).
   Result<std::string> submitJob(const Json& rayJob);
+
+  // Serve's REST API, which the RayService controller uses. A client for the Jobs API alone
+  // (a RayJob test's fake) need not implement them: the defaults answer 501 NotImplemented.
+  virtual Result<void> updateDeployments(const std::string& configJson);
+  // The whole answer of GET /api/serve/applications/?api_type=declarative (ServeDetails).
+  virtual Result<Json> getServeDetails();
+  // getServeDetails' applications, as ConvertServeDetailsToApplicationStatuses reads them.
+  virtual Result<ServeApplicationStatuses> getMultiApplicationStatus();
 };
 
 class DashboardClient : public RayDashboardClientInterface {
@@ -139,6 +173,8 @@ class DashboardClient : public RayDashboardClientInterface {
   Result<std::optional<std::string>> getJobLog(std::string_view jobId) override;
   Result<void> stopJob(std::string_view jobId) override;
   Result<void> deleteJob(std::string_view jobId) override;
+  Result<void> updateDeployments(const std::string& configJson) override;
+  Result<Json> getServeDetails() override;
 
  private:
   Result<HttpResponse> send(std::string method, std::string path, std::string body = "");

@@ -54,6 +54,8 @@ OperatorOptions OperatorOptions::fromEnvironment(
   flag("ENABLE_DETERMINISTIC_HEAD_POD_NAME", options.enableDeterministicHeadPodName);
   flag("ENABLE_LOGIN_SHELL", options.enableLoginShell);
   flag("DELETE_RAYJOB_CR_AFTER_JOB_FINISHES", options.deleteRayJobAfterJobFinishes);
+  if (const char* value = read("ENABLE_ZERO_DOWNTIME"))
+    options.enableZeroDowntime = !isFalse(value);
   if (const char* value = read("CLUSTER_DOMAIN"); value != nullptr && *value != '\0')
     options.clusterDomain = value;
   options.rayClusterDefaultRequeue =

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "controllers/ray/dashboard_client_factory.h"
+#include "controllers/ray/httpproxy_client.h"
 #include "fakekube/api/json.h"
 
 namespace fakekube::ray {
@@ -37,6 +38,9 @@ struct OperatorOptions {
   bool enableLoginShell = false;
   // DELETE_RAYJOB_CR_AFTER_JOB_FINISHES: TTL cleanup deletes the RayJob itself.
   bool deleteRayJobAfterJobFinishes = false;
+  // ENABLE_ZERO_DOWNTIME: a RayService without spec.upgradeStrategy.type upgrades by preparing a
+  // new cluster (on unless "false").
+  bool enableZeroDowntime = true;
   // CLUSTER_DOMAIN.
   std::string clusterDomain = "cluster.local";
   // RAYJOB_STATUS_CHECK_TIMEOUT_SECONDS (non-integer or <= 0: the default).
@@ -68,6 +72,11 @@ struct OperatorOptions {
   // own factory returning a fake RayDashboardClientInterface (dashboard_client.h), as KubeRay's
   // tests install their FakeRayDashboardClient. Not read from the environment.
   DashboardClientFactory dashboardClients;
+  // How the RayService controller asks a head pod's Serve proxy for its health (upstream's
+  // ClientProvider GetHttpProxyClient; httpproxy_client.h). Unset: as the dashboards are reached
+  // (`fakekube serve` passes inProcessHttpProxyClients). A test sets its own. Not read from the
+  // environment.
+  HttpProxyClientFactory httpProxyClients;
 
   // Reads every variable above from `getenv` (the process environment by default); an unset
   // variable keeps the default.

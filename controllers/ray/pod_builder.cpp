@@ -13,6 +13,7 @@
 #include "controllers/ray/naming.h"
 #include "controllers/ray/raycluster_types.h"
 #include "fakekube/api/json_build.h"
+#include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/quantity.h"
 
@@ -34,6 +35,7 @@ constexpr int kHeadReadinessTimeoutSeconds = 5;
 constexpr int kReadinessPeriodSeconds = 5;
 constexpr int kReadinessSuccessThreshold = 1;
 constexpr int kReadinessFailureThreshold = 10;
+constexpr int kServeReadinessProbeFailureThreshold = 1;
 constexpr int kLivenessInitialDelaySeconds = 30;
 constexpr int kLivenessTimeoutSeconds = 2;
 constexpr int kHeadLivenessTimeoutSeconds = 5;
@@ -301,6 +303,17 @@ int startParamPort(const StartParams& params, const std::string& key, int fallba
   return fallback;
 }
 
+// The Ray container's port named "serve", else 8000 (FindContainerPort).
+int servingPort(const Json& container) {
+  for (const Json& port : jsonArrayAt(container, "ports")) {
+    if (stringField(port, "name") == kServingPortName &&
+        jsonAt(port, {"containerPort"}).is_number_integer()) {
+      return jsonAt(port, {"containerPort"}).get<int>();
+    }
+  }
+  return kDefaultServingPort;
+}
+
 // initLivenessAndReadinessProbe.
 void initProbes(Json& container, std::string_view nodeType, const StartParams& params,
                 const Json& rayCluster) {
@@ -340,6 +353,16 @@ void initProbes(Json& container, std::string_view nodeType, const StartParams& p
         {"successThreshold", kReadinessSuccessThreshold},
         {"failureThreshold", kReadinessFailureThreshold}};
     action(probe);
+    // A RayService worker serves traffic only while its Serve proxy is healthy: its readiness
+    // probe checks the proxy too (the head is labelled by the RayService controller instead).
+    if (!head && creatorCrdType(rayCluster) == CrdType::RayService) {
+      probe["failureThreshold"] = kServeReadinessProbeFailureThreshold;
+      const std::string proxy =
+          fmt::format("wget --tries 1 -T {} -q -O- http://localhost:{}/{} | grep success",
+                      kReadinessInitialDelaySeconds, servingPort(container), "-/healthz");
+      probe.erase("httpGet");
+      probe["exec"] = {{"command", Json::array({"bash", "-c", command + " && " + proxy})}};
+    }
     container["readinessProbe"] = std::move(probe);
   }
 }
@@ -363,6 +386,17 @@ void setContainerEnvVars(Json& container, std::string_view nodeType, const std::
                             fmt::format("metadata.labels['{}']", kRayNodeGroupLabelKey)));
   env.push_back(envVar("KUBERAY_GEN_RAY_START_CMD", rayStartCmd));
   if (!envExists(env, "RAY_PORT")) env.push_back(envVar("RAY_PORT", port));
+  if (creator == CrdType::RayService) {
+    // Only for a RayService's clusters, to improve the service's SLA.
+    if (!envExists(env, "RAY_timeout_ms_task_wait_for_death_info")) {
+      env.push_back(envVar("RAY_timeout_ms_task_wait_for_death_info", "0"));
+    }
+    if (!envExists(env, "RAY_gcs_server_request_timeout_seconds")) {
+      env.push_back(envVar("RAY_gcs_server_request_timeout_seconds", "5"));
+    }
+    if (!envExists(env, "RAY_SERVE_KV_TIMEOUT_S"))
+      env.push_back(envVar("RAY_SERVE_KV_TIMEOUT_S", "5"));
+  }
   if (!envExists(env, "RAY_ADDRESS")) env.push_back(envVar("RAY_ADDRESS", ip + ":" + port));
   if (!envExists(env, "RAY_USAGE_STATS_KUBERAY_IN_USE")) {
     env.push_back(envVar("RAY_USAGE_STATS_KUBERAY_IN_USE", "1"));
@@ -420,6 +454,14 @@ Json waitGcsReadyContainer(const Json& rayContainer, const std::string& fqdnRayI
 Json buildPod(Json pod, std::string_view nodeType, StartParams params, const std::string& port,
               const std::string& fqdnRayIp, const Json& rayCluster,
               const OperatorOptions& options) {
+  if (creatorCrdType(rayCluster) == CrdType::RayService) {
+    // Workers are judged by their readiness probe, so they always carry ray.io/serve=true; the
+    // head starts "false" and the RayService controller labels it by its proxy's health.
+    Json& labels = pod["metadata"]["labels"];
+    if (!labels.is_object()) labels = Json::object();
+    labels[std::string(kRayClusterServingServiceLabelKey)] =
+        nodeType == kHeadNode ? "false" : "true";
+  }
   Json& container = pod["spec"]["containers"][kRayContainerIndex];
   if (!params.count(std::string(kPlasmaDirectoryParamKey))) addSharedMemory(pod, container);
   if (nodeType == kHeadNode && isAutoscalingEnabled(rayCluster)) addRayLogVolume(pod);

@@ -34,9 +34,15 @@
 // workerSidecarContainers (OperatorOptions) are appended after the pod's own containers.
 // The head pod also carries ray.io/upgrade-strategy-recreate-hash (clusterHash below) and
 // ray.io/kuberay-version, which the Recreate upgrade strategy compares.
+// A RayService's cluster (ray.io/originated-from-crd=RayService): the head is labelled
+// ray.io/serve=false (the RayService controller relabels it by its Serve proxy's health), workers
+// ray.io/serve=true; a worker's injected readiness probe also checks its Serve proxy
+// (`wget ... http://localhost:<serve port>/-/healthz`, failureThreshold 1); the Ray container gets
+// RAY_timeout_ms_task_wait_for_death_info=0, RAY_gcs_server_request_timeout_seconds=5 and
+// RAY_SERVE_KV_TIMEOUT_S=5.
 //
-// Not modelled: GCS fault tolerance, token auth, TLS, the history collector, RayService's serve
-// label, batch scheduler metadata, default pod labels/annotations and container envs from the
+// Not modelled: GCS fault tolerance, token auth, TLS, the history collector, batch scheduler
+// metadata, default pod labels/annotations and container envs from the
 // operator's configuration, the top-level `resources` field of a group.
 #pragma once
 

@@ -8,13 +8,14 @@
 #include "controllers/ray/custom_resource_definitions.h"
 #include "controllers/ray/raycluster_controller.h"
 #include "controllers/ray/rayjob_controller.h"
+#include "controllers/ray/rayservice_controller.h"
 #include "fakekube/client/rest_client.h"
 #include "fakekube/runtime/manager.h"
 
 namespace fakekube::ray {
 
 const std::vector<std::string>& rayControllerNames() {
-  static const std::vector<std::string> names = {"raycluster", "rayjob"};
+  static const std::vector<std::string> names = {"raycluster", "rayjob", "rayservice"};
   return names;
 }
 
@@ -47,15 +48,26 @@ Result<void> addRayOperator(Manager& manager, const std::set<std::string>& contr
     if (auto added = addRayClusterController(manager, options); !added)
       return tl::unexpected(added.error());
   }
+  auto* rest = dynamic_cast<RestClient*>(&manager.client().underlyingClient());
+  if (!dashboards) dashboards = options.dashboardClients;
+  if (!dashboards) {
+    dashboards = options.useKubernetesProxy && rest ? kubernetesProxyDashboardClients(*rest)
+                                                    : httpDashboardClients();
+  }
   if (controllers.contains("rayjob")) {
-    if (!dashboards) dashboards = options.dashboardClients;
-    if (!dashboards) {
-      auto* rest = dynamic_cast<RestClient*>(&manager.client().underlyingClient());
-      dashboards = options.useKubernetesProxy && rest ? kubernetesProxyDashboardClients(*rest)
-                                                      : httpDashboardClients();
-    }
-    if (auto added = addRayJobController(manager, options, std::move(dashboards)); !added)
+    if (auto added = addRayJobController(manager, options, dashboards); !added)
       return tl::unexpected(added.error());
+  }
+  if (controllers.contains("rayservice")) {
+    HttpProxyClientFactory proxies = options.httpProxyClients;
+    if (!proxies) {
+      proxies = options.useKubernetesProxy && rest ? kubernetesProxyHttpProxyClients(*rest)
+                                                   : httpHttpProxyClients();
+    }
+    if (auto added = addRayServiceController(manager, options, dashboards, std::move(proxies));
+        !added) {
+      return tl::unexpected(added.error());
+    }
   }
   return {};
 }

@@ -24,17 +24,19 @@ class Manager;
 
 namespace fakekube::ray {
 
-// The operator's controllers by the names `--controllers` takes: raycluster, rayjob.
+// The operator's controllers by the names `--controllers` takes: raycluster, rayjob, rayservice.
 const std::vector<std::string>& rayControllerNames();
 bool isRayControllerName(std::string_view name);
 
 // Installs the CRDs (existing definitions are kept) and adds each named controller to
 // `manager`. Unknown names are a 400 error listing the known ones.
 //
-// The RayJob controller asks Ray dashboards through `dashboards`, else through
+// The RayJob and RayService controllers ask Ray dashboards through `dashboards`, else through
 // options.dashboardClients. Without either: with options.useKubernetesProxy and a manager over a
 // RestClient, through that API server's service proxy (as KubeRay's --use-kubernetes-proxy);
-// otherwise over HTTP to the dashboardURL.
+// otherwise over HTTP to the dashboardURL. The RayService controller asks head pods' Serve
+// proxies through options.httpProxyClients, else likewise through the API server's pods proxy or
+// over HTTP to the pod IP.
 Result<void> addRayOperator(Manager& manager, const std::set<std::string>& controllers,
                             const OperatorOptions& options,
                             DashboardClientFactory dashboards = nullptr);

@@ -895,9 +895,34 @@ std::optional<Json> evaluateJsonPath(const Json& root, std::string_view path) {
   return *current;
 }
 
-// cellForJSONValue of the apiextensions table convertor.
+// How client-go's JSONPath prints a value (evalToText: fmt.Fprint of the Go value): strings as
+// they are, numbers and booleans as %v, maps as map[k:v ...] (keys sorted), slices as [v v].
+std::string jsonPathText(const Json& value) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_null()) return "<nil>";
+  if (value.is_object()) {
+    std::string out = "map[";
+    bool first = true;
+    for (const auto& [k, v] : value.items()) {
+      out += (first ? "" : " ") + k + ":" + jsonPathText(v);
+      first = false;
+    }
+    return out + "]";
+  }
+  if (value.is_array()) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < value.size(); ++i) out += (i ? " " : "") + jsonPathText(value[i]);
+    return out + "]";
+  }
+  return value.dump();
+}
+
+// The apiextensions table convertor: a "string" column prints whatever the path finds as
+// JSONPath prints it (column.PrintResults: 3 -> "3"); the other types go through
+// cellForJSONValue, which keeps only values of their type.
 Json customCell(const std::string& type, const std::optional<Json>& value, TimePoint now) {
   if (!value || value->is_null()) return nullptr;
+  if (type == "string") return jsonPathText(*value);
   if (type == "integer" && value->is_number()) return integer(*value);
   if (type == "number" && value->is_number()) return value->get<double>();
   if (type == "boolean" && value->is_boolean()) return *value;

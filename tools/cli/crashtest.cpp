@@ -520,6 +520,10 @@ int runCrashtest(const CrashtestOptions& options) {
       const auto& names = ray::rayControllerNames();
       ray::OperatorOptions operatorOptions;
       operatorOptions.randomSeed = context.seed * 1000003 + context.start;
+      if (context.cluster != nullptr) {
+        operatorOptions.httpProxyClients =
+            ray::inProcessHttpProxyClients(context.cluster->network());
+      }
       if (context.cluster == nullptr)
         return tl::unexpected(Status::badRequest("the cluster has no network"));
       return ray::addRayOperator(manager, {names.begin(), names.end()}, operatorOptions,

@@ -158,8 +158,9 @@ int runServe(const ServeOptions& options) {
   Manager rayOperator(executor, *server);
   ray::OperatorOptions operatorOptions = ray::OperatorOptions::fromEnvironment();
   operatorOptions.batchScheduler = options.batchScheduler;
-  // In process, the RayJob controller reaches each Ray head's dashboard through the cluster's
-  // network, as a pod of the cluster would.
+  // In process, the RayJob and RayService controllers reach each Ray head's dashboard (and Serve
+  // proxy) through the cluster's network, as a pod of the cluster would.
+  operatorOptions.httpProxyClients = ray::inProcessHttpProxyClients(cluster.network());
   if (auto added = ray::addRayOperator(rayOperator, controllers->ray, operatorOptions,
                                        ray::inProcessDashboardClients(cluster.network()));
       !added) {

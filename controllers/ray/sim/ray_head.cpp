@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "controllers/ray/constants.h"
+#include "fakekube/api/json_lookup.h"
 
 namespace fakekube::ray {
 
@@ -111,7 +112,12 @@ struct Job {
 class HeadState : public std::enable_shared_from_this<HeadState> {
  public:
   HeadState(RayHeadOptions options, std::shared_ptr<ProcessContext> context)
-      : options_(std::move(options)), context_(std::move(context)) {}
+      : options_(std::move(options)),
+        context_(std::move(context)),
+        serve_(std::make_shared<RayServe>(options_.serve, context_,
+                                          jsonAt(context_->pod(), {"metadata", "annotations"}))) {}
+
+  const std::shared_ptr<RayServe>& serve() const { return serve_; }
 
   void stop() {
     std::vector<std::shared_ptr<EntrypointRun>> runs;
@@ -133,6 +139,9 @@ class HeadState : public std::enable_shared_from_this<HeadState> {
       return jsonAnswer(
           200,
           {{"version", "4"}, {"ray_version", options_.rayVersion}, {"ray_commit", "fakekube"}});
+    }
+    if (path == "/api/serve/applications/" || path == "/api/serve/applications") {
+      return serve_->dashboard(request);
     }
     constexpr std::string_view jobs = "/api/jobs";
     if (!path.starts_with(jobs)) return textAnswer(404, "404: Not Found");
@@ -354,6 +363,7 @@ class HeadState : public std::enable_shared_from_this<HeadState> {
 
   const RayHeadOptions options_;
   const std::shared_ptr<ProcessContext> context_;
+  const std::shared_ptr<RayServe> serve_;
   std::mutex mu_;
   bool stopped_ = false;
   std::map<std::string, Job> jobs_;
@@ -406,6 +416,9 @@ class RayHeadProcess final : public Process {
           return textAnswer(200, "success");
         return textAnswer(404, "404: Not Found");
       });
+      std::shared_ptr<RayServe> serve = state->serve();
+      c->listen(servePort(c->container()),
+                [serve](const HttpRequest& request) { return serve->proxy(request); });
       // The listener holds the state; the process's end closes the listener.
       c->listen(ports.dashboard,
                 [state](const HttpRequest& request) { return state->dashboard(request); });

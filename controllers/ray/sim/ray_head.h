@@ -34,6 +34,9 @@
 // (entrypoint.h), then SUCCEEDED (exit 0) or FAILED (exit code and the last logs in the message,
 // error_type JOB_ENTRYPOINT_COMMAND_ERROR); a stop makes it STOPPED at once.
 //
+// Ray Serve's REST API (/api/serve/applications/) and the head's Serve proxy on its serve port:
+// ray_serve.h.
+//
 // The job table lives in the process: a head container that restarts, or a head pod that is
 // deleted and recreated, starts with no jobs, as Ray without GCS fault tolerance does.
 //
@@ -50,6 +53,7 @@
 #include <memory>
 
 #include "controllers/ray/sim/entrypoint.h"
+#include "controllers/ray/sim/ray_serve.h"
 #include "fakekube/cluster/container_behavior.h"
 #include "fakekube/sim/clock.h"
 
@@ -64,6 +68,8 @@ struct RayHeadOptions {
   std::shared_ptr<const EntrypointRegistry> entrypoints;
   // The ray_version /api/version reports.
   std::string rayVersion = "2.46.0";
+  // How Serve's applications deploy (ray_serve.h).
+  RayServeOptions serve;
 };
 
 // The Ray head's container behaviour.

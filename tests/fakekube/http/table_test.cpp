@@ -214,6 +214,22 @@ TEST_F(TableTest, CustomResourcesPrintTheirAdditionalPrinterColumns) {
   EXPECT_EQ(crds["rows"][0]["cells"][1], "2024-01-01T00:00:00Z");
 }
 
+// A "string" column prints any value as JSONPath prints it (KubeRay's RayService declares its
+// numServeEndpoints column as a string).
+TEST_F(TableTest, AStringColumnPrintsANumberAsJsonPathPrintsIt) {
+  Json columns = Json::array({{{"name", "Size"}, {"type", "string"}, {"jsonPath", ".spec.size"}},
+                              {{"name", "Spec"}, {"type", "string"}, {"jsonPath", ".spec"}}});
+  ASSERT_EQ(client
+                ->Post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+                       widgetCrd(columns).dump(), "application/json")
+                ->status,
+            201);
+  const std::string widgets = "/apis/example.com/v1/namespaces/default/widgets";
+  ASSERT_EQ(client->Post(widgets, widget("w1", 4).dump(), "application/json")->status, 201);
+  Json table = parse(get(widgets, kTableAccept)->body);
+  EXPECT_EQ(table["rows"][0]["cells"], Json::array({"w1", "4", "map[size:4]"}));
+}
+
 TEST_F(TableTest, ACustomResourceWithoutColumnsPrintsNameAndAge) {
   ASSERT_EQ(client
                 ->Post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions",

@@ -1,0 +1,137 @@
+// The RayService controller end to end: `kubectl apply` of KubeRay's config/samples/
+// ray-service.sample.yaml against `fakekube serve` (real threads, a clock ten times real time),
+// with the operator inside serve (dashboards and Serve proxies through the cluster's network) and
+// as `fakekube operator` out of process (through the API server's service and pods proxies). The
+// sample reaches Ready; an edit of its rayVersion prepares a pending cluster, switches both
+// Services to it and deletes the old cluster 60 s (virtual) later. Every wait is a `kubectl wait`
+// or a watch, bounded; nothing sleeps.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "controllers/ray/custom_resource_definitions.h"
+#include "fakekube/api/json.h"
+#include "fakekube/client/rest_client.h"
+#include "tests/http/serve_fixture.h"
+
+namespace fakekube::e2e {
+namespace rayservice_e2e {
+
+using ::testing::HasSubstr;
+using ::testing::MatchesRegex;
+
+enum class Placement { InsideServe, OutOfProcess };
+
+std::string placementTestName(const ::testing::TestParamInfo<Placement>& info) {
+  return info.param == Placement::InsideServe ? "OperatorInsideServe" : "OperatorOutOfProcess";
+}
+
+constexpr const char* kScale = "10";
+// The cluster's controllers without the KubeRay ones.
+constexpr const char* kNonRayControllers =
+    "gc,namespace,node-lifecycle,scheduler,kubelet,job,ttl-after-finished,replicaset,deployment,"
+    "endpoints,endpointslice,serviceaccount,statefulset,daemonset,cronjob,disruption";
+
+class RayServiceServeTest : public KubectlTest, public ::testing::WithParamInterface<Placement> {
+ protected:
+  std::vector<std::string> serveArguments() override {
+    if (GetParam() == Placement::InsideServe) return {"--nodes", "3", "--time-scale", kScale};
+    return {"--nodes", "3", "--time-scale", kScale, "--controllers", kNonRayControllers};
+  }
+  void SetUp() override {
+    KubectlTest::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
+    if (GetParam() == Placement::OutOfProcess) {
+      rayOperator = std::make_unique<ChildProcess>(std::vector<std::string>{
+          FAKEKUBE_CLI, "operator", "--kubeconfig", serve->kubeconfig(), "--time-scale", kScale});
+      auto line = rayOperator->readLine();
+      ASSERT_TRUE(line.has_value()) << rayOperator->readAllStderr();
+      ASSERT_THAT(*line, HasSubstr("fakekube operator: running against " + serve->url()));
+    }
+  }
+  void TearDown() override {
+    if (rayOperator) {
+      rayOperator->signal(SIGTERM);
+      EXPECT_EQ(rayOperator->wait(), 0) << "fakekube operator did not stop cleanly";
+    }
+    KubectlTest::TearDown();
+  }
+
+  Json rayService() {
+    return Json::parse(ok({"get", "rayservice", "rayservice-sample", "-o", "json"}));
+  }
+  std::string jsonpath(const std::string& object, const std::string& path) {
+    return ok({"get", object, "-o", "jsonpath=" + path});
+  }
+  void waitFor(const std::string& condition, const std::string& object,
+               const std::string& timeout) {
+    ok({"wait", "--for=" + condition, object, "--timeout=" + timeout});
+  }
+
+  std::unique_ptr<ChildProcess> rayOperator;
+};
+
+// The sample reaches Ready=True with serve endpoints, and kubectl prints KubeRay's columns; an
+// edit of rayVersion performs the blue/green switch: a pending cluster, both Services moved to it
+// with their clusterIPs kept, the old cluster deleted after the deletion delay.
+TEST_P(RayServiceServeTest, TheRayServiceSampleBecomesReadyAndUpgradesBlueGreen) {
+  EXPECT_THAT(ok({"apply", "-f", "-"}, readManifest("ray-service.sample.yaml")),
+              HasSubstr("rayservice.ray.io/rayservice-sample created"));
+  waitFor("condition=Ready", "rayservice/rayservice-sample", "120s");
+  Json service = rayService();
+  EXPECT_EQ(service["status"]["serviceStatus"], "Running");
+  const std::string first = service["status"]["activeServiceStatus"]["rayClusterName"];
+  EXPECT_THAT(first, MatchesRegex("rayservice-sample-[a-z0-9]{5}"));
+  EXPECT_EQ(service["status"]["activeServiceStatus"]["applicationStatuses"]["fruit_app"]["status"],
+            "RUNNING");
+  EXPECT_EQ(service["status"]["activeServiceStatus"]["applicationStatuses"]["math_app"]["status"],
+            "RUNNING");
+  EXPECT_GE(service["status"].value("numServeEndpoints", 0), 1);
+  EXPECT_THAT(ok({"get", "rayservice"}),
+              MatchesRegex("NAME +SERVICE STATUS +NUM SERVE ENDPOINTS\n"
+                           "rayservice-sample +Running +[1-9]\n"));
+  EXPECT_EQ(jsonpath("service/rayservice-sample-serve-svc", "{.spec.selector.ray\\.io/cluster}"),
+            first);
+  const std::string clusterIp =
+      jsonpath("service/rayservice-sample-serve-svc", "{.spec.clusterIP}");
+  // The fruit application answers through the serve Service.
+  EXPECT_THAT(ok({"get", "--raw",
+                  "/api/v1/namespaces/default/services/rayservice-sample-serve-svc:serve/proxy/"
+                  "fruit"}),
+              HasSubstr("fruit_app"));
+
+  ok({"patch", "rayservice", "rayservice-sample", "--type=merge", "-p",
+      R"({"spec":{"rayClusterConfig":{"rayVersion":"2.53.0"}}})"});
+  waitFor("condition=UpgradeInProgress", "rayservice/rayservice-sample", "30s");
+  std::string pending =
+      jsonpath("rayservice/rayservice-sample", "{.status.pendingServiceStatus.rayClusterName}");
+  // A slow machine may see the switch done already: the new cluster is then the active one.
+  if (pending.empty()) {
+    pending =
+        jsonpath("rayservice/rayservice-sample", "{.status.activeServiceStatus.rayClusterName}");
+  }
+  ASSERT_THAT(pending, MatchesRegex("rayservice-sample-[a-z0-9]{5}"));
+  ASSERT_NE(pending, first);
+  waitFor("jsonpath={.status.activeServiceStatus.rayClusterName}=" + pending,
+          "rayservice/rayservice-sample", "120s");
+  EXPECT_EQ(jsonpath("service/rayservice-sample-serve-svc", "{.spec.selector.ray\\.io/cluster}"),
+            pending);
+  EXPECT_EQ(jsonpath("service/rayservice-sample-head-svc", "{.spec.selector.ray\\.io/cluster}"),
+            pending);
+  EXPECT_EQ(jsonpath("service/rayservice-sample-serve-svc", "{.spec.clusterIP}"), clusterIp);
+  EXPECT_EQ(jsonpath("raycluster/" + pending, "{.spec.rayVersion}"), "2.53.0");
+  // The old cluster goes 60 s (6 s of wall time) after the switch.
+  ok({"wait", "--for=delete", "raycluster/" + first, "--timeout=60s"});
+  waitFor("condition=Ready", "rayservice/rayservice-sample", "30s");
+}
+
+INSTANTIATE_TEST_SUITE_P(BothPlacements, RayServiceServeTest,
+                         ::testing::Values(Placement::InsideServe, Placement::OutOfProcess),
+                         placementTestName);
+
+}  // namespace rayservice_e2e
+}  // namespace fakekube::e2e
