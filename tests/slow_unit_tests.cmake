@@ -23,3 +23,5 @@ set_tests_properties(ContentionStory.WithVolcanoOneJobRunsAndFinishesThenTheOthe
                      PROPERTIES COST 30)
 set_tests_properties(GangCrashPoints.EveryKubeRayWriteCrashedConverges PROPERTIES COST 30)
 set_tests_properties(GangCrashPoints.EveryVolcanoSchedulerWriteCrashedConverges PROPERTIES COST 15)
+set_tests_properties(RayServiceCrashPoints.EveryCrashPointOverAnUpgradeConverges
+                     PROPERTIES COST 200)

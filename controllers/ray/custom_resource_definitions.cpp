@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <vector>
 
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/resources.h"
@@ -400,8 +401,14 @@ Json rayServiceCustomResourceDefinition() {
 }
 
 Result<void> installCustomResourceDefinitions(Client& client) {
-  for (Json definition : {rayClusterCustomResourceDefinition(), rayJobCustomResourceDefinition(),
-                          rayServiceCustomResourceDefinition()}) {
+  return installCustomResourceDefinitions(
+      client, {rayClusterCustomResourceDefinition(), rayJobCustomResourceDefinition(),
+               rayServiceCustomResourceDefinition()});
+}
+
+Result<void> installCustomResourceDefinitions(Client& client,
+                                              const std::vector<Json>& definitions) {
+  for (Json definition : definitions) {
     // Asked first: a create of an existing definition is refused only after the server compiled
     // its schemas, which is most of what a restart of the operator costs.
     auto existing = client.get(kCustomResourceDefinitions, "", meta::name(definition));

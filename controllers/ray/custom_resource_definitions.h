@@ -9,6 +9,8 @@
 // user may have applied KubeRay's own CRD files, which then govern defaulting and pruning).
 #pragma once
 
+#include <vector>
+
 #include "fakekube/api/group_version.h"
 #include "fakekube/api/json.h"
 #include "fakekube/api/status.h"
@@ -30,5 +32,7 @@ Json rayServiceCustomResourceDefinition();
 
 // Creates each definition that does not exist yet; AlreadyExists is not an error.
 Result<void> installCustomResourceDefinitions(Client& client);
+// The same for the given definitions only.
+Result<void> installCustomResourceDefinitions(Client& client, const std::vector<Json>& definitions);
 
 }  // namespace fakekube::ray

@@ -40,7 +40,15 @@ Result<void> addRayOperator(Manager& manager, const std::set<std::string>& contr
       !valid) {
     return valid;
   }
-  if (auto installed = installCustomResourceDefinitions(manager.client().underlyingClient());
+  // RayCluster and RayJob always (a RayJob's cluster is a RayCluster); RayService with its
+  // controller.
+  std::vector<Json> definitions = {rayClusterCustomResourceDefinition(),
+                                   rayJobCustomResourceDefinition()};
+  if (controllers.contains("rayservice")) {
+    definitions.push_back(rayServiceCustomResourceDefinition());
+  }
+  if (auto installed =
+          installCustomResourceDefinitions(manager.client().underlyingClient(), definitions);
       !installed) {
     return tl::unexpected(installed.error());
   }

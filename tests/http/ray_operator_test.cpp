@@ -158,7 +158,8 @@ TEST(OperatorCommandLineTest, BadFlagsGiveOneLineErrors) {
       {FAKEKUBE_CLI, "operator", "--kubeconfig", "/dev/null", "--controllers", "raycluser"});
   EXPECT_EQ(badController.exitCode, 1);
   EXPECT_EQ(badController.err,
-            "fakekube operator: unknown controller \"raycluser\" (known: raycluster, rayjob)\n");
+            "fakekube operator: unknown controller \"raycluser\" (known: raycluster, rayjob, "
+            "rayservice)\n");
   ProcessResult noConfig = runProcess({FAKEKUBE_CLI, "operator", "--kubeconfig", "/dev/null",
                                        "--config", "/nonexistent/config.yaml"});
   EXPECT_EQ(noConfig.exitCode, 1);

@@ -37,7 +37,8 @@ int main(int argc, char** argv) {
                        "Comma-separated parts to run: gc, namespace, node-lifecycle, scheduler, "
                        "kubelet, job, ttl-after-finished, replicaset, deployment, endpoints, "
                        "endpointslice, serviceaccount, statefulset, daemonset, cronjob, "
-                       "disruption, and the KubeRay operator's raycluster, rayjob (default: all)");
+                       "disruption, and the KubeRay operator's raycluster, rayjob, rayservice "
+                       "(default: all)");
   serveCmd->add_option("--batch-scheduler", serve.batchScheduler,
                        "Gang scheduler: volcano (runs the simulated Volcano scheduler and hands "
                        "KubeRay's pods to it) or scheduler-plugins");
@@ -61,7 +62,8 @@ int main(int argc, char** argv) {
   operatorCmd->add_option("--context", rayOperator.context,
                           "kubeconfig context (default: its current context)");
   operatorCmd->add_option("--controllers", rayOperator.controllers,
-                          "Comma-separated controllers to run: raycluster, rayjob (default: all)");
+                          "Comma-separated controllers to run: raycluster, rayjob, rayservice "
+                          "(default: all)");
   operatorCmd->add_option("--batch-scheduler", rayOperator.batchScheduler,
                           "KubeRay's batch scheduler plug-in: volcano, scheduler-plugins");
   operatorCmd->add_option("--config", rayOperator.config,

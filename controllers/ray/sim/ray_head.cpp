@@ -416,9 +416,6 @@ class RayHeadProcess final : public Process {
           return textAnswer(200, "success");
         return textAnswer(404, "404: Not Found");
       });
-      std::shared_ptr<RayServe> serve = state->serve();
-      c->listen(servePort(c->container()),
-                [serve](const HttpRequest& request) { return serve->proxy(request); });
       // The listener holds the state; the process's end closes the listener.
       c->listen(ports.dashboard,
                 [state](const HttpRequest& request) { return state->dashboard(request); });

@@ -99,6 +99,20 @@ RayServe::RayServe(RayServeOptions options, std::shared_ptr<ProcessContext> cont
   }
 }
 
+void RayServe::startProxy() {
+  {
+    std::lock_guard lock(mu_);
+    if (proxyStarted_) return;
+    proxyStarted_ = true;
+  }
+  // The proxy holds Serve weakly: the listener goes with the process, Serve with the head.
+  std::weak_ptr<RayServe> weak = weak_from_this();
+  (void)context_->listen(servePort(context_->container()), [weak](const HttpRequest& request) {
+    if (auto self = weak.lock()) return self->proxy(request);
+    return answer(503, "This node is being drained.");
+  });
+}
+
 const ServeApplicationBehavior& RayServe::behaviorFor(const std::string& name) const {
   auto it = options_.applications.find(name);
   return it != options_.applications.end() ? it->second : options_.defaults;
@@ -163,6 +177,7 @@ HttpResponse RayServe::applyConfig(const std::string& body) {
     }
   }
   for (const auto& [name, generation] : started) schedule(name, generation);
+  startProxy();
   return answer(200, "");
 }
 

@@ -27,14 +27,15 @@
 // Serve lives in the head's process: a head container that restarts has no applications (Ray
 // without GCS fault tolerance), and the RayService controller sends its config again.
 //
-// Proxies. The head listens on its serve port (the Ray container's port named "serve", else
-// 8000): GET /-/healthz answers 200 "success" while some application is RUNNING, else 503
-// "This node is being drained." (no proxy to answer yet); GET /-/routes lists the route prefixes;
-// any other path is answered by the RUNNING application whose route_prefix it starts with (200
-// "<application>: hello from <pod>") or 404. A RayService's workers (whose readiness probe checks
-// the proxy, KubeRay's `wget ... localhost:8000/-/healthz`) run a proxy of their own, healthy by
-// the same rule, which learns the applications' state by asking the head's dashboard every
-// readiness period; a worker is Ready only while its proxy is healthy (ray_simulation.h).
+// Proxies. Once Serve started (the first config), the head listens on its serve port (the Ray
+// container's port named "serve", else 8000; before, nothing answers there): GET /-/healthz
+// answers 200 "success" while some application is RUNNING, else 503 "This node is being
+// drained."; GET /-/routes lists the route prefixes; any other path is answered by the RUNNING
+// application whose route_prefix it starts with (200 "<application>: hello from <pod>") or 404.
+// A RayService's workers (whose readiness probe checks the proxy, KubeRay's `wget ...
+// localhost:8000/-/healthz`) run a proxy of their own, healthy by the same rule, which learns the
+// applications' state by asking the head's dashboard every readiness period; a worker is Ready
+// only while its proxy is healthy (ray_simulation.h).
 //
 // Thread-safe.
 #pragma once
@@ -100,6 +101,8 @@ class RayServe : public std::enable_shared_from_this<RayServe> {
   };
 
   HttpResponse applyConfig(const std::string& body);
+  // Serve starts with the first config: the head's proxy listens on the serve port from then on.
+  void startProxy();
   Json details() const;
   const ServeApplicationBehavior& behaviorFor(const std::string& name) const;
   void schedule(const std::string& name, std::uint64_t generation);
@@ -110,6 +113,7 @@ class RayServe : public std::enable_shared_from_this<RayServe> {
   mutable std::mutex mu_;
   std::map<std::string, Application> applications_;
   std::uint64_t nextGeneration_ = 0;
+  bool proxyStarted_ = false;
 };
 
 // The serve port of a container: its port named "serve", else 8000.
