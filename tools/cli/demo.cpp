@@ -2,6 +2,7 @@
 // cluster (deployment_story.cpp); the RayJob demo-job from apply to cleanup (rayjob_story.cpp);
 // a RayCluster whose last worker turns Ready, with the KubeRay operator (raycluster_story.cpp);
 // two RayJobs contending for room, without and with gang scheduling (contention_story.cpp);
+// a RayService's zero-downtime upgrade (rayservice_story.cpp);
 // then the API server's rules told as a
 // story on the in-memory store.
 //
@@ -27,6 +28,7 @@
 #include "tools/cli/deployment_story.h"
 #include "tools/cli/raycluster_story.h"
 #include "tools/cli/rayjob_story.h"
+#include "tools/cli/rayservice_story.h"
 #include "tools/cli/timeline.h"
 
 namespace fakekube::cli {
@@ -318,6 +320,7 @@ int runDemo(const DemoOptions& options) {
   if (int failed = rayJobStory(options.color); failed != 0) return failed;
   if (int failed = rayClusterStory(options.color); failed != 0) return failed;
   if (int failed = contentionStory(options.color); failed != 0) return failed;
+  if (int failed = rayServiceStory(options.color); failed != 0) return failed;
 
   SimExecutor executor(SimExecutor::Options{.seed = 1});
   auto server = openStoryServer(executor);
