@@ -84,6 +84,26 @@ TEST(CrashtestTest, TheRayClusterSampleConvergesAtEveryCrashPoint) {
                                     "\\([0-9.]+ runs/s\\)\n"));
 }
 
+// KubeRay's RayService sample, from apply to serviceStatus Running: every write of the operator
+// (the RayService controller's finalizer, the pending name, the RayCluster, the head label, the
+// Services, the status; the RayCluster controller's pods) under each fault converges.
+TEST(CrashtestTest, TheRayServiceSampleConvergesAtEveryCrashPoint) {
+  const std::string manifest =
+      std::string(FAKEKUBE_SOURCE_DIR) + "/tests/http/manifests/ray-service.sample.yaml";
+  ProcessResult ran = crashtest({"-f", manifest});
+  ASSERT_EQ(ran.exitCode, 0) << ran.out << ran.err;
+  const auto out = lines(ran.out);
+  std::smatch clean;
+  ASSERT_TRUE(std::regex_match(out.front(), clean,
+                               std::regex(R"(clean run \(seed 1\): (\d+) operator writes, goal )"
+                                          R"(reached in \d+\.\d{3}s)")))
+      << out.front();
+  const std::size_t writes = std::stoul(clean[1]);
+  EXPECT_THAT(ran.out, HasSubstr(" create rayclusters default/rayservice-sample-"));
+  EXPECT_THAT(ran.out, HasSubstr(" create services default/rayservice-sample-serve-svc "));
+  EXPECT_EQ(out.back(), summaryLine(3 * writes));
+}
+
 // KubeRay's RayJob sample, from apply to Complete: every operator write of the lifecycle (the
 // finalizer, Initializing, the RayCluster and its pods, the submitter Job, Running, Complete),
 // under each of the three faults, converges with one RayCluster, one submitter Job and one Ray
