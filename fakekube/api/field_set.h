@@ -9,11 +9,11 @@
 // A node with no children, `{}`, is a member of the set; a node with children is a member only
 // when it has the child "." (`"f:labels": {".": {}, "f:app": {}}` owns the map and one key).
 //
-// The functions here work on that form directly, in place: the sets live in the stored object
-// as its managedFields, so they are never converted to another representation and back, and an
-// object's ownership costs no more memory than what GET shows. Keys are ordered as JsonObjectMap
-// orders them (by name), which differs from structured-merge-diff's element order only for
-// index elements and numeric keys: the same set, serialised in another member order.
+// The functions here work on that form directly, in place. A stored object keeps each set as its
+// compact text (managed_fields.h) and a write unpacks only the sets it changes. Keys are ordered
+// as JsonObjectMap orders them (by name), which differs from structured-merge-diff's element
+// order only for index elements and numeric keys: the same set, serialised in another member
+// order.
 #pragma once
 
 #include <optional>

@@ -95,6 +95,7 @@ class JsonObjectMap : private std::vector<std::pair<Key, T>> {
   }
 
   using Container::begin;
+  using Container::capacity;
   using Container::cbegin;
   using Container::cend;
   using Container::clear;
@@ -104,6 +105,7 @@ class JsonObjectMap : private std::vector<std::pair<Key, T>> {
   using Container::rbegin;
   using Container::rend;
   using Container::reserve;
+  using Container::shrink_to_fit;
   using Container::size;
 
   friend bool operator==(const JsonObjectMap& a, const JsonObjectMap& b) {

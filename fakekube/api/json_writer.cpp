@@ -259,8 +259,17 @@ void append(Sink& out, const Json& value) {
     case Json::value_t::number_float:
       appendDouble(out, value.get<double>());
       return;
+    case Json::value_t::binary: {
+      // Raw JSON text, kept compact (json_writer.h): written as it is.
+      const auto& bytes = value.get_binary();
+      if (bytes.empty()) {
+        out.write("null");
+      } else {
+        out.write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+      }
+      return;
+    }
     case Json::value_t::null:
-    case Json::value_t::binary:
     case Json::value_t::discarded:
       out.write("null");
       return;
@@ -290,8 +299,9 @@ inline std::size_t valueBound(const Json& value) {
       return 20;  // -9223372036854775808, 18446744073709551615
     case Json::value_t::number_float:
       return 32;  // to_chars' shortest form of a double, and a ".0"
-    case Json::value_t::null:
     case Json::value_t::binary:
+      return std::max<std::size_t>(4, value.get_binary().size());
+    case Json::value_t::null:
     case Json::value_t::discarded:
       return 4;
   }

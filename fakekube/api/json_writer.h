@@ -6,6 +6,10 @@
 // never throws — invalid UTF-8 is replaced by U+FFFD, as Go's encoding/json does, where dump()
 // would throw. The output parses back to an equal document (a double that holds an integral value
 // keeps its ".0", NaN and infinities become null as with dump()).
+//
+// A binary value holds JSON text that is already compact and valid, and is written as it is: a
+// stored object keeps each managedFields entry's fieldsV1 so (managed_fields.h), as Go's
+// metav1.FieldsV1 keeps its Raw bytes. Nothing else in a document is binary (no parser makes it).
 #pragma once
 
 #include <string>

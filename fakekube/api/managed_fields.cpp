@@ -8,7 +8,9 @@
 #include <vector>
 
 #include "fakekube/api/field_set.h"
+#include "fakekube/api/json_decode.h"
 #include "fakekube/api/json_lookup.h"
+#include "fakekube/api/json_writer.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/server_side_apply.h"
 #include "fakekube/sim/clock.h"
@@ -40,6 +42,65 @@ bool sameManager(const Json& entry, std::string_view manager, std::string_view o
          (operation == "Apply" || stringOf(entry, "apiVersion") == apiVersion);
 }
 
+// The raw form of a set: its compact text in a binary value.
+Json packedFieldSet(const Json& set) {
+  std::string text = toJsonText(set);
+  return Json::binary(Json::binary_t::container_type(text.begin(), text.end()));
+}
+
+// A set's tree from its raw form; an unreadable one is the empty set (check() refuses those
+// before they are stored).
+Json unpackedFieldSet(const Json& raw) {
+  const auto& bytes = raw.get_binary();
+  auto parsed =
+      parseJsonText(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+  return parsed && parsed->is_object() ? std::move(*parsed) : Json::object();
+}
+
+// An entry's set, read in place when it is a tree, unpacked when raw.
+class ManagedFieldsView {
+ public:
+  explicit ManagedFieldsView(const Json& entry) {
+    const Json& fields = jsonAt(entry, {"fieldsV1"});
+    if (fields.is_binary()) {
+      unpacked_ = unpackedFieldSet(fields);
+      set_ = &unpacked_;
+    } else {
+      set_ = &fields;
+    }
+  }
+  const Json& operator*() const { return *set_; }
+
+ private:
+  Json unpacked_;
+  const Json* set_;
+};
+
+bool isEmptyFieldSet(const Json& fields) {
+  if (fields.is_binary()) {
+    const auto& bytes = fields.get_binary();
+    return bytes.size() <= 2;  // "{}"
+  }
+  return !fields.is_object() || fields.empty();
+}
+
+// Whether an entry's set may hold a path under one of `other`'s top-level fields: false only
+// when its raw text names none of them, so a write leaves the sets it cannot touch raw (a status
+// write never unpacks the set of the manager that wrote the spec).
+bool mayOverlapFieldSet(const Json& entry, const Json& other) {
+  if (other.empty()) return false;
+  const Json& fields = jsonAt(entry, {"fieldsV1"});
+  if (!fields.is_binary()) return true;
+  const auto& bytes = fields.get_binary();
+  const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  for (const auto& [key, child] : other.get_ref<const Json::object_t&>()) {
+    std::string needle = toJsonText(Json(key));
+    needle += ':';
+    if (text.find(needle) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
 Json newEntry(std::string_view manager, std::string_view operation, std::string_view apiVersion,
               std::string_view subresource) {
   Json entry = {{"manager", manager},
@@ -51,8 +112,10 @@ Json newEntry(std::string_view manager, std::string_view operation, std::string_
   return entry;
 }
 
+// An entry's set as a tree to change in place (unpacked once; store() packs it again).
 Json& fieldsOf(Json& entry) {
   Json& fields = entry["fieldsV1"];
+  if (fields.is_binary()) fields = unpackedFieldSet(fields);
   if (!fields.is_object()) fields = Json::object();
   return fields;
 }
@@ -109,7 +172,7 @@ void dropEmptyEntries(Json& entries) {
   auto& list = entries.get_ref<Json::array_t&>();
   std::erase_if(list, [](const Json& e) {
     auto fields = e.find("fieldsV1");
-    return fields == e.end() || !fields->is_object() || fields->empty();
+    return fields == e.end() || isEmptyFieldSet(*fields);
   });
 }
 
@@ -158,6 +221,12 @@ void store(Json& object, Json entries) {
   if (entries.empty()) {
     metadata.erase("managedFields");
     return;
+  }
+  // Stored raw: the trees of a few dozen members each would take five times the memory, in
+  // every object, for sets that are read only when a write changes them.
+  for (Json& entry : entries.get_ref<Json::array_t&>()) {
+    auto fields = entry.find("fieldsV1");
+    if (fields != entry.end() && fields->is_object()) *fields = packedFieldSet(*fields);
   }
   sortEntries(entries);
   metadata["managedFields"] = std::move(entries);
@@ -232,7 +301,15 @@ std::optional<std::string> check(const Json& managedFields) {
       }
     }
     auto fields = entry.find("fieldsV1");
-    if (fields != entry.end() && !fields->is_null()) {
+    if (fields != entry.end() && fields->is_binary()) {
+      const auto& bytes = fields->get_binary();
+      auto parsed = parseJsonText(
+          std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+      if (!parsed) return fmt::format("error decoding set: {}", parsed.error());
+      if (auto error = field_set::check(*parsed)) {
+        return fmt::format("error decoding set: {}", *error);
+      }
+    } else if (fields != entry.end() && !fields->is_null()) {
       if (auto error = field_set::check(*fields)) {
         return fmt::format("error decoding set: {}", *error);
       }
@@ -250,6 +327,7 @@ void recordUpdate(const Json* live, const Json& zero, Json& updated, const Write
   if (!changed.empty() || !removed.empty()) {
     auto& list = entries.get_ref<Json::array_t&>();
     for (Json& entry : list) {
+      if (!mayOverlapFieldSet(entry, changed) && !mayOverlapFieldSet(entry, removed)) continue;
       field_set::subtract(fieldsOf(entry), changed);
       field_set::subtract(fieldsOf(entry), removed);
     }
@@ -291,7 +369,7 @@ std::optional<Status> recordApply(const Json* live, const Json& zero, Json& merg
   (*self)["apiVersion"] = write.apiVersion;
   if (!last.empty()) {
     Json owned = Json::object();
-    for (const Json& entry : list) field_set::unite(owned, jsonAt(entry, {"fieldsV1"}));
+    for (const Json& entry : list) field_set::unite(owned, *ManagedFieldsView(entry));
     pruneAppliedConfiguration(merged, last, owned, write.schema);
   }
 
@@ -303,12 +381,14 @@ std::optional<Status> recordApply(const Json* live, const Json& zero, Json& merg
   std::vector<std::pair<std::string, std::vector<std::string>>> conflicts;
   for (std::size_t i = 0; i < list.size() && !force; ++i) {
     if (i == selfIndex) continue;
-    Json theirs = field_set::intersection(jsonAt(list[i], {"fieldsV1"}), changed);
+    if (!mayOverlapFieldSet(list[i], changed)) continue;
+    Json theirs = field_set::intersection(*ManagedFieldsView(list[i]), changed);
     if (!theirs.empty()) conflicts.emplace_back(describeManager(list[i]), field_set::paths(theirs));
   }
   if (!conflicts.empty()) return conflictError(conflicts);
   for (std::size_t i = 0; i < list.size(); ++i) {
     if (i == selfIndex) continue;
+    if (!mayOverlapFieldSet(list[i], changed) && !mayOverlapFieldSet(list[i], removed)) continue;
     field_set::subtract(fieldsOf(list[i]), changed);
     field_set::subtract(fieldsOf(list[i]), removed);
   }
@@ -316,6 +396,11 @@ std::optional<Status> recordApply(const Json* live, const Json& zero, Json& merg
   if (!changed.empty() || !removed.empty()) list[selfIndex]["time"] = write.time;
   store(merged, std::move(entries));
   return std::nullopt;
+}
+
+Json fieldsV1(const Json& entry) {
+  const ManagedFieldsView view(entry);
+  return (*view).is_object() ? *view : Json::object();
 }
 
 }  // namespace fakekube::managed_fields

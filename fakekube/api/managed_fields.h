@@ -19,6 +19,14 @@
 //    (the core of apply: a configuration is declarative), and fails with 409 Conflict when it
 //    changes a field another manager owns — unless forced, when it takes the field.
 //
+// A stored object keeps each entry's fieldsV1 raw: the set's compact JSON text in a binary value,
+// as Go's metav1.FieldsV1 keeps its Raw bytes, which the JSON writer writes as it is (a client
+// over HTTP reads the same object as ever). A tree of a few dozen `"f:name": {}` members would
+// take five times the memory in every object, for sets read only when a write changes them; a
+// write unpacks only the sets whose raw text names a field it changed. In process, read an
+// entry's set with fieldsV1() below, which answers the tree whichever form the entry holds (an
+// object read back from a database, or decoded from a request, holds trees until its next write).
+//
 // A request may carry managedFields itself: a valid list replaces the stored one (then this write
 // is recorded on top of it), `[]` or `[{}]` clears it, an invalid one is ignored and the stored
 // list kept (decodeLiveOrNew). Subresource writes always start from the stored list.
@@ -56,6 +64,10 @@ void recordUpdate(const Json* live, const Json& zero, Json& updated, const Write
 // `force` is false.
 std::optional<Status> recordApply(const Json* live, const Json& zero, Json& merged,
                                   const Json& configuration, const Write& write, bool force);
+
+// The set of one managedFields entry, as a FieldsV1 tree ({"f:spec": {"f:replicas": {}}}),
+// whether the entry holds it raw or as a tree; the empty object when it has none.
+Json fieldsV1(const Json& entry);
 
 // The managedFields of a request that the server accepts as sent: nullopt when valid, otherwise
 // why not (DecodeManagedFields' checks).

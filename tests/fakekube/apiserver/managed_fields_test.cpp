@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "fakekube/api/managed_fields.h"
 #include "fakekube/api/resources.h"
 #include "fixture.h"
 
@@ -35,7 +36,15 @@ class ManagedFieldsTest : public ApiServerTest {
             {"metadata", {{"name", "c1"}}},
             {"data", data}};
   }
-  static const Json& entries(const Json& object) { return object["metadata"]["managedFields"]; }
+  // The entries with each set as a tree (a stored object keeps them raw; managed_fields.h).
+  static Json entries(const Json& object) {
+    Json list = object["metadata"]["managedFields"];
+    if (!list.is_array()) return list;
+    for (Json& entry : list) {
+      if (entry.contains("fieldsV1")) entry["fieldsV1"] = managed_fields::fieldsV1(entry);
+    }
+    return list;
+  }
   // The entry of `manager` (and `operation`), or null.
   static Json entryOf(const Json& object, std::string_view manager,
                       std::string_view operation = "") {
@@ -84,7 +93,7 @@ TEST_F(ManagedFieldsTest, CreatedDeploymentOwnsItsDefaultsLikeKubectlCreate) {
   Json created = must(server->create(kDeployments, "default", deployment("web"),
                                      {.fieldManager = "kubectl-create"}));
   ASSERT_EQ(entries(created).size(), 1u);
-  const Json& fields = entries(created)[0]["fieldsV1"];
+  const Json fields = entries(created)[0]["fieldsV1"];
   EXPECT_EQ(entries(created)[0]["operation"], "Update");
   const Json& spec = fields["f:spec"];
   EXPECT_FALSE(spec.contains(".")) << fields.dump();
