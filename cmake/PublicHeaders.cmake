@@ -96,18 +96,24 @@ set(FAKEKUBE_RAY_PUBLIC_HEADERS
 # The test library (fakekube::fixtures): all of it.
 set(FAKEKUBE_FIXTURES_PUBLIC_HEADERS
   fixtures/child_process.h
+  fixtures/chrome_trace.h
   fixtures/controller_checks.h
   fixtures/crash_point_runner.h
   fixtures/crash_trigger.h
+  fixtures/differential_oracle.h
   fixtures/eventually.h
   fixtures/expectation.h
+  fixtures/explorer.h
   fixtures/invariant.h
   fixtures/json_path.h
   fixtures/manifests.h
   fixtures/matchers.h
+  fixtures/perturbation.h
   fixtures/raw_http.h
   fixtures/reactor.h
-  fixtures/serve_process.h
   fixtures/recorded_request.h
+  fixtures/serve_process.h
   fixtures/test_cluster.h
+  fixtures/timeline_page.h
+  fixtures/view_client.h
 )
