@@ -13,6 +13,7 @@ set(FAKEKUBE_PUBLIC_HEADERS
   fakekube/api/json_object_map.h
   fakekube/api/json_lookup.h
   fakekube/api/json_patch.h
+  fakekube/api/json_writer.h
   fakekube/api/label_selector.h
   fakekube/api/merge_patch.h
   fakekube/api/object.h

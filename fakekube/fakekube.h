@@ -22,6 +22,7 @@
 #include "fakekube/api/group_version.h"
 #include "fakekube/api/json.h"
 #include "fakekube/api/json_lookup.h"
+#include "fakekube/api/json_writer.h"
 #include "fakekube/api/label_selector.h"
 #include "fakekube/api/object.h"
 #include "fakekube/api/object_meta.h"
