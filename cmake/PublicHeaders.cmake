@@ -82,6 +82,7 @@ set(FAKEKUBE_RAY_PUBLIC_HEADERS
   controllers/ray/constants.h
   controllers/ray/custom_resource_definitions.h
   controllers/ray/dashboard_client.h
+  controllers/ray/httpproxy_client.h
   controllers/ray/dashboard_client_factory.h
   controllers/ray/operator_options.h
   controllers/ray/ray_operator.h
@@ -90,6 +91,7 @@ set(FAKEKUBE_RAY_PUBLIC_HEADERS
   controllers/ray/sim/entrypoint.h
   controllers/ray/sim/ray_autoscaler.h
   controllers/ray/sim/ray_head.h
+  controllers/ray/sim/ray_serve.h
   controllers/ray/sim/ray_job_cli.h
   controllers/ray/sim/ray_simulation.h
 )
@@ -117,4 +119,5 @@ set(FAKEKUBE_FIXTURES_PUBLIC_HEADERS
   fixtures/test_cluster.h
   fixtures/timeline_page.h
   fixtures/view_client.h
+  fixtures/workload.h
 )
