@@ -3,37 +3,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <nlohmann/json.hpp>
+#include <type_traits>
 
 #include "fakekube/api/resources.h"
 #include "fakekube/apiserver/api_server.h"
 #include "fakekube/client/in_process_client.h"
-#include "fakekube/cluster/disruption_controller.h"
-#include "fakekube/cluster/garbage_collector.h"
-#include "fakekube/cluster/namespace_controller.h"
-#include "fakekube/cluster/ttl_after_finished_controller.h"
 
 namespace fakekube {
-
-const std::vector<std::string>& clusterComponentNames() {
-  static const std::vector<std::string> names = {"gc",
-                                                 "namespace",
-                                                 "node-lifecycle",
-                                                 "scheduler",
-                                                 "kubelet",
-                                                 "job",
-                                                 "ttl-after-finished",
-                                                 "replicaset",
-                                                 "deployment",
-                                                 "endpoints",
-                                                 "endpointslice",
-                                                 "serviceaccount",
-                                                 "statefulset",
-                                                 "daemonset",
-                                                 "cronjob",
-                                                 "disruption"};
-  return names;
-}
 
 Result<std::set<std::string>> parseClusterComponents(std::string_view list) {
   const auto& known = clusterComponentNames();
@@ -56,14 +34,89 @@ Result<std::set<std::string>> parseClusterComponents(std::string_view list) {
   return enabled;
 }
 
-// The parts that are not controllers on the manager.
-struct Cluster::Parts {
+// What the cluster holds of its parts besides the controllers the manager owns.
+struct ClusterParts {
   std::unique_ptr<GarbageCollector> gc;
   std::unique_ptr<NamespaceController> namespaces;
-  std::unique_ptr<NodeLifecycleController> nodeLifecycle;
   std::unique_ptr<Scheduler> scheduler;
   std::unique_ptr<Kubelet> kubelet;
 };
+
+namespace {
+
+// What adding a part takes from the cluster.
+struct PartContext {
+  Manager& manager;
+  const ClusterOptions& options;
+  ClusterParts& held;
+  // options.kubelet with the cluster's behaviours, network and container logs.
+  const KubeletOptions& kubelet;
+};
+
+// A part: its name (what `enabled` and `fakekube serve --controllers` take) and how it is added.
+struct ClusterPart {
+  const char* name;
+  Result<void> (*add)(PartContext& context);
+};
+
+// The Result<void> of an add<Part> answer; `held`, when given, keeps what it answers.
+template <class Added, class Held = std::nullptr_t>
+Result<void> keep(Result<Added> added, Held* held = nullptr) {
+  if (!added) return tl::unexpected(added.error());
+  if constexpr (!std::is_same_v<Held, std::nullptr_t>) *held = std::move(*added);
+  return {};
+}
+
+// add(manager, options.*field): a controller the manager owns.
+template <auto add, auto field>
+Result<void> addOwned(PartContext& c) {
+  return keep(add(c.manager, c.options.*field));
+}
+
+// The same, for a part whose answer the cluster holds in held.*into.
+template <auto add, auto field, auto into>
+Result<void> addHeld(PartContext& c) {
+  return keep(add(c.manager, c.options.*field), &(c.held.*into));
+}
+
+Result<void> addKubeletPart(PartContext& c) {
+  return keep(addKubelet(c.manager, c.kubelet), &c.held.kubelet);
+}
+
+// Every part, in start order.
+const std::vector<ClusterPart>& clusterParts() {
+  using O = ClusterOptions;
+  static const std::vector<ClusterPart> parts = {
+      {"gc", addHeld<&addGarbageCollector, &O::garbageCollector, &ClusterParts::gc>},
+      {"namespace", addHeld<&addNamespaceController, &O::namespaces, &ClusterParts::namespaces>},
+      {"node-lifecycle", addOwned<&addNodeLifecycleController, &O::nodeLifecycle>},
+      {"scheduler", addHeld<&addScheduler, &O::scheduler, &ClusterParts::scheduler>},
+      {"kubelet", addKubeletPart},
+      {"job", addOwned<&addJobController, &O::job>},
+      {"ttl-after-finished", addOwned<&addTtlAfterFinishedController, &O::ttlAfterFinished>},
+      {"replicaset", addOwned<&addReplicaSetController, &O::replicaSet>},
+      {"deployment", addOwned<&addDeploymentController, &O::deployment>},
+      {"endpoints", addOwned<&addEndpointsController, &O::endpoints>},
+      {"endpointslice", addOwned<&addEndpointSliceController, &O::endpointSlice>},
+      {"serviceaccount", addOwned<&addServiceAccountController, &O::serviceAccount>},
+      {"statefulset", addOwned<&addStatefulSetController, &O::statefulSet>},
+      {"daemonset", addOwned<&addDaemonSetController, &O::daemonSet>},
+      {"cronjob", addOwned<&addCronJobController, &O::cronJob>},
+      {"disruption", addOwned<&addDisruptionController, &O::disruption>},
+  };
+  return parts;
+}
+
+}  // namespace
+
+const std::vector<std::string>& clusterComponentNames() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const auto& part : clusterParts()) out.push_back(part.name);
+    return out;
+  }();
+  return names;
+}
 
 Cluster::Cluster(Executor& executor, ApiServer& server, ClusterOptions options)
     : executor_(executor),
@@ -73,7 +126,7 @@ Cluster::Cluster(Executor& executor, ApiServer& server, ClusterOptions options)
                                                                  : &containerLogs_),
       manager_(std::make_unique<Manager>(executor, server)),
       network_(std::make_unique<Network>(manager_->client())),
-      parts_(std::make_unique<Parts>()) {}
+      parts_(std::make_unique<ClusterParts>()) {}
 
 Cluster::~Cluster() {
   stop();
@@ -90,8 +143,22 @@ bool Cluster::enabled(std::string_view component) const {
 Result<void> Cluster::start() {
   if (started_) return tl::unexpected(Status::badRequest("the cluster is already started"));
   started_ = true;
-
   // Nodes first: the scheduler and the kubelets find them in their caches when they start.
+  if (auto created = createNodes(); !created) return created;
+  KubeletOptions kubelet = options_.kubelet;
+  kubelet.containerLogs = &containerLogs();
+  kubelet.behaviors = &behaviors_;
+  kubelet.network = network_.get();
+  PartContext context{*manager_, options_, *parts_, kubelet};
+  for (const auto& part : clusterParts()) {
+    if (!enabled(part.name)) continue;
+    if (auto added = part.add(context); !added) return added;
+  }
+  manager_->start();
+  return {};
+}
+
+Result<void> Cluster::createNodes() {
   InProcessClient client(server_);
   for (int i = 1; i <= options_.nodes; ++i) {
     NodeConfig config = options_.node;
@@ -102,75 +169,6 @@ Result<void> Cluster::start() {
     auto added = addNode(client, executor_.clock(), config);
     if (!added) return tl::unexpected(added.error());
   }
-
-  if (enabled("gc")) {
-    parts_->gc = std::make_unique<GarbageCollector>(*manager_);
-    if (auto r = parts_->gc->start(); !r) return r;
-  }
-  if (enabled("namespace")) {
-    parts_->namespaces = std::make_unique<NamespaceController>(*manager_);
-    if (auto r = parts_->namespaces->start(); !r) return r;
-  }
-  if (enabled("node-lifecycle")) {
-    parts_->nodeLifecycle =
-        std::make_unique<NodeLifecycleController>(*manager_, options_.nodeLifecycle);
-    if (auto r = parts_->nodeLifecycle->start(); !r) return r;
-  }
-  if (enabled("scheduler")) {
-    parts_->scheduler = std::make_unique<Scheduler>(*manager_, options_.scheduler);
-    if (auto r = parts_->scheduler->start(); !r) return r;
-  }
-  if (enabled("kubelet")) {
-    Kubelet::Options kubeletOptions = options_.kubelet;
-    kubeletOptions.containerLogs = &containerLogs();
-    parts_->kubelet =
-        std::make_unique<Kubelet>(*manager_, behaviors_, network_.get(), kubeletOptions);
-    if (auto r = parts_->kubelet->start(); !r) return r;
-  }
-  if (enabled("job")) {
-    auto r = addJobController(*manager_, options_.job);
-    if (!r) return tl::unexpected(r.error());
-  }
-  if (enabled("ttl-after-finished")) {
-    auto r = addTtlAfterFinishedController(*manager_);
-    if (!r) return tl::unexpected(r.error());
-  }
-  if (enabled("replicaset")) {
-    auto r = addReplicaSetController(*manager_, options_.replicaSet);
-    if (!r) return tl::unexpected(r.error());
-  }
-  if (enabled("deployment")) {
-    auto r = addDeploymentController(*manager_, options_.deployment);
-    if (!r) return tl::unexpected(r.error());
-  }
-  if (enabled("endpoints")) {
-    if (auto r = addEndpointsController(*manager_, options_.endpoints); !r)
-      return tl::unexpected(r.error());
-  }
-  if (enabled("endpointslice")) {
-    if (auto r = addEndpointSliceController(*manager_, options_.endpointSlice); !r)
-      return tl::unexpected(r.error());
-  }
-  if (enabled("serviceaccount")) {
-    if (auto r = addServiceAccountController(*manager_, options_.serviceAccount); !r)
-      return tl::unexpected(r.error());
-  }
-  if (enabled("statefulset")) {
-    if (auto r = addStatefulSetController(*manager_, options_.statefulSet); !r)
-      return tl::unexpected(r.error());
-  }
-  if (enabled("daemonset")) {
-    if (auto r = addDaemonSetController(*manager_, options_.daemonSet); !r)
-      return tl::unexpected(r.error());
-  }
-  if (enabled("cronjob")) {
-    if (auto r = addCronJobController(*manager_, options_.cronJob); !r)
-      return tl::unexpected(r.error());
-  }
-  if (enabled("disruption")) {
-    if (auto r = addDisruptionController(*manager_); !r) return tl::unexpected(r.error());
-  }
-  manager_->start();
   return {};
 }
 

@@ -11,11 +11,13 @@
 //   cluster.start();                      // nodes node-1, node-2 exist; controllers run
 //   ... create a Deployment; executor.runFor(10s); its pods are Running and Ready ...
 //
-// Each part is also usable on its own (see its header); this class only wires them in the order
-// a real cluster comes up: nodes first, then the controllers, which find the nodes in their
-// caches when they start. Every controller is a runtime controller on one shared Manager (one
-// cache, one client), as kube-controller-manager's are, the garbage collector and the namespace
-// controller among them; each part's start() registers it with that manager, and the manager's
+// Each part is also usable on its own (see its header), and each is added the same way:
+// add<Part>(manager, <Part>Options) registers it with a Manager and answers what a caller holds
+// (the manager owns the controller; the garbage collector, the namespace controller, the
+// scheduler and the kubelet answer a handle besides). This class only composes them from its list
+// of parts, in the order a real cluster comes up: nodes first, then the controllers, which find
+// the nodes in their caches when they start. Every controller is a runtime controller on one
+// shared Manager (one cache, one client), as kube-controller-manager's are, and the manager's
 // start() runs them all once its caches have synced. The garbage collector keeps its own
 // monitors (one informer per served resource, over the manager's client) besides the shared
 // cache, as kube-controller-manager's does.
@@ -43,10 +45,13 @@
 #include "fakekube/cluster/cronjob_controller.h"
 #include "fakekube/cluster/daemonset_controller.h"
 #include "fakekube/cluster/deployment_controller.h"
+#include "fakekube/cluster/disruption_controller.h"
 #include "fakekube/cluster/endpoints_controller.h"
 #include "fakekube/cluster/endpointslice_controller.h"
+#include "fakekube/cluster/garbage_collector.h"
 #include "fakekube/cluster/job_controller.h"
 #include "fakekube/cluster/kubelet.h"
+#include "fakekube/cluster/namespace_controller.h"
 #include "fakekube/cluster/network.h"
 #include "fakekube/cluster/node_lifecycle_controller.h"
 #include "fakekube/cluster/nodes.h"
@@ -55,12 +60,14 @@
 #include "fakekube/cluster/scheduler.h"
 #include "fakekube/cluster/serviceaccount_controller.h"
 #include "fakekube/cluster/statefulset_controller.h"
+#include "fakekube/cluster/ttl_after_finished_controller.h"
 #include "fakekube/runtime/manager.h"
 #include "fakekube/sim/executor.h"
 
 namespace fakekube {
 
 class ApiServer;
+struct ClusterParts;
 
 // Every part's name, in start order.
 const std::vector<std::string>& clusterComponentNames();
@@ -77,12 +84,17 @@ struct ClusterOptions {
   int nodes = 0;
   NodeConfig node;
 
-  Scheduler::Options scheduler;
-  Kubelet::Options kubelet;
-  NodeLifecycleController::Options nodeLifecycle;
+  // Each part's options, by its name. The kubelet's behaviors and network are the cluster's own
+  // (behaviors(), network()); its containerLogs, when unset, too (containerLogs()).
+  GarbageCollectorOptions garbageCollector;
+  NamespaceControllerOptions namespaces;
+  NodeLifecycleControllerOptions nodeLifecycle;
+  SchedulerOptions scheduler;
+  KubeletOptions kubelet;
   // The workload controllers (e.g. recordEvents = false where Events are only noise, as in a
   // benchmark).
   JobControllerOptions job;
+  TtlAfterFinishedControllerOptions ttlAfterFinished;
   ReplicaSetControllerOptions replicaSet;
   DeploymentControllerOptions deployment;
   EndpointsControllerOptions endpoints;
@@ -91,6 +103,7 @@ struct ClusterOptions {
   StatefulSetControllerOptions statefulSet;
   DaemonSetControllerOptions daemonSet;
   CronJobControllerOptions cronJob;
+  DisruptionControllerOptions disruption;
 };
 
 class Cluster {
@@ -133,7 +146,8 @@ class Cluster {
   bool idle() const;
 
  private:
-  struct Parts;
+  // Nodes node-1 ... node-N (options.nodes), unless they exist.
+  Result<void> createNodes();
 
   Executor& executor_;
   ApiServer& server_;
@@ -143,7 +157,7 @@ class Cluster {
   PodLogs podLogs_;
   std::unique_ptr<Manager> manager_;
   std::unique_ptr<Network> network_;
-  std::unique_ptr<Parts> parts_;
+  std::unique_ptr<ClusterParts> parts_;  // what the cluster holds of its parts (cluster.cpp)
   bool started_ = false;
 };
 

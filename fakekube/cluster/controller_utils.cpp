@@ -55,6 +55,11 @@ bool afterOrZero(const std::optional<TimePoint>& a, const std::optional<TimePoin
 
 }  // namespace
 
+std::int64_t integerMember(const Json& object, std::string_view key, std::int64_t fallback) {
+  const Json& value = field(object, key);
+  return value.is_number_integer() ? value.get<std::int64_t>() : fallback;
+}
+
 bool isPodActive(const Json& pod) {
   std::string phase = podPhase(pod);
   return phase != "Succeeded" && phase != "Failed" && !meta::isDeleting(pod);
@@ -137,6 +142,30 @@ bool selectsEverything(const Json& owner) {
 std::vector<ObjectPtr> listInNamespace(Cache& cache, const GroupVersionResource& gvr,
                                        std::string_view ns) {
   return cache.informerFor(gvr).byIndex(kNamespaceIndex, ns);
+}
+
+std::vector<ReconcileRequest> ownersSelecting(Cache& cache, const GroupVersionResource& owners,
+                                              const Json& object) {
+  std::vector<ReconcileRequest> out;
+  for (const auto& owner : listInNamespace(cache, owners, meta::namespace_(object))) {
+    auto selector = specSelector(*owner);
+    if (!selector || selector->empty()) continue;
+    if (selector->matches(meta::labels(object))) {
+      out.push_back({meta::namespace_(*owner), meta::name(*owner)});
+    }
+  }
+  return out;
+}
+
+Result<std::vector<ObjectPtr>> claimFromCache(Manager& manager,
+                                              const GroupVersionResource& ownerResource,
+                                              const Json& owner, const LabelSelector& selector,
+                                              const GroupVersionResource& resource,
+                                              std::string trackingFinalizer) {
+  ClaimContext claim{manager.client(), manager.apiReader(),         ownerResource, owner,
+                     selector,         std::move(trackingFinalizer)};
+  return claimObjects(claim, resource,
+                      listInNamespace(manager.cache(), resource, meta::namespace_(owner)));
 }
 
 bool isControlledBy(const Json& object, std::string_view ownerUid) {

@@ -18,7 +18,9 @@
 // touches an ApiServer directly, so it all works over HTTP too.
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -32,6 +34,8 @@
 #include "fakekube/api/status.h"
 #include "fakekube/cache/cache.h"
 #include "fakekube/client/client.h"
+#include "fakekube/runtime/handler.h"
+#include "fakekube/runtime/manager.h"
 #include "fakekube/sim/clock.h"
 
 namespace fakekube::workload {
@@ -63,6 +67,11 @@ std::optional<TimePoint> parseTime(const Json& value);
 inline constexpr std::string_view kPodNodeNameIndex = "spec.nodeName";
 void addPodNodeNameIndex(Informer& pods);
 
+// --- reading documents ---
+// object[key] when it is an integer, else `fallback`; never throws, whatever `object` is. (An
+// object member that may be absent is jsonObjectAt, api/json_lookup.h.)
+std::int64_t integerMember(const Json& object, std::string_view key, std::int64_t fallback = 0);
+
 // --- selectors ---
 // The object's spec.selector; a missing selector selects nothing (LabelSelectorAsSelector).
 Result<LabelSelector> specSelector(const Json& owner);
@@ -72,6 +81,11 @@ bool selectsEverything(const Json& owner);
 // --- listing through a cache (shared documents, no copies) ---
 std::vector<ObjectPtr> listInNamespace(Cache& cache, const GroupVersionResource& gvr,
                                        std::string_view ns);
+// The objects of `owners` in the object's namespace whose spec.selector, not empty, matches its
+// labels, as requests: who may adopt an orphan (getPodReplicaSets, getPodJobs,
+// getDeploymentsForReplicaSet, getPodStatefulSets, getDaemonSetsForPod).
+std::vector<ReconcileRequest> ownersSelecting(Cache& cache, const GroupVersionResource& owners,
+                                              const Json& object);
 
 // --- controller references ---
 // What claiming needs to know about the controller (the owner).
@@ -97,6 +111,15 @@ Result<std::vector<ObjectPtr>> claimObjects(const ClaimContext& context,
                                             const GroupVersionResource& resource,
                                             const std::vector<ObjectPtr>& candidates);
 
+// claimObjects over every object of `resource` in the owner's namespace, as the manager's cache
+// shows them, writing through the manager's client and reading the owner again through its
+// uncached reader.
+Result<std::vector<ObjectPtr>> claimFromCache(Manager& manager,
+                                              const GroupVersionResource& ownerResource,
+                                              const Json& owner, const LabelSelector& selector,
+                                              const GroupVersionResource& resource,
+                                              std::string trackingFinalizer = "");
+
 // The controller reference to an owner is meta::controllerRefTo (object_meta.h).
 // Whether the object's controller reference names this uid.
 bool isControlledBy(const Json& object, std::string_view ownerUid);
@@ -116,6 +139,49 @@ Json podFromTemplate(const Json& owner, const Json& podTemplate,
 // `related` are the pods counted for the node ranks (the controller's pods when empty).
 std::vector<ObjectPtr> podsToDeleteFirst(std::vector<ObjectPtr> pods,
                                          const std::vector<ObjectPtr>& related, std::size_t count);
+
+// --- event handlers ---
+// The EventHandler of a controller's informer events on a kind it does not reconcile (its pods,
+// its ReplicaSets), from the controller's members (handler.Funcs with methods): `onAdd`,
+// `onUpdate` and `onDelete` map an event to the requests, while the controller lives. The
+// handler holds the controller weakly: the informer keeps it after the manager dropped the
+// controller (a crash), and then it maps nothing. A null member leaves that event unhandled.
+template <class Controller>
+EventHandler controllerEventHandler(
+    std::weak_ptr<Controller> weak,
+    std::vector<ReconcileRequest> (Controller::*onAdd)(const ObjectPtr&),
+    std::vector<ReconcileRequest> (Controller::*onUpdate)(const ObjectPtr&, const ObjectPtr&),
+    std::vector<ReconcileRequest> (Controller::*onDelete)(const ObjectPtr&)) {
+  EventHandler handler;
+  if (onAdd != nullptr) {
+    handler.create = [weak, onAdd](const ObjectPtr& object) -> std::vector<ReconcileRequest> {
+      auto self = weak.lock();
+      return self && object ? ((*self).*onAdd)(object) : std::vector<ReconcileRequest>{};
+    };
+  }
+  if (onUpdate != nullptr) {
+    handler.update = [weak, onUpdate](const ObjectPtr& oldObject,
+                                      const ObjectPtr& newObject) -> std::vector<ReconcileRequest> {
+      auto self = weak.lock();
+      return self && oldObject && newObject ? ((*self).*onUpdate)(oldObject, newObject)
+                                            : std::vector<ReconcileRequest>{};
+    };
+  }
+  if (onDelete != nullptr) {
+    handler.delete_ = [weak, onDelete](const ObjectPtr& object) -> std::vector<ReconcileRequest> {
+      auto self = weak.lock();
+      return self && object ? ((*self).*onDelete)(object) : std::vector<ReconcileRequest>{};
+    };
+  }
+  return handler;
+}
+
+// The Reconciler of a controller object: reconciler->reconcile(request), the object kept alive
+// by the controller that calls it.
+template <class Object>
+Reconciler reconcileWith(std::shared_ptr<Object> reconciler) {
+  return [reconciler](const ReconcileRequest& request) { return reconciler->reconcile(request); };
+}
 
 // --- slow start ---
 // Calls `fn` `count` times in batches of 1, 2, 4, ... (controller.slowStartBatch); stops after a

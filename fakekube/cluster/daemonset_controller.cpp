@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/pod_status.h"
 #include "fakekube/api/resources.h"
@@ -22,12 +23,6 @@ namespace {
 using namespace workload;  // NOLINT: the shared controller helpers
 
 constexpr std::string_view kRevisionLabel = "controller-revision-hash";
-
-const Json& field(const Json& object, const char* key) {
-  static const Json kEmpty = Json::object();
-  auto it = object.find(key);
-  return it != object.end() && it->is_object() ? *it : kEmpty;
-}
 
 // The tolerations every daemon pod gets (util.AddOrUpdateDaemonPodTolerations).
 Json withDaemonTolerations(Json tolerations) {
@@ -65,11 +60,11 @@ bool tolerates(const Json& tolerations, const Json& taint) {
 // nodeShouldRunDaemonPod, for the predicates kept (see the header).
 bool shouldRun(const Json& podSpec, const Json& node) {
   const Json& labels = meta::labels(node);
-  for (const auto& [key, value] : field(podSpec, "nodeSelector").items()) {
+  for (const auto& [key, value] : jsonObjectAt(podSpec, "nodeSelector").items()) {
     if (!labels.is_object() || !labels.contains(key) || labels[key] != value) return false;
   }
   const Json tolerations = withDaemonTolerations(podSpec.value("tolerations", Json::array()));
-  for (const auto& taint : field(node, "spec").value("taints", Json::array())) {
+  for (const auto& taint : jsonObjectAt(node, "spec").value("taints", Json::array())) {
     const std::string effect = taint.value("effect", "");
     if ((effect == "NoSchedule" || effect == "NoExecute") && !tolerates(tolerations, taint)) {
       return false;
@@ -77,6 +72,22 @@ bool shouldRun(const Json& podSpec, const Json& node) {
   }
   return true;
 }
+
+// One round of a DaemonSet: its template, its pods by node, what it counted and the first error.
+struct DaemonSetSync {
+  const Json& set;
+  const Json& podTemplate;
+  std::string hash;  // the template's, the revision label of up-to-date pods
+  TimePoint now;
+  int minReadySeconds = 0;
+  std::map<std::string, std::vector<ObjectPtr>> byNode;  // node name -> claimed pods
+  std::int64_t desired = 0, current = 0, misscheduled = 0, ready = 0, available = 0, updated = 0;
+  std::optional<Status> firstError;
+
+  void remember(const Status& error) {
+    if (!firstError) firstError = error;
+  }
+};
 
 class DaemonSetController {
  public:
@@ -91,6 +102,15 @@ class DaemonSetController {
       (void)manager_.eventRecorder("daemonset-controller").event(set, type, reason, message);
     }
   }
+  // What one node needs (podsShouldBeOnNode and syncNodes for it): no daemon pod where it
+  // should not run, exactly one (the oldest, not Failed) where it should, made when missing;
+  // counted for the status.
+  void syncNode(DaemonSetSync& s, const Json& node);
+  void deletePod(DaemonSetSync& s, const Json& pod);
+  void createPod(DaemonSetSync& s, const std::string& nodeName);
+  // Writes the status counted when it changed.
+  Result<void> updateDaemonSetStatus(const DaemonSetSync& s);
+
   Manager& manager_;
   const DaemonSetControllerOptions options_;
 };
@@ -103,128 +123,132 @@ ReconcileOutcome DaemonSetController::reconcile(const ReconcileRequest& request)
   const Json& set = **read;
   auto selector = specSelector(set);
   if (!selector || selector->empty()) return ReconcileResult{};
-  const Json& spec = field(set, "spec");
-  const Json& podTemplate = field(spec, "template");
-  const Json& podSpec = field(podTemplate, "spec");
-  const std::string hash = computePodTemplateHash(podTemplate, std::nullopt);
+  const Json& spec = jsonObjectAt(set, "spec");
+  const Json& podTemplate = jsonObjectAt(spec, "template");
 
-  ClaimContext claim{manager_.client(), manager_.apiReader(), kDaemonSets, set, *selector, ""};
-  auto claimed =
-      claimObjects(claim, kPods, listInNamespace(manager_.cache(), kPods, request.namespace_));
+  auto claimed = claimFromCache(manager_, kDaemonSets, set, *selector, kPods);
   if (!claimed) return reconcileError(claimed.error());
-  std::map<std::string, std::vector<ObjectPtr>> byNode;
-  for (const auto& pod : *claimed) byNode[podNodeName(*pod)].push_back(pod);
+  DaemonSetSync s{.set = set,
+                  .podTemplate = podTemplate,
+                  .hash = computePodTemplateHash(podTemplate, std::nullopt),
+                  .now = manager_.executor().clock().now(),
+                  .minReadySeconds = spec.value("minReadySeconds", 0)};
+  for (const auto& pod : *claimed) s.byNode[podNodeName(*pod)].push_back(pod);
 
-  Client& client = manager_.client();
-  std::optional<Status> firstError;
-  auto remember = [&firstError](const Status& s) {
-    if (!firstError) firstError = s;
-  };
-  auto deletePod = [&](const Json& pod) {
-    if (meta::isDeleting(pod)) return;
-    auto deleted = client.deleteObject(kPods, meta::namespace_(pod), meta::name(pod));
-    if (!deleted && !isNotFound(deleted.error())) {
-      event(set, "Warning", "FailedDelete", "Error deleting: " + deleted.error().message);
-      remember(deleted.error());
-      return;
-    }
-    event(set, "Normal", "SuccessfulDelete", "Deleted pod: " + meta::name(pod));
-  };
-
-  const TimePoint now = manager_.executor().clock().now();
-  const int minReadySeconds = spec.value("minReadySeconds", 0);
-  std::int64_t desired = 0, current = 0, misscheduled = 0, ready = 0, available = 0, updated = 0;
   std::set<std::string> nodeNames;
   for (const auto& node : manager_.cache().informerFor(kNodes).list()) {
-    const std::string nodeName = meta::name(*node);
-    nodeNames.insert(nodeName);
-    std::vector<ObjectPtr> daemons;
-    for (const auto& pod : byNode[nodeName]) {
-      if (!meta::isDeleting(*pod)) daemons.push_back(pod);
-    }
-    const bool run = shouldRun(podSpec, *node);
-    if (!run) {
-      if (!daemons.empty()) ++misscheduled;
-      if (!meta::isDeleting(set)) {
-        for (const auto& pod : daemons) deletePod(*pod);
-      }
-      continue;
-    }
-    ++desired;
-    // Failed pods go (and are made again below); the oldest of several stays.
-    std::vector<ObjectPtr> keep;
-    for (const auto& pod : daemons) {
-      if (podPhase(*pod) == "Failed") {
-        if (!meta::isDeleting(set)) deletePod(*pod);
-      } else {
-        keep.push_back(pod);
-      }
-    }
-    std::sort(keep.begin(), keep.end(), [](const ObjectPtr& a, const ObjectPtr& b) {
-      return std::make_pair(meta::creationTimestamp(*a), meta::name(*a)) <
-             std::make_pair(meta::creationTimestamp(*b), meta::name(*b));
-    });
-    if (!keep.empty()) {
-      ++current;
-      const Json& pod = *keep.front();
-      if (isPodReady(pod)) {
-        ++ready;
-        if (isPodAvailable(pod, minReadySeconds, now)) ++available;
-      }
-      if (meta::label(pod, kRevisionLabel) == hash) ++updated;
-      for (std::size_t i = 1; i < keep.size(); ++i) {
-        if (!meta::isDeleting(set)) deletePod(*keep[i]);
-      }
-      continue;
-    }
-    if (meta::isDeleting(set) || daemons.size() > keep.size()) continue;  // wait for the delete
-    Json pod = podFromTemplate(set, podTemplate);
-    meta::setLabel(pod, kRevisionLabel, hash);
-    pod["spec"]["nodeName"] = nodeName;
-    pod["spec"]["tolerations"] =
-        withDaemonTolerations(pod["spec"].value("tolerations", Json::array()));
-    auto created = client.create(kPods, std::move(pod));
-    if (!created) {
-      event(set, "Warning", "FailedCreate", "Error creating: " + created.error().message);
-      remember(created.error());
-    } else {
-      event(set, "Normal", "SuccessfulCreate", "Created pod: " + meta::name(*created));
-    }
+    nodeNames.insert(meta::name(*node));
+    syncNode(s, *node);
   }
   // Pods bound to nodes that are gone.
-  for (const auto& [nodeName, pods] : byNode) {
+  for (const auto& [nodeName, pods] : s.byNode) {
     if (nodeName.empty() || nodeNames.count(nodeName)) continue;
-    for (const auto& pod : pods) deletePod(*pod);
+    for (const auto& pod : pods) deletePod(s, *pod);
   }
 
-  const Json& oldStatus = field(set, "status");
-  Json status = {{"desiredNumberScheduled", desired},
-                 {"currentNumberScheduled", current},
-                 {"numberMisscheduled", misscheduled},
-                 {"numberReady", ready},
-                 {"observedGeneration", meta::generation(set)}};
-  if (available > 0) status["numberAvailable"] = available;
-  if (desired - available > 0) status["numberUnavailable"] = desired - available;
-  if (updated > 0) status["updatedNumberScheduled"] = updated;
+  if (auto written = updateDaemonSetStatus(s); !written) return reconcileError(written.error());
+  if (s.firstError) return reconcileError(*s.firstError);
+  if (s.minReadySeconds > 0 && s.available < s.ready) {
+    return ReconcileResult{std::chrono::seconds(1)};
+  }
+  return ReconcileResult{};
+}
+
+void DaemonSetController::syncNode(DaemonSetSync& s, const Json& node) {
+  const Json& set = s.set;
+  const std::string nodeName = meta::name(node);
+  std::vector<ObjectPtr> daemons;
+  for (const auto& pod : s.byNode[nodeName]) {
+    if (!meta::isDeleting(*pod)) daemons.push_back(pod);
+  }
+  if (!shouldRun(jsonObjectAt(s.podTemplate, "spec"), node)) {
+    if (!daemons.empty()) ++s.misscheduled;
+    if (!meta::isDeleting(set)) {
+      for (const auto& pod : daemons) deletePod(s, *pod);
+    }
+    return;
+  }
+  ++s.desired;
+  // Failed pods go (and are made again below); the oldest of several stays.
+  std::vector<ObjectPtr> keep;
+  for (const auto& pod : daemons) {
+    if (podPhase(*pod) == "Failed") {
+      if (!meta::isDeleting(set)) deletePod(s, *pod);
+    } else {
+      keep.push_back(pod);
+    }
+  }
+  std::sort(keep.begin(), keep.end(), [](const ObjectPtr& a, const ObjectPtr& b) {
+    return std::make_pair(meta::creationTimestamp(*a), meta::name(*a)) <
+           std::make_pair(meta::creationTimestamp(*b), meta::name(*b));
+  });
+  if (!keep.empty()) {
+    ++s.current;
+    const Json& pod = *keep.front();
+    if (isPodReady(pod)) {
+      ++s.ready;
+      if (isPodAvailable(pod, s.minReadySeconds, s.now)) ++s.available;
+    }
+    if (meta::label(pod, kRevisionLabel) == s.hash) ++s.updated;
+    for (std::size_t i = 1; i < keep.size(); ++i) {
+      if (!meta::isDeleting(set)) deletePod(s, *keep[i]);
+    }
+    return;
+  }
+  if (meta::isDeleting(set) || daemons.size() > keep.size()) return;  // wait for the delete
+  createPod(s, nodeName);
+}
+
+void DaemonSetController::deletePod(DaemonSetSync& s, const Json& pod) {
+  if (meta::isDeleting(pod)) return;
+  auto deleted = manager_.client().deleteObject(kPods, meta::namespace_(pod), meta::name(pod));
+  if (!deleted && !isNotFound(deleted.error())) {
+    event(s.set, "Warning", "FailedDelete", "Error deleting: " + deleted.error().message);
+    s.remember(deleted.error());
+    return;
+  }
+  event(s.set, "Normal", "SuccessfulDelete", "Deleted pod: " + meta::name(pod));
+}
+
+void DaemonSetController::createPod(DaemonSetSync& s, const std::string& nodeName) {
+  Json pod = podFromTemplate(s.set, s.podTemplate);
+  meta::setLabel(pod, kRevisionLabel, s.hash);
+  pod["spec"]["nodeName"] = nodeName;
+  pod["spec"]["tolerations"] =
+      withDaemonTolerations(pod["spec"].value("tolerations", Json::array()));
+  auto created = manager_.client().create(kPods, std::move(pod));
+  if (!created) {
+    event(s.set, "Warning", "FailedCreate", "Error creating: " + created.error().message);
+    s.remember(created.error());
+  } else {
+    event(s.set, "Normal", "SuccessfulCreate", "Created pod: " + meta::name(*created));
+  }
+}
+
+Result<void> DaemonSetController::updateDaemonSetStatus(const DaemonSetSync& s) {
+  const Json& oldStatus = jsonObjectAt(s.set, "status");
+  Json status = {{"desiredNumberScheduled", s.desired},
+                 {"currentNumberScheduled", s.current},
+                 {"numberMisscheduled", s.misscheduled},
+                 {"numberReady", s.ready},
+                 {"observedGeneration", meta::generation(s.set)}};
+  if (s.available > 0) status["numberAvailable"] = s.available;
+  if (s.desired - s.available > 0) status["numberUnavailable"] = s.desired - s.available;
+  if (s.updated > 0) status["updatedNumberScheduled"] = s.updated;
   if (oldStatus.contains("conditions")) status["conditions"] = oldStatus["conditions"];
   if (oldStatus.contains("collisionCount")) status["collisionCount"] = oldStatus["collisionCount"];
-  if (status != oldStatus) {
-    Json write = set;
-    write["status"] = status;
-    auto written = client.updateStatus(kDaemonSets, std::move(write));
-    if (!written) return reconcileError(written.error());
-  }
-  if (firstError) return reconcileError(*firstError);
-  if (minReadySeconds > 0 && available < ready) return ReconcileResult{std::chrono::seconds(1)};
-  return ReconcileResult{};
+  if (status == oldStatus) return {};
+  Json write = s.set;
+  write["status"] = status;
+  auto written = manager_.client().updateStatus(kDaemonSets, std::move(write));
+  if (!written) return tl::unexpected(written.error());
+  return {};
 }
 
 }  // namespace
 
 Result<Controller*> addDaemonSetController(Manager& manager, DaemonSetControllerOptions options) {
   auto controller = std::make_shared<DaemonSetController>(manager, options);
-  ControllerOptions controllerOptions;
-  controllerOptions.maxConcurrentReconciles = options.workers;
   Cache& cache = manager.cache();
   // A node's change may change where every DaemonSet should run.
   auto nodeHandler = enqueueRequestsFromMapFunc([&cache](const Json&) {
@@ -240,22 +264,15 @@ Result<Controller*> addDaemonSetController(Manager& manager, DaemonSetController
       if (ref->kind == "DaemonSet") out.push_back({meta::namespace_(pod), std::string(ref->name)});
       return out;
     }
-    for (const auto& set : listInNamespace(cache, kDaemonSets, meta::namespace_(pod))) {
-      auto selector = specSelector(*set);
-      if (selector && !selector->empty() && selector->matches(meta::labels(pod))) {
-        out.push_back({meta::namespace_(*set), meta::name(*set)});
-      }
-    }
-    return out;
+    return ownersSelecting(cache, kDaemonSets, pod);
   });
   return ControllerBuilder(manager)
       .named("daemonset")
       .forResource(kDaemonSets)
       .watches(kPods, std::move(podHandler))
       .watches(kNodes, std::move(nodeHandler))
-      .withOptions(std::move(controllerOptions))
-      .complete(
-          [controller](const ReconcileRequest& request) { return controller->reconcile(request); });
+      .withOptions({.maxConcurrentReconciles = options.workers})
+      .complete(workload::reconcileWith(controller));
 }
 
 }  // namespace fakekube

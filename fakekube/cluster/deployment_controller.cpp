@@ -63,6 +63,12 @@ std::vector<Json*> active(const std::vector<Json*>& replicaSets) {
   return out;
 }
 
+// status.collisionCount, when set.
+std::optional<std::int32_t> collisionCountOf(Json& d) {
+  if (!d["status"].contains("collisionCount")) return std::nullopt;
+  return d["status"]["collisionCount"].get<std::int32_t>();
+}
+
 class DeploymentController : public std::enable_shared_from_this<DeploymentController> {
  public:
   DeploymentController(Manager& manager, DeploymentControllerOptions options)
@@ -83,10 +89,27 @@ class DeploymentController : public std::enable_shared_from_this<DeploymentContr
   std::vector<ReconcileRequest> deploymentsSelecting(const Json& rs);
   std::optional<ReconcileRequest> controllingDeployment(const Json& rs);
   std::vector<ReconcileRequest> forReplicaSet(const ObjectPtr& rs);
+  // A changed ReplicaSet reconciles the Deployments of its old and its new form.
+  std::vector<ReconcileRequest> onReplicaSetUpdate(const ObjectPtr& oldRs, const ObjectPtr& newRs);
+  std::vector<ReconcileRequest> onReplicaSetDelete(const ObjectPtr& rs);
+  // The Deployment that owns the deleted pod's ReplicaSet.
+  std::vector<ReconcileRequest> onPodDelete(const ObjectPtr& pod);
 
   Result<void> syncDeployment(Sync& s);
   Result<Sets> allReplicaSetsAndSyncRevision(Sync& s, bool createIfMissing);
   Result<Json*> newReplicaSet(Sync& s, const std::vector<Json*>& oldRSs, bool createIfMissing);
+  // The new ReplicaSet exists: its annotations and minReadySeconds follow the Deployment's, or
+  // the Deployment takes its revision (and a Progressing condition).
+  Result<Json*> syncExistingNewReplicaSet(Sync& s, Json& existing, const std::string& newRevision);
+  // The ReplicaSet of the current template: named by the template's hash, scaled as
+  // newReplicaSetReplicas says.
+  Json buildNewReplicaSet(Sync& s, const std::vector<Json*>& oldRSs,
+                          const std::string& newRevision);
+  // A conflict when the Deployment is gone from the server or replaced.
+  Result<void> checkDeploymentLive(Sync& s);
+  // Creates it; one that exists already is taken when it is ours with the same template, else a
+  // hash collision raises status.collisionCount.
+  Result<Json> createNewReplicaSet(Sync& s, Json rs, bool* alreadyExists);
   Result<bool> scaleReplicaSet(Sync& s, Json& rs, std::int64_t newScale);
   Result<bool> scaleReplicaSetAndRecordEvent(Sync& s, Json& rs, std::int64_t newScale);
   Result<void> scale(Sync& s, Sets& sets);
@@ -120,13 +143,7 @@ std::optional<ReconcileRequest> DeploymentController::controllingDeployment(cons
 }
 
 std::vector<ReconcileRequest> DeploymentController::deploymentsSelecting(const Json& rs) {
-  std::vector<ReconcileRequest> out;
-  for (const auto& d : listInNamespace(manager_.cache(), kDeployments, meta::namespace_(rs))) {
-    auto selector = specSelector(*d);
-    if (!selector || selector->empty()) continue;
-    if (selector->matches(meta::labels(rs))) out.push_back({meta::namespace_(*d), meta::name(*d)});
-  }
-  return out;
+  return ownersSelecting(manager_.cache(), kDeployments, rs);
 }
 
 std::vector<ReconcileRequest> DeploymentController::forReplicaSet(const ObjectPtr& rs) {
@@ -135,49 +152,41 @@ std::vector<ReconcileRequest> DeploymentController::forReplicaSet(const ObjectPt
   return deploymentsSelecting(*rs);
 }
 
+std::vector<ReconcileRequest> DeploymentController::onReplicaSetUpdate(const ObjectPtr& oldRs,
+                                                                       const ObjectPtr& newRs) {
+  if (meta::resourceVersion(*oldRs) == meta::resourceVersion(*newRs)) return {};
+  auto out = forReplicaSet(newRs);
+  for (const auto& r : forReplicaSet(oldRs)) {
+    if (std::find(out.begin(), out.end(), r) == out.end()) out.push_back(r);
+  }
+  return out;
+}
+
+std::vector<ReconcileRequest> DeploymentController::onReplicaSetDelete(const ObjectPtr& rs) {
+  auto owner = controllingDeployment(*rs);
+  return owner ? std::vector<ReconcileRequest>{*owner} : std::vector<ReconcileRequest>{};
+}
+
+std::vector<ReconcileRequest> DeploymentController::onPodDelete(const ObjectPtr& pod) {
+  auto ref = meta::controllerRefOf(*pod);
+  if (!ref || !isReplicaSetRef(*ref)) return {};
+  auto rs = manager_.cache().getShared(kReplicaSets, meta::namespace_(*pod), ref->name);
+  if (!rs || meta::uid(**rs) != ref->uid) return {};
+  auto owner = controllingDeployment(**rs);
+  return owner ? std::vector<ReconcileRequest>{*owner} : std::vector<ReconcileRequest>{};
+}
+
 EventHandler DeploymentController::replicaSetHandler() {
-  std::weak_ptr<DeploymentController> weak = weak_from_this();
-  EventHandler h;
-  h.create = [weak](const ObjectPtr& rs) -> std::vector<ReconcileRequest> {
-    auto self = weak.lock();
-    return self && rs ? self->forReplicaSet(rs) : std::vector<ReconcileRequest>{};
-  };
-  h.update = [weak](const ObjectPtr& oldRs,
-                    const ObjectPtr& newRs) -> std::vector<ReconcileRequest> {
-    auto self = weak.lock();
-    if (!self || !oldRs || !newRs) return {};
-    if (meta::resourceVersion(*oldRs) == meta::resourceVersion(*newRs)) return {};
-    auto out = self->forReplicaSet(newRs);
-    for (const auto& r : self->forReplicaSet(oldRs)) {
-      if (std::find(out.begin(), out.end(), r) == out.end()) out.push_back(r);
-    }
-    return out;
-  };
-  h.delete_ = [weak](const ObjectPtr& rs) -> std::vector<ReconcileRequest> {
-    auto self = weak.lock();
-    if (!self || !rs) return {};
-    auto owner = self->controllingDeployment(*rs);
-    return owner ? std::vector<ReconcileRequest>{*owner} : std::vector<ReconcileRequest>{};
-  };
-  return h;
+  return workload::controllerEventHandler(weak_from_this(), &DeploymentController::forReplicaSet,
+                                          &DeploymentController::onReplicaSetUpdate,
+                                          &DeploymentController::onReplicaSetDelete);
 }
 
 EventHandler DeploymentController::podHandler() {
   // A Recreate rollout waits for the old pods to be gone: a pod's deletion reconciles the
   // Deployment that owns its ReplicaSet.
-  std::weak_ptr<DeploymentController> weak = weak_from_this();
-  EventHandler h;
-  h.delete_ = [weak](const ObjectPtr& pod) -> std::vector<ReconcileRequest> {
-    auto self = weak.lock();
-    if (!self || !pod) return {};
-    auto ref = meta::controllerRefOf(*pod);
-    if (!ref || !isReplicaSetRef(*ref)) return {};
-    auto rs = self->manager_.cache().getShared(kReplicaSets, meta::namespace_(*pod), ref->name);
-    if (!rs || meta::uid(**rs) != ref->uid) return {};
-    auto owner = self->controllingDeployment(**rs);
-    return owner ? std::vector<ReconcileRequest>{*owner} : std::vector<ReconcileRequest>{};
-  };
-  return h;
+  return workload::controllerEventHandler<DeploymentController>(weak_from_this(), nullptr, nullptr,
+                                                                &DeploymentController::onPodDelete);
 }
 
 // --- reconcile ---
@@ -211,9 +220,7 @@ Result<void> DeploymentController::syncDeployment(Sync& s) {
   if (!selector) return {};  // invalid: nothing to do until the user fixes it
 
   const std::string ns = meta::namespace_(s.d);
-  ClaimContext claim{manager_.client(), manager_.apiReader(), kDeployments, s.d, *selector, ""};
-  auto claimed =
-      claimObjects(claim, kReplicaSets, listInNamespace(manager_.cache(), kReplicaSets, ns));
+  auto claimed = claimFromCache(manager_, kDeployments, s.d, *selector, kReplicaSets);
   if (!claimed) return tl::unexpected(claimed.error());
   std::set<std::string> uids;
   for (const auto& rs : *claimed) {
@@ -296,7 +303,6 @@ Result<Sets> DeploymentController::allReplicaSetsAndSyncRevision(Sync& s, bool c
 
 Result<Json*> DeploymentController::newReplicaSet(Sync& s, const std::vector<Json*>& oldRSs,
                                                   bool createIfMissing) {
-  const Json& podTemplate = s.d["spec"]["template"];
   Json* existing = nullptr;
   for (auto& rs : s.replicaSets) {
     if (std::find(oldRSs.begin(), oldRSs.end(), &rs) == oldRSs.end()) existing = &rs;
@@ -304,110 +310,17 @@ Result<Json*> DeploymentController::newReplicaSet(Sync& s, const std::vector<Jso
   std::int64_t maxOld = 0;
   for (const Json* rs : oldRSs) maxOld = std::max(maxOld, revisionOf(*rs));
   const std::string newRevision = std::to_string(maxOld + 1);
-  Client& client = manager_.client();
-
-  if (existing) {
-    Json copy = *existing;
-    bool annotationsUpdated = setNewReplicaSetAnnotations(s.d, copy, newRevision, true);
-    bool minReadyUpdate = minReadySeconds(copy) != minReadySeconds(s.d);
-    if (annotationsUpdated || minReadyUpdate) {
-      copy["spec"]["minReadySeconds"] = minReadySeconds(s.d);
-      auto updated = client.update(kReplicaSets, copy);
-      if (!updated) return tl::unexpected(updated.error());
-      *existing = std::move(*updated);
-      return existing;
-    }
-    bool needsUpdate = false;
-    std::string rsRevision = meta::annotation(*existing, kRevisionAnnotation);
-    if (meta::annotation(s.d, kRevisionAnnotation) != rsRevision) {
-      meta::setAnnotation(s.d, kRevisionAnnotation, rsRevision);
-      needsUpdate = true;
-    }
-    if (hasProgressDeadline(s.d) && !deploymentCondition(s.d["status"], "Progressing")) {
-      setDeploymentCondition(
-          s.d["status"],
-          newDeploymentCondition("Progressing", "True", "FoundNewReplicaSet",
-                                 fmt::format("Found new replica set \"{}\"", meta::name(*existing)),
-                                 now()));
-      needsUpdate = true;
-    }
-    if (needsUpdate) {
-      if (auto written = writeDeployment(s); !written) return tl::unexpected(written.error());
-    }
-    return existing;
-  }
+  if (existing) return syncExistingNewReplicaSet(s, *existing, newRevision);
   if (!createIfMissing) return nullptr;
 
   // A new ReplicaSet for the current template.
-  std::optional<std::int32_t> collisionCount;
-  if (s.d["status"].contains("collisionCount")) {
-    collisionCount = s.d["status"]["collisionCount"].get<std::int32_t>();
-  }
-  Json newTemplate = podTemplate;
-  const std::string hash = computePodTemplateHash(newTemplate, collisionCount);
-  newTemplate["metadata"]["labels"][std::string(kPodTemplateHashLabel)] = hash;
-  Json selector = s.d["spec"]["selector"];
-  selector["matchLabels"][std::string(kPodTemplateHashLabel)] = hash;
-  const std::string name = meta::name(s.d) + "-" + hash;
-  Json rs = {{"apiVersion", "apps/v1"},
-             {"kind", "ReplicaSet"},
-             {"metadata",
-              {{"name", name},
-               {"namespace", meta::namespace_(s.d)},
-               {"labels", newTemplate["metadata"]["labels"]},
-               {"ownerReferences", Json::array({meta::toJson(meta::controllerRefTo(s.d))})}}},
-             {"spec",
-              {{"replicas", 0},
-               {"minReadySeconds", minReadySeconds(s.d)},
-               {"selector", selector},
-               {"template", newTemplate}}}};
-  std::vector<const Json*> all(oldRSs.begin(), oldRSs.end());
-  const std::int64_t replicas = newReplicaSetReplicas(s.d, sumSpecReplicas(all), 0);
-  rs["spec"]["replicas"] = replicas;
-  setNewReplicaSetAnnotations(s.d, rs, newRevision, false);
-
-  // The cache may still show a Deployment the server has deleted (its DELETED event not yet
-  // delivered) while it already reported the ReplicaSet's deletion by the garbage collector: a
-  // fresh read keeps us from re-creating what the collector just removed (the window of
-  // kubernetes/kubernetes#42639, which the real controller's cache lag also opens).
-  auto live = manager_.apiReader().get(kDeployments, meta::namespace_(s.d), meta::name(s.d));
-  if (!live) return tl::unexpected(live.error());
-  if (meta::uid(*live) != meta::uid(s.d) || meta::isDeleting(*live)) {
-    return tl::unexpected(Status::conflict(
-        GroupResource{"apps", "deployments"}, meta::name(s.d),
-        "the Deployment was deleted or replaced; not creating a ReplicaSet for it"));
-  }
-
-  auto created = client.create(kReplicaSets, rs);
+  Json rs = buildNewReplicaSet(s, oldRSs, newRevision);
+  const std::string name = meta::name(rs);
+  const std::int64_t replicas = rs["spec"]["replicas"].get<std::int64_t>();
+  if (auto live = checkDeploymentLive(s); !live) return tl::unexpected(live.error());
   bool alreadyExists = false;
-  Json stored;
-  if (!created && isAlreadyExists(created.error())) {
-    alreadyExists = true;
-    auto current = manager_.cache().get(kReplicaSets, meta::namespace_(s.d), name);
-    if (!current) return tl::unexpected(current.error());
-    if (isControlledBy(*current, meta::uid(s.d)) &&
-        equalIgnoreHash((*current)["spec"]["template"], podTemplate)) {
-      stored = std::move(*current);
-    } else {
-      // A hash collision: the next hash includes a higher collisionCount.
-      s.d["status"]["collisionCount"] = collisionCount.value_or(0) + 1;
-      (void)writeDeployment(s);
-      return tl::unexpected(created.error());
-    }
-  } else if (!created) {
-    const std::string message =
-        fmt::format("Failed to create new replica set \"{}\": {}", name, created.error().message);
-    if (hasProgressDeadline(s.d)) {
-      setDeploymentCondition(
-          s.d["status"],
-          newDeploymentCondition("Progressing", "False", "ReplicaSetCreateError", message, now()));
-      (void)writeDeployment(s);
-    }
-    event(s.d, "Warning", "ReplicaSetCreateError", message);
-    return tl::unexpected(created.error());
-  } else {
-    stored = std::move(*created);
-  }
+  auto stored = createNewReplicaSet(s, std::move(rs), &alreadyExists);
+  if (!stored) return tl::unexpected(stored.error());
   if (!alreadyExists && replicas > 0) {
     event(s.d, "Normal", "ScalingReplicaSet",
           fmt::format("Scaled up replica set {} from 0 to {}", name, replicas));
@@ -424,12 +337,113 @@ Result<Json*> DeploymentController::newReplicaSet(Sync& s, const std::vector<Jso
                                fmt::format("Created new replica set \"{}\"", name), now()));
     needsUpdate = true;
   }
-  s.replicaSets.push_back(std::move(stored));
+  s.replicaSets.push_back(std::move(*stored));
   Json* added = &s.replicaSets.back();
   if (needsUpdate) {
     if (auto written = writeDeployment(s); !written) return tl::unexpected(written.error());
   }
   return added;
+}
+
+Result<Json*> DeploymentController::syncExistingNewReplicaSet(Sync& s, Json& existing,
+                                                              const std::string& newRevision) {
+  Json copy = existing;
+  bool annotationsUpdated = setNewReplicaSetAnnotations(s.d, copy, newRevision, true);
+  bool minReadyUpdate = minReadySeconds(copy) != minReadySeconds(s.d);
+  if (annotationsUpdated || minReadyUpdate) {
+    copy["spec"]["minReadySeconds"] = minReadySeconds(s.d);
+    auto updated = manager_.client().update(kReplicaSets, copy);
+    if (!updated) return tl::unexpected(updated.error());
+    existing = std::move(*updated);
+    return &existing;
+  }
+  bool needsUpdate = false;
+  std::string rsRevision = meta::annotation(existing, kRevisionAnnotation);
+  if (meta::annotation(s.d, kRevisionAnnotation) != rsRevision) {
+    meta::setAnnotation(s.d, kRevisionAnnotation, rsRevision);
+    needsUpdate = true;
+  }
+  if (hasProgressDeadline(s.d) && !deploymentCondition(s.d["status"], "Progressing")) {
+    setDeploymentCondition(
+        s.d["status"],
+        newDeploymentCondition("Progressing", "True", "FoundNewReplicaSet",
+                               fmt::format("Found new replica set \"{}\"", meta::name(existing)),
+                               now()));
+    needsUpdate = true;
+  }
+  if (needsUpdate) {
+    if (auto written = writeDeployment(s); !written) return tl::unexpected(written.error());
+  }
+  return &existing;
+}
+
+Json DeploymentController::buildNewReplicaSet(Sync& s, const std::vector<Json*>& oldRSs,
+                                              const std::string& newRevision) {
+  Json newTemplate = s.d["spec"]["template"];
+  const std::string hash = computePodTemplateHash(newTemplate, collisionCountOf(s.d));
+  newTemplate["metadata"]["labels"][std::string(kPodTemplateHashLabel)] = hash;
+  Json selector = s.d["spec"]["selector"];
+  selector["matchLabels"][std::string(kPodTemplateHashLabel)] = hash;
+  Json rs = {{"apiVersion", "apps/v1"},
+             {"kind", "ReplicaSet"},
+             {"metadata",
+              {{"name", meta::name(s.d) + "-" + hash},
+               {"namespace", meta::namespace_(s.d)},
+               {"labels", newTemplate["metadata"]["labels"]},
+               {"ownerReferences", Json::array({meta::toJson(meta::controllerRefTo(s.d))})}}},
+             {"spec",
+              {{"replicas", 0},
+               {"minReadySeconds", minReadySeconds(s.d)},
+               {"selector", selector},
+               {"template", newTemplate}}}};
+  std::vector<const Json*> all(oldRSs.begin(), oldRSs.end());
+  rs["spec"]["replicas"] = newReplicaSetReplicas(s.d, sumSpecReplicas(all), 0);
+  setNewReplicaSetAnnotations(s.d, rs, newRevision, false);
+  return rs;
+}
+
+Result<void> DeploymentController::checkDeploymentLive(Sync& s) {
+  // The cache may still show a Deployment the server has deleted (its DELETED event not yet
+  // delivered) while it already reported the ReplicaSet's deletion by the garbage collector: a
+  // fresh read keeps us from re-creating what the collector just removed (the window of
+  // kubernetes/kubernetes#42639, which the real controller's cache lag also opens).
+  auto live = manager_.apiReader().get(kDeployments, meta::namespace_(s.d), meta::name(s.d));
+  if (!live) return tl::unexpected(live.error());
+  if (meta::uid(*live) != meta::uid(s.d) || meta::isDeleting(*live)) {
+    return tl::unexpected(Status::conflict(
+        GroupResource{"apps", "deployments"}, meta::name(s.d),
+        "the Deployment was deleted or replaced; not creating a ReplicaSet for it"));
+  }
+  return {};
+}
+
+Result<Json> DeploymentController::createNewReplicaSet(Sync& s, Json rs, bool* alreadyExists) {
+  const std::string name = meta::name(rs);
+  auto created = manager_.client().create(kReplicaSets, rs);
+  if (created) return std::move(*created);
+  if (isAlreadyExists(created.error())) {
+    *alreadyExists = true;
+    auto current = manager_.cache().get(kReplicaSets, meta::namespace_(s.d), name);
+    if (!current) return tl::unexpected(current.error());
+    if (isControlledBy(*current, meta::uid(s.d)) &&
+        equalIgnoreHash((*current)["spec"]["template"], s.d["spec"]["template"])) {
+      return std::move(*current);
+    }
+    // A hash collision: the next hash includes a higher collisionCount.
+    s.d["status"]["collisionCount"] = collisionCountOf(s.d).value_or(0) + 1;
+    (void)writeDeployment(s);
+    return tl::unexpected(created.error());
+  }
+  const std::string message =
+      fmt::format("Failed to create new replica set \"{}\": {}", name, created.error().message);
+  if (hasProgressDeadline(s.d)) {
+    setDeploymentCondition(
+        s.d["status"],
+        newDeploymentCondition("Progressing", "False", "ReplicaSetCreateError", message, now()));
+    (void)writeDeployment(s);
+  }
+  event(s.d, "Warning", "ReplicaSetCreateError", message);
+  return tl::unexpected(created.error());
 }
 
 Result<bool> DeploymentController::scaleReplicaSet(Sync& s, Json& rs, std::int64_t newScale) {
@@ -804,16 +818,13 @@ Result<void> DeploymentController::checkPausedConditions(Sync& s) {
 
 Result<Controller*> addDeploymentController(Manager& manager, DeploymentControllerOptions options) {
   auto controller = std::make_shared<DeploymentController>(manager, options);
-  ControllerOptions controllerOptions;
-  controllerOptions.maxConcurrentReconciles = options.workers;
   return ControllerBuilder(manager)
       .named("deployment")
       .forResource(kDeployments)
       .watches(kReplicaSets, controller->replicaSetHandler())
       .watches(kPods, controller->podHandler())
-      .withOptions(std::move(controllerOptions))
-      .complete(
-          [controller](const ReconcileRequest& request) { return controller->reconcile(request); });
+      .withOptions({.maxConcurrentReconciles = options.workers})
+      .complete(workload::reconcileWith(controller));
 }
 
 }  // namespace fakekube

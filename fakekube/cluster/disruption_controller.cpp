@@ -48,6 +48,139 @@ std::int64_t replicasOf(const Json& object) {
   return spec->value("replicas", 1);
 }
 
+// The pods of the PDB's namespace its selector matches (getPodsForPdb).
+std::vector<ObjectPtr> getPodsForPdb(Cache& cache, const Json& pdb) {
+  std::vector<ObjectPtr> pods;
+  auto selector = specSelector(pdb);
+  if (!selector) return pods;
+  for (const auto& pod : listInNamespace(cache, kPods, meta::namespace_(pdb))) {
+    if (selector->matches(meta::labels(*pod))) pods.push_back(pod);
+  }
+  return pods;
+}
+
+// The pods not being deleted that are Ready (countHealthyPods).
+std::int64_t countHealthyPods(const std::vector<ObjectPtr>& pods) {
+  std::int64_t healthy = 0;
+  for (const auto& pod : pods) {
+    if (!meta::isDeleting(*pod) && isPodReady(*pod)) ++healthy;
+  }
+  return healthy;
+}
+
+// What the PDB expects: expectedPods and desiredHealthy, or why they cannot be known.
+struct ExpectedPodCount {
+  std::int64_t expected = 0;
+  std::int64_t desired = 0;
+  std::optional<std::string> failure;
+};
+
+// The sum of the scales of the pods' controllers, each counted once (getExpectedScale); a pod
+// whose controller has no scale the controller knows is a failure.
+std::int64_t getExpectedScale(Cache& cache, const std::vector<ObjectPtr>& pods,
+                              std::optional<std::string>& failure) {
+  std::int64_t expected = 0;
+  std::set<std::string> seen;
+  for (const auto& pod : pods) {
+    auto ref = meta::controllerOf(*pod);
+    if (!ref) continue;
+    const std::string ns = meta::namespace_(*pod);
+    Result<ObjectPtr> owner = tl::unexpected(Status::notFound({"", ""}, ref->name));
+    if (ref->kind == "ReplicaSet") {
+      owner = cache.getShared(kReplicaSets, ns, ref->name);
+      if (owner) {
+        if (auto up = meta::controllerOf(**owner); up && up->kind == "Deployment") {
+          owner = cache.getShared(kDeployments, ns, up->name);
+        }
+      }
+    } else if (ref->kind == "StatefulSet") {
+      owner = cache.getShared(kStatefulSets, ns, ref->name);
+    } else if (ref->kind == "ReplicationController") {
+      owner = cache.getShared(kReplicationControllers, ns, ref->name);
+    } else {
+      failure = fmt::format("found no controllers for pod \"{}\"", meta::name(*pod));
+      break;
+    }
+    if (!owner) continue;  // gone: its pods are not expected
+    if (seen.insert(meta::uid(**owner)).second) expected += replicasOf(**owner);
+  }
+  return expected;
+}
+
+// getExpectedPodCount: minAvailable a number counts the pods; a percentage, or maxUnavailable,
+// the scales of their controllers.
+ExpectedPodCount getExpectedPodCount(Cache& cache, const Json& spec,
+                                     const std::vector<ObjectPtr>& pods) {
+  ExpectedPodCount count;
+  auto minAvailable = intOrPercent(spec, "minAvailable");
+  auto maxUnavailable = intOrPercent(spec, "maxUnavailable");
+  if (minAvailable && !minAvailable->percent) {
+    count.expected = static_cast<std::int64_t>(pods.size());
+    count.desired = minAvailable->value;
+  } else if (minAvailable || maxUnavailable) {
+    count.expected = getExpectedScale(cache, pods, count.failure);
+    if (minAvailable) {
+      count.desired = scaled(*minAvailable, count.expected);
+    } else {
+      count.desired =
+          std::max<std::int64_t>(0, count.expected - scaled(*maxUnavailable, count.expected));
+    }
+  } else {
+    count.expected = static_cast<std::int64_t>(pods.size());
+  }
+  return count;
+}
+
+// The DisruptionAllowed condition among the old ones (its lastTransitionTime kept while its
+// status stays).
+Json withDisruptionAllowedCondition(const Json& oldConditions, Json condition) {
+  Json conditions = Json::array();
+  bool found = false;
+  for (const auto& c : oldConditions) {
+    if (c.value("type", "") != "DisruptionAllowed") {
+      conditions.push_back(c);
+      continue;
+    }
+    found = true;
+    if (c.value("status", "") == condition.value("status", "") &&
+        c.contains("lastTransitionTime")) {
+      condition["lastTransitionTime"] = c["lastTransitionTime"];
+    }
+    conditions.push_back(condition);
+  }
+  if (!found) conditions.push_back(condition);
+  return conditions;
+}
+
+// Writes the PDB's status when it changed (updatePdbStatus).
+Result<void> updatePdbStatus(Manager& manager, const Json& pdb, std::int64_t currentHealthy,
+                             const ExpectedPodCount& count, std::int64_t allowed) {
+  const Json oldStatus = pdb.value("status", Json::object());
+  Json status = oldStatus;
+  status["currentHealthy"] = currentHealthy;
+  status["desiredHealthy"] = count.desired;
+  status["expectedPods"] = count.expected;
+  status["disruptionsAllowed"] = allowed;
+  status["observedGeneration"] = meta::generation(pdb);
+  const std::string reason = count.failure ? "SyncFailed"
+                             : allowed > 0 ? "SufficientPods"
+                                           : "InsufficientPods";
+  Json condition = {{"type", "DisruptionAllowed"},
+                    {"status", allowed > 0 ? "True" : "False"},
+                    {"reason", reason},
+                    {"message", count.failure.value_or("")},
+                    {"observedGeneration", meta::generation(pdb)},
+                    {"lastTransitionTime", formatRfc3339(manager.executor().clock().now())}};
+  status["conditions"] = withDisruptionAllowedCondition(
+      oldStatus.value("conditions", Json::array()), std::move(condition));
+  if (status == oldStatus) return {};
+  Json write = pdb;
+  write["status"] = status;
+  auto written = manager.client().updateStatus(kPodDisruptionBudgets, std::move(write));
+  if (!written) return tl::unexpected(written.error());
+  return {};
+}
+
 ReconcileOutcome reconcilePdb(Manager& manager, const ReconcileRequest& request) {
   Cache& cache = manager.cache();
   auto read = cache.getShared(kPodDisruptionBudgets, request.namespace_, request.name);
@@ -55,113 +188,25 @@ ReconcileOutcome reconcilePdb(Manager& manager, const ReconcileRequest& request)
     return isNotFound(read.error()) ? ReconcileOutcome(ReconcileResult{})
                                     : reconcileError(read.error());
   const Json& pdb = **read;
-  const Json spec = pdb.value("spec", Json::object());
-  auto selector = specSelector(pdb);
-
-  std::vector<ObjectPtr> pods;
-  if (selector) {
-    for (const auto& pod : listInNamespace(cache, kPods, request.namespace_)) {
-      if (selector->matches(meta::labels(*pod))) pods.push_back(pod);
-    }
-  }
-  std::int64_t currentHealthy = 0;
-  for (const auto& pod : pods) {
-    if (!meta::isDeleting(*pod) && isPodReady(*pod)) ++currentHealthy;
-  }
-
-  auto minAvailable = intOrPercent(spec, "minAvailable");
-  auto maxUnavailable = intOrPercent(spec, "maxUnavailable");
-  std::int64_t expected = 0, desired = 0;
-  std::optional<std::string> failure;
-  if (minAvailable && !minAvailable->percent) {
-    expected = static_cast<std::int64_t>(pods.size());
-    desired = minAvailable->value;
-  } else if (minAvailable || maxUnavailable) {
-    // The scales of the pods' controllers, each once.
-    std::set<std::string> seen;
-    for (const auto& pod : pods) {
-      auto ref = meta::controllerOf(*pod);
-      if (!ref) continue;
-      const std::string ns = meta::namespace_(*pod);
-      Result<ObjectPtr> owner = tl::unexpected(Status::notFound({"", ""}, ref->name));
-      if (ref->kind == "ReplicaSet") {
-        owner = cache.getShared(kReplicaSets, ns, ref->name);
-        if (owner) {
-          if (auto up = meta::controllerOf(**owner); up && up->kind == "Deployment") {
-            owner = cache.getShared(kDeployments, ns, up->name);
-          }
-        }
-      } else if (ref->kind == "StatefulSet") {
-        owner = cache.getShared(kStatefulSets, ns, ref->name);
-      } else if (ref->kind == "ReplicationController") {
-        owner = cache.getShared(kReplicationControllers, ns, ref->name);
-      } else {
-        failure = fmt::format("found no controllers for pod \"{}\"", meta::name(*pod));
-        break;
-      }
-      if (!owner) continue;  // gone: its pods are not expected
-      if (seen.insert(meta::uid(**owner)).second) expected += replicasOf(**owner);
-    }
-    if (minAvailable) {
-      desired = scaled(*minAvailable, expected);
-    } else {
-      desired = std::max<std::int64_t>(0, expected - scaled(*maxUnavailable, expected));
-    }
-  } else {
-    expected = static_cast<std::int64_t>(pods.size());
-  }
-  std::int64_t allowed = expected <= 0 ? 0 : std::max<std::int64_t>(0, currentHealthy - desired);
-  if (failure) {
-    expected = 0;
-    desired = 0;
+  const std::vector<ObjectPtr> pods = getPodsForPdb(cache, pdb);
+  std::int64_t currentHealthy = countHealthyPods(pods);
+  ExpectedPodCount count = getExpectedPodCount(cache, pdb.value("spec", Json::object()), pods);
+  std::int64_t allowed =
+      count.expected <= 0 ? 0 : std::max<std::int64_t>(0, currentHealthy - count.desired);
+  if (count.failure) {
+    count.expected = 0;
+    count.desired = 0;
     currentHealthy = 0;
     allowed = 0;
   }
-
-  const Json oldStatus = pdb.value("status", Json::object());
-  Json status = oldStatus;
-  status["currentHealthy"] = currentHealthy;
-  status["desiredHealthy"] = desired;
-  status["expectedPods"] = expected;
-  status["disruptionsAllowed"] = allowed;
-  status["observedGeneration"] = meta::generation(pdb);
-  const std::string conditionStatus = allowed > 0 ? "True" : "False";
-  const std::string reason = failure       ? "SyncFailed"
-                             : allowed > 0 ? "SufficientPods"
-                                           : "InsufficientPods";
-  Json condition = {{"type", "DisruptionAllowed"},
-                    {"status", conditionStatus},
-                    {"reason", reason},
-                    {"message", failure.value_or("")},
-                    {"observedGeneration", meta::generation(pdb)},
-                    {"lastTransitionTime", formatRfc3339(manager.executor().clock().now())}};
-  Json conditions = Json::array();
-  bool found = false;
-  for (const auto& c : oldStatus.value("conditions", Json::array())) {
-    if (c.value("type", "") != "DisruptionAllowed") {
-      conditions.push_back(c);
-      continue;
-    }
-    found = true;
-    if (c.value("status", "") == conditionStatus && c.contains("lastTransitionTime")) {
-      condition["lastTransitionTime"] = c["lastTransitionTime"];
-    }
-    conditions.push_back(condition);
-  }
-  if (!found) conditions.push_back(condition);
-  status["conditions"] = conditions;
-  if (status != oldStatus) {
-    Json write = pdb;
-    write["status"] = status;
-    auto written = manager.client().updateStatus(kPodDisruptionBudgets, std::move(write));
-    if (!written) return reconcileError(written.error());
-  }
+  auto written = updatePdbStatus(manager, pdb, currentHealthy, count, allowed);
+  if (!written) return reconcileError(written.error());
   return ReconcileResult{};
 }
 
 }  // namespace
 
-Result<Controller*> addDisruptionController(Manager& manager) {
+Result<Controller*> addDisruptionController(Manager& manager, DisruptionControllerOptions options) {
   Cache& cache = manager.cache();
   // Pods and the scales of their controllers: every PDB of the namespace looks again.
   auto namespacePdbs = enqueueRequestsFromMapFunc([&cache](const Json& object) {
@@ -180,6 +225,7 @@ Result<Controller*> addDisruptionController(Manager& manager) {
       .watches(kDeployments, namespacePdbs)
       .watches(kStatefulSets, namespacePdbs)
       .watches(kReplicationControllers, namespacePdbs)
+      .withOptions({.maxConcurrentReconciles = options.workers})
       .complete(
           [&manager](const ReconcileRequest& request) { return reconcilePdb(manager, request); });
 }

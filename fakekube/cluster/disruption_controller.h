@@ -24,7 +24,12 @@
 
 namespace fakekube {
 
+struct DisruptionControllerOptions {
+  int workers = 1;
+};
+
 // Registers the controller on `manager`; its name is "disruption".
-Result<Controller*> addDisruptionController(Manager& manager);
+Result<Controller*> addDisruptionController(Manager& manager,
+                                            DisruptionControllerOptions options = {});
 
 }  // namespace fakekube

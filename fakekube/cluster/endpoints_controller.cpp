@@ -127,14 +127,12 @@ ReconcileOutcome reconcileEndpoints(Manager& manager, const ReconcileRequest& re
 }  // namespace
 
 Result<Controller*> addEndpointsController(Manager& manager, EndpointsControllerOptions options) {
-  ControllerOptions controllerOptions;
-  controllerOptions.maxConcurrentReconciles = options.workers;
   return ControllerBuilder(manager)
       .named("endpoints")
       .forResource(kServices)
       .watches(kPods, servicesOfPodHandler(manager.cache()))
       .watches(kEndpoints, enqueueRequestForObject())
-      .withOptions(std::move(controllerOptions))
+      .withOptions({.maxConcurrentReconciles = options.workers})
       .complete([&manager](const ReconcileRequest& request) {
         return reconcileEndpoints(manager, request);
       });

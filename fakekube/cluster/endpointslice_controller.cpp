@@ -58,6 +58,15 @@ Json sliceLabels(const Json& service) {
   return labels;
 }
 
+// The endpoints of the pods a Service selects, grouped by their resolved ports.
+using EndpointsByPortMap = std::vector<std::pair<Json, std::vector<Json>>>;
+
+// A slice the Service should have: its ports and at most maxEndpointsPerSlice endpoints.
+struct DesiredSlice {
+  Json ports;
+  Json endpoints;
+};
+
 class EndpointSliceController {
  public:
   EndpointSliceController(Manager& manager, EndpointSliceControllerOptions options)
@@ -67,6 +76,19 @@ class EndpointSliceController {
 
  private:
   std::vector<ObjectPtr> managedSlices(const std::string& ns, const std::string& service);
+  // The endpoints of the ready (or publishable) pods the Service selects, by name, grouped by
+  // their ports in the order of the ports' JSON text (a stable order; a pod's ports are nearly
+  // always its Service's, one group, and then no text is made).
+  EndpointsByPortMap endpointsByPortMap(const Json& service);
+  // The groups cut into slices of at most maxEndpointsPerSlice endpoints; one empty placeholder
+  // slice when there is no endpoint.
+  std::vector<DesiredSlice> desiredSlices(EndpointsByPortMap groups) const;
+  // Updates or creates a slice for each desired one, reusing existing slices (same ports
+  // first), and answers the existing slices left over (reconcileByPortMapping and finalize).
+  Result<std::vector<ObjectPtr>> reconcileSlices(const Json& service,
+                                                 const std::vector<ObjectPtr>& existing,
+                                                 const std::vector<DesiredSlice>& desired);
+  ReconcileOutcome deleteSlices(const std::string& ns, const std::vector<ObjectPtr>& slices);
 
   Manager& manager_;
   const EndpointSliceControllerOptions options_;
@@ -91,27 +113,22 @@ std::vector<ObjectPtr> EndpointSliceController::managedSlices(const std::string&
 }
 
 ReconcileOutcome EndpointSliceController::reconcile(const ReconcileRequest& request) {
-  Client& client = manager_.client();
   auto read = manager_.cache().getShared(kServices, request.namespace_, request.name);
   std::vector<ObjectPtr> existing = managedSlices(request.namespace_, request.name);
-  auto deleteAll = [&](const std::vector<ObjectPtr>& slices) -> ReconcileOutcome {
-    for (const auto& slice : slices) {
-      auto deleted = client.deleteObject(kEndpointSlices, request.namespace_, meta::name(*slice));
-      if (!deleted && !isNotFound(deleted.error())) return reconcileError(deleted.error());
-    }
-    return ReconcileResult{};
-  };
   if (!read) {
-    if (isNotFound(read.error())) return deleteAll(existing);
+    if (isNotFound(read.error())) return deleteSlices(request.namespace_, existing);
     return reconcileError(read.error());
   }
   const Json& service = **read;
   if (meta::isDeleting(service)) return ReconcileResult{};
-  if (!serviceHasSelector(service)) return deleteAll(existing);
+  if (!serviceHasSelector(service)) return deleteSlices(request.namespace_, existing);
+  auto leftOver = reconcileSlices(service, existing, desiredSlices(endpointsByPortMap(service)));
+  if (!leftOver) return reconcileError(leftOver.error());
+  return deleteSlices(request.namespace_, *leftOver);
+}
 
-  // The endpoints, grouped by their resolved ports, in the order of the ports' JSON text (a stable
-  // order; a pod's ports are nearly always its Service's, one group, and then no text is made).
-  std::vector<std::pair<Json, std::vector<Json>>> groups;
+EndpointsByPortMap EndpointSliceController::endpointsByPortMap(const Json& service) {
+  EndpointsByPortMap groups;
   std::vector<ObjectPtr> selected;
   for (const auto& pod : podsSelectedBy(manager_.cache(), service)) {
     if (shouldPodBeInEndpoints(*pod, true)) {
@@ -132,12 +149,11 @@ ReconcileOutcome EndpointSliceController::reconcile(const ReconcileRequest& requ
     group->second.push_back(endpointOf(service, *pod));
   }
   sortByPortsText(groups);
+  return groups;
+}
 
-  struct Desired {
-    Json ports;
-    Json endpoints;
-  };
-  std::vector<Desired> desired;
+std::vector<DesiredSlice> EndpointSliceController::desiredSlices(EndpointsByPortMap groups) const {
+  std::vector<DesiredSlice> desired;
   const std::size_t perSlice = static_cast<std::size_t>(std::max(1, options_.maxEndpointsPerSlice));
   for (auto& [ports, endpoints] : groups) {
     for (std::size_t i = 0; i < endpoints.size(); i += perSlice) {
@@ -149,7 +165,13 @@ ReconcileOutcome EndpointSliceController::reconcile(const ReconcileRequest& requ
     }
   }
   if (desired.empty()) desired.push_back({Json::array(), Json::array()});  // the placeholder
+  return desired;
+}
 
+Result<std::vector<ObjectPtr>> EndpointSliceController::reconcileSlices(
+    const Json& service, const std::vector<ObjectPtr>& existing,
+    const std::vector<DesiredSlice>& desired) {
+  Client& client = manager_.client();
   const Json labels = sliceLabels(service);
   const Json ownerRef = meta::toJson(meta::controllerRefTo(service));
   std::vector<bool> used(existing.size(), false);
@@ -163,7 +185,7 @@ ReconcileOutcome EndpointSliceController::reconcile(const ReconcileRequest& requ
     }
     return -1;
   };
-  for (auto& want : desired) {
+  for (const auto& want : desired) {
     int index = pick(want.ports);
     if (index >= 0) {
       used[index] = true;
@@ -181,27 +203,36 @@ ReconcileOutcome EndpointSliceController::reconcile(const ReconcileRequest& requ
         updated["metadata"]["ownerReferences"] = Json::array({ownerRef});
       }
       auto written = client.updateShared(kEndpointSlices, std::move(updated));
-      if (!written) return reconcileError(written.error());
+      if (!written) return tl::unexpected(written.error());
       continue;
     }
     Json slice = {{"apiVersion", "discovery.k8s.io/v1"},
                   {"kind", "EndpointSlice"},
                   {"metadata",
                    {{"generateName", meta::name(service) + "-"},
-                    {"namespace", request.namespace_},
+                    {"namespace", meta::namespace_(service)},
                     {"labels", labels},
                     {"ownerReferences", Json::array({ownerRef})}}},
                   {"addressType", "IPv4"},
                   {"endpoints", want.endpoints},
                   {"ports", want.ports}};
     auto created = client.createShared(kEndpointSlices, std::move(slice));
-    if (!created) return reconcileError(created.error());
+    if (!created) return tl::unexpected(created.error());
   }
   std::vector<ObjectPtr> leftOver;
   for (std::size_t i = 0; i < existing.size(); ++i) {
     if (!used[i]) leftOver.push_back(existing[i]);
   }
-  return deleteAll(leftOver);
+  return leftOver;
+}
+
+ReconcileOutcome EndpointSliceController::deleteSlices(const std::string& ns,
+                                                       const std::vector<ObjectPtr>& slices) {
+  for (const auto& slice : slices) {
+    auto deleted = manager_.client().deleteObject(kEndpointSlices, ns, meta::name(*slice));
+    if (!deleted && !isNotFound(deleted.error())) return reconcileError(deleted.error());
+  }
+  return ReconcileResult{};
 }
 
 }  // namespace
@@ -209,8 +240,6 @@ ReconcileOutcome EndpointSliceController::reconcile(const ReconcileRequest& requ
 Result<Controller*> addEndpointSliceController(Manager& manager,
                                                EndpointSliceControllerOptions options) {
   auto controller = std::make_shared<EndpointSliceController>(manager, options);
-  ControllerOptions controllerOptions;
-  controllerOptions.maxConcurrentReconciles = options.workers;
   // A slice's events go to the Service named by its label (edits are put back).
   auto sliceHandler = enqueueRequestsFromMapFunc([](const Json& slice) {
     std::vector<ReconcileRequest> out;
@@ -225,9 +254,8 @@ Result<Controller*> addEndpointSliceController(Manager& manager,
       .forResource(kServices)
       .watches(kPods, servicesOfPodHandler(manager.cache()))
       .watches(kEndpointSlices, std::move(sliceHandler))
-      .withOptions(std::move(controllerOptions))
-      .complete(
-          [controller](const ReconcileRequest& request) { return controller->reconcile(request); });
+      .withOptions({.maxConcurrentReconciles = options.workers})
+      .complete(workload::reconcileWith(controller));
 }
 
 }  // namespace fakekube

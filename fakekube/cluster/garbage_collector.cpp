@@ -14,7 +14,6 @@
 #include "fakekube/api/object_meta.h"
 #include "fakekube/cache/informer.h"
 #include "fakekube/client/discovery.h"
-#include "fakekube/client/in_process_client.h"
 #include "fakekube/runtime/controller.h"
 #include "fakekube/runtime/manager.h"
 #include "fakekube/runtime/rate_limiter.h"
@@ -88,20 +87,14 @@ bool sameShape(const ServedResource& a, const ServedResource& b) {
 
 class GarbageCollector::Impl : public std::enable_shared_from_this<Impl> {
  public:
-  Impl(Executor& executor, ApiServer* server, Manager* manager, Options options)
-      : executor_(executor), server_(server), manager_(manager), options_(options) {
-    if (server_ != nullptr) ownClient_ = std::make_unique<InProcessClient>(*server_);
-  }
+  Impl(Manager& manager, GarbageCollectorOptions options)
+      : executor_(manager.executor()), manager_(&manager), options_(options) {}
 
   Result<void> start() {
     std::uint64_t generation;
     {
       std::lock_guard lock(mu_);
       if (running_) return {};
-      if (ownClient_) {
-        ownManager_ = std::make_unique<Manager>(executor_, *ownClient_);
-        manager_ = ownManager_.get();
-      }
       client_ = &manager_->client().underlyingClient();
       running_ = true;
       generation = ++generation_;
@@ -111,7 +104,6 @@ class GarbageCollector::Impl : public std::enable_shared_from_this<Impl> {
       stop();
       return synced;
     }
-    if (ownManager_) ownManager_->start();
     {
       std::lock_guard lock(mu_);
       schedulePeriodicDiscovery(generation);
@@ -122,7 +114,6 @@ class GarbageCollector::Impl : public std::enable_shared_from_this<Impl> {
   void stop() {
     std::vector<std::shared_ptr<Informer>> stopped;
     Controller* controller = nullptr;
-    std::unique_ptr<Manager> ownManager;
     {
       std::lock_guard lock(mu_);
       if (!running_) return;
@@ -138,20 +129,13 @@ class GarbageCollector::Impl : public std::enable_shared_from_this<Impl> {
       syncsPending_ = 0;
       kindsChanged_ = false;
       controller = std::exchange(controller_, nullptr);
-      ownManager = std::move(ownManager_);
     }
     // Outside the lock: a monitor's handler may be waiting for it on another thread.
     for (auto& informer : stopped) informer->stop();
     if (manager_->crashed()) {
       // The manager dropped the controller with everything else.
-    } else if (ownManager) {
-      ownManager->stop();
     } else if (controller != nullptr) {
       controller->shutDown();
-    }
-    if (ownManager) {
-      ownManager.reset();
-      manager_ = nullptr;
     }
   }
 
@@ -784,13 +768,10 @@ class GarbageCollector::Impl : public std::enable_shared_from_this<Impl> {
   }
 
   Executor& executor_;
-  ApiServer* server_;  // set: the collector brings its own client and manager over this server
   Manager* manager_;
-  const Options options_;
-  std::unique_ptr<InProcessClient> ownClient_;
+  const GarbageCollectorOptions options_;
 
   mutable std::mutex mu_;
-  std::unique_ptr<Manager> ownManager_;
   Client* client_ = nullptr;  // the manager's, uncached: what monitors list and watch through
   bool running_ = false;
   std::uint64_t generation_ = 0;
@@ -808,16 +789,15 @@ class GarbageCollector::Impl : public std::enable_shared_from_this<Impl> {
   bool kindsChanged_ = false;               // a definition changed since the last sync
 };
 
-GarbageCollector::GarbageCollector(Executor& executor, ApiServer& server)
-    : GarbageCollector(executor, server, Options{}) {}
+GarbageCollector::GarbageCollector(Manager& manager, GarbageCollectorOptions options)
+    : impl_(std::make_shared<Impl>(manager, options)) {}
 
-GarbageCollector::GarbageCollector(Executor& executor, ApiServer& server, Options options)
-    : impl_(std::make_shared<Impl>(executor, &server, nullptr, options)) {}
-
-GarbageCollector::GarbageCollector(Manager& manager) : GarbageCollector(manager, Options{}) {}
-
-GarbageCollector::GarbageCollector(Manager& manager, Options options)
-    : impl_(std::make_shared<Impl>(manager.executor(), nullptr, &manager, options)) {}
+Result<std::unique_ptr<GarbageCollector>> addGarbageCollector(Manager& manager,
+                                                              GarbageCollectorOptions options) {
+  std::unique_ptr<GarbageCollector> collector(new GarbageCollector(manager, options));
+  if (auto started = collector->start(); !started) return tl::unexpected(started.error());
+  return collector;
+}
 
 GarbageCollector::~GarbageCollector() { impl_->stop(); }
 

@@ -50,16 +50,20 @@
 // priority queue merges repeated items and never runs one twice at once, its rate limiter spaces
 // retries, and its controller_runtime_* metrics are the manager's (metrics()).
 //
-// start() means what it means for every part: register the controller with the manager, which
-// runs its workers once the manager's caches have synced; the monitors list at once, in start()
-// (as the real collector waits for its monitors before its workers run). A
-// collector built over an ApiServer brings a Manager of its own (started by start(), stopped by
-// stop()); one built on a shared Manager is run by that manager's start(), over its client
-// (manager.client().underlyingClient(): InProcessClient or RestClient).
+// It is added as every part is (addGarbageCollector(manager, options), as the workload
+// controllers' add*Controller): the controller is registered with the manager, which runs its
+// workers once the manager's caches have synced, over the manager's client
+// (manager.client().underlyingClient(): InProcessClient or RestClient); the monitors list at
+// once, in addGarbageCollector (as the real collector waits for its monitors before its workers
+// run). The caller holds the answer: destroying it stops the collector.
+//
+//   Manager manager(executor, server);
+//   auto collector = addGarbageCollector(manager).value();
+//   manager.start();
 //
 // Thread-safe: handlers and work run on the executor under an internal lock; on a
-// ThreadPoolExecutor they may run on several threads. The executor, and the server or manager,
-// must outlive the collector; tasks still queued after it is destroyed do nothing.
+// ThreadPoolExecutor they may run on several threads. The executor and the manager must outlive
+// the collector; tasks still queued after it is destroyed do nothing.
 #pragma once
 
 #include <cstddef>
@@ -72,29 +76,30 @@
 
 namespace fakekube {
 
-class ApiServer;
 class Manager;
 
+struct GarbageCollectorOptions {
+  // How long to wait before retrying an item after a conflict or a transient error (and
+  // before looking again at kinds and at monitors still listing).
+  Duration retryDelay = std::chrono::milliseconds(100);
+  Duration maxRetryDelay = std::chrono::seconds(1000);
+  // How often discovery is asked again for the served kinds, whatever the definitions'
+  // events said (kube-controller-manager's collector resyncs every 30 s): a definition's event
+  // can reach the collector before the server serves its kind, and on a thread pool both looks
+  // it then takes may come too early. Zero: only the definitions' events make it look.
+  Duration discoveryResyncPeriod = std::chrono::seconds(30);
+};
+
+class GarbageCollector;
+
+// Adds the garbage collector to `manager` (over HTTP when its client is a RestClient) and starts
+// it (start()). Fails, adding nothing, when discovery fails.
+Result<std::unique_ptr<GarbageCollector>> addGarbageCollector(Manager& manager,
+                                                              GarbageCollectorOptions options = {});
+
+// What addGarbageCollector answers: the running collector.
 class GarbageCollector {
  public:
-  struct Options {
-    // How long to wait before retrying an item after a conflict or a transient error (and
-    // before looking again at kinds and at monitors still listing).
-    Duration retryDelay = std::chrono::milliseconds(100);
-    Duration maxRetryDelay = std::chrono::seconds(1000);
-    // How often discovery is asked again for the served kinds, whatever the definitions'
-    // events said (kube-controller-manager's collector resyncs every 30 s): a definition's event
-    // can reach the collector before the server serves its kind, and on a thread pool both looks
-    // it then takes may come too early. Zero: only the definitions' events make it look.
-    Duration discoveryResyncPeriod = std::chrono::seconds(30);
-  };
-
-  // On a Manager of its own over `server`.
-  GarbageCollector(Executor& executor, ApiServer& server);
-  GarbageCollector(Executor& executor, ApiServer& server, Options options);
-  // On `manager` (shared with other controllers; over HTTP when its client is a RestClient).
-  explicit GarbageCollector(Manager& manager);
-  GarbageCollector(Manager& manager, Options options);
   // stop(); queued tasks become no-ops.
   ~GarbageCollector();
   GarbageCollector(const GarbageCollector&) = delete;
@@ -105,8 +110,8 @@ class GarbageCollector {
   // references left while no collector ran are collected). Idempotent; after stop() it starts
   // afresh. Fails (and starts nothing) when discovery fails.
   Result<void> start();
-  // Stops the monitors and shuts the controller's queue down (and its own manager, if it has
-  // one); the graph is dropped. start() may be called again.
+  // Stops the monitors and shuts the controller's queue down; the graph is dropped. start() may
+  // be called again.
   void stop();
 
   // No work pending: every monitor has listed and has no event on its way, no kind change waits
@@ -122,6 +127,10 @@ class GarbageCollector {
   ReconcileMetrics metrics() const;
 
  private:
+  friend Result<std::unique_ptr<GarbageCollector>> addGarbageCollector(Manager&,
+                                                                       GarbageCollectorOptions);
+  GarbageCollector(Manager& manager, GarbageCollectorOptions options);
+
   class Impl;
   std::shared_ptr<Impl> impl_;
 };

@@ -148,6 +148,11 @@ struct JobSync {
   std::optional<Json> finished;  // the condition the Job is to get
   BackoffRecord backoff;
   std::optional<Duration> requeueAfter;
+  // What this sync did: the active pods after it, the first error of creating or deleting pods,
+  // whether the Suspended condition changed.
+  std::int64_t active = 0;
+  std::optional<Status> manageError;
+  bool suspendChanged = false;
   void requeue(Duration after) {
     if (!requeueAfter || after < *requeueAfter) requeueAfter = after;
   }
@@ -180,7 +185,9 @@ class JobController : public std::enable_shared_from_this<JobController> {
   std::vector<ReconcileRequest> jobsSelecting(const Json& pod);
   std::vector<ReconcileRequest> onPodAdd(const ObjectPtr& pod);
   std::vector<ReconcileRequest> onPodUpdate(const ObjectPtr& oldPod, const ObjectPtr& newPod);
-  std::vector<ReconcileRequest> onPodDelete(const ObjectPtr& pod, bool final);
+  std::vector<ReconcileRequest> onPodDelete(const ObjectPtr& pod) { return deletePod(pod, true); }
+  // A pod deleted (`final`: the informer's delete) or being deleted (deletePod).
+  std::vector<ReconcileRequest> deletePod(const ObjectPtr& pod, bool final);
 
   // Finalizer expectations: pods whose tracking finalizer removal was sent but not yet seen.
   void expectFinalizerRemovals(const std::string& key, const std::vector<ObjectPtr>& pods);
@@ -188,12 +195,31 @@ class JobController : public std::enable_shared_from_this<JobController> {
   std::set<std::string> pendingFinalizerRemovals(const std::string& key);
 
   Result<void> syncJob(JobSync& s);
+  // The Job's pods: claimed by selector, terminating and finished ones included (getPodsForJob).
+  Result<void> getPodsForJob(JobSync& s);
+  // The finished pods not counted yet (getNewFinishedPods) and the counts they add to; answers
+  // the failed count.
+  std::int64_t countFinishedPods(JobSync& s, std::vector<ObjectPtr>& newSucceeded,
+                                 std::vector<ObjectPtr>& newFailed);
+  // The Job's finish from its conditions, its backoff limit or its deadline (the failure half
+  // of syncJob); a deadline still ahead requeues.
+  void checkFinished(JobSync& s, std::int64_t failed);
+  // Finishing: the active pods go. Otherwise manageJob, then completion and suspension.
+  void syncActivePods(JobSync& s, bool satisfied);
   // manageJob: creates or deletes pods; answers the active count after it.
   Result<std::int64_t> manageJob(JobSync& s);
   // Deletes pods; {ready ones deleted, deleted}.
   std::pair<std::int64_t, std::int64_t> deletePods(JobSync& s, const std::vector<ObjectPtr>& pods,
                                                    bool expect, std::optional<Status>* error);
   Result<void> trackStatusAndRemoveFinalizers(JobSync& s, bool needsFlush);
+  // The finished pods whose finalizer may go, recorded in uncountedTerminatedPods; true when the
+  // record reached maxUncountedPods (the rest wait for the next sync).
+  bool recordUncountedPods(JobSync& s, std::vector<ObjectPtr>& toRemove, bool& needsFlush);
+  // FailureTarget becomes Failed, SuccessCriteriaMet becomes Complete (both recorded first).
+  void recordFinishedCondition(JobSync& s, bool& needsFlush);
+  Result<void> flushUncountedAndRemoveFinalizers(JobSync& s, const std::vector<ObjectPtr>& toRemove,
+                                                 std::set<std::string>& withFinalizer,
+                                                 bool needsFlush, bool reachedMaxUncounted);
   // Removes the finalizer of each pod; which removals succeeded.
   std::vector<bool> removeFinalizers(const std::string& key, const std::vector<ObjectPtr>& pods,
                                      std::optional<Status>* error);
@@ -224,19 +250,11 @@ std::optional<ReconcileRequest> JobController::owningJob(const Json& pod, bool* 
 }
 
 std::vector<ReconcileRequest> JobController::jobsSelecting(const Json& pod) {
-  std::vector<ReconcileRequest> out;
-  for (const auto& job : listInNamespace(manager_.cache(), kJobs, meta::namespace_(pod))) {
-    auto selector = specSelector(*job);
-    if (!selector || selector->empty()) continue;
-    if (selector->matches(meta::labels(pod))) {
-      out.push_back({meta::namespace_(*job), meta::name(*job)});
-    }
-  }
-  return out;
+  return ownersSelecting(manager_.cache(), kJobs, pod);
 }
 
 std::vector<ReconcileRequest> JobController::onPodAdd(const ObjectPtr& pod) {
-  if (meta::isDeleting(*pod)) return onPodDelete(pod, false);
+  if (meta::isDeleting(*pod)) return deletePod(pod, false);
   bool current = false;
   if (auto owner = owningJob(*pod, &current)) {
     if (current) expectations_.creationObserved(owner->key());
@@ -254,7 +272,7 @@ std::vector<ReconcileRequest> JobController::onPodUpdate(const ObjectPtr& oldPod
     if (std::find(out.begin(), out.end(), r) == out.end()) out.push_back(r);
   };
   if (meta::isDeleting(*newPod)) {
-    for (const auto& r : onPodDelete(newPod, false)) add(r);
+    for (const auto& r : deletePod(newPod, false)) add(r);
     return out;
   }
   bool current = false;
@@ -275,7 +293,7 @@ std::vector<ReconcileRequest> JobController::onPodUpdate(const ObjectPtr& oldPod
   return out;
 }
 
-std::vector<ReconcileRequest> JobController::onPodDelete(const ObjectPtr& pod, bool final) {
+std::vector<ReconcileRequest> JobController::deletePod(const ObjectPtr& pod, bool final) {
   bool current = false;
   auto owner = owningJob(*pod, &current);
   if (!owner) return {};
@@ -289,23 +307,8 @@ std::vector<ReconcileRequest> JobController::onPodDelete(const ObjectPtr& pod, b
 }
 
 EventHandler JobController::podHandler() {
-  std::weak_ptr<JobController> weak = weak_from_this();
-  EventHandler h;
-  h.create = [weak](const ObjectPtr& pod) -> std::vector<ReconcileRequest> {
-    auto self = weak.lock();
-    return self && pod ? self->onPodAdd(pod) : std::vector<ReconcileRequest>{};
-  };
-  h.update = [weak](const ObjectPtr& oldPod,
-                    const ObjectPtr& newPod) -> std::vector<ReconcileRequest> {
-    auto self = weak.lock();
-    return self && oldPod && newPod ? self->onPodUpdate(oldPod, newPod)
-                                    : std::vector<ReconcileRequest>{};
-  };
-  h.delete_ = [weak](const ObjectPtr& pod) -> std::vector<ReconcileRequest> {
-    auto self = weak.lock();
-    return self && pod ? self->onPodDelete(pod, true) : std::vector<ReconcileRequest>{};
-  };
-  return h;
+  return workload::controllerEventHandler(weak_from_this(), &JobController::onPodAdd,
+                                          &JobController::onPodUpdate, &JobController::onPodDelete);
 }
 
 void JobController::expectFinalizerRemovals(const std::string& key,
@@ -426,27 +429,53 @@ Result<void> JobController::syncJob(JobSync& s) {
   if (!status.contains("uncountedTerminatedPods"))
     status["uncountedTerminatedPods"] = Json::object();
   const bool satisfied = expectations_.satisfied(s.key);
+  if (!specSelector(s.job)) return {};
+  if (auto got = getPodsForJob(s); !got) return got;
+  std::vector<ObjectPtr> newSucceeded, newFailed;
+  const std::int64_t failed = countFinishedPods(s, newSucceeded, newFailed);
+  if (!status.contains("startTime") && !jobSuspended(s.job)) {
+    status["startTime"] = formatRfc3339(now());
+  }
+  s.backoff = newBackoffRecord(s.key, newSucceeded, newFailed);
+  checkFinished(s, failed);
+  syncActivePods(s, satisfied);
 
-  // The Job's pods: claimed by selector, terminating and finished ones included.
+  Json& st = s.job["status"];
+  bool needsUpdate = s.suspendChanged || intAt(st, {"active"}, 0) != s.active ||
+                     st.value("ready", Json()) != Json(s.ready) ||
+                     st.value("terminating", Json()) != Json(s.terminating);
+  if (s.active == 0) {
+    st.erase("active");
+  } else {
+    st["active"] = s.active;
+  }
+  st["ready"] = s.ready;
+  st["terminating"] = s.terminating;
+  if (auto tracked = trackStatusAndRemoveFinalizers(s, needsUpdate); !tracked) return tracked;
+  if (s.manageError) return tl::unexpected(*s.manageError);
+  return {};
+}
+
+Result<void> JobController::getPodsForJob(JobSync& s) {
   auto selector = specSelector(s.job);
-  if (!selector) return {};
-  ClaimContext claim{manager_.client(), manager_.apiReader(), kJobs, s.job,
-                     *selector,         kJobTrackingFinalizer};
-  auto claimed =
-      claimObjects(claim, kPods, listInNamespace(manager_.cache(), kPods, meta::namespace_(s.job)));
+  auto claimed = claimFromCache(manager_, kJobs, s.job, *selector, kPods, kJobTrackingFinalizer);
   if (!claimed) return tl::unexpected(claimed.error());
   s.pods = std::move(*claimed);
   for (const auto& pod : s.pods) {
     if (isPodActive(*pod)) s.activePods.push_back(pod);
   }
-  std::int64_t active = static_cast<std::int64_t>(s.activePods.size());
+  s.active = static_cast<std::int64_t>(s.activePods.size());
   s.expectedRemovals = pendingFinalizerRemovals(s.key);
+  return {};
+}
 
+std::int64_t JobController::countFinishedPods(JobSync& s, std::vector<ObjectPtr>& newSucceeded,
+                                              std::vector<ObjectPtr>& newFailed) {
+  Json& status = s.job["status"];
   // getNewFinishedPods: finished pods that still carry the finalizer and are not recorded yet.
   const auto uncountedSucceeded =
       uidSet(status["uncountedTerminatedPods"].value("succeeded", Json()));
   const auto uncountedFailed = uidSet(status["uncountedTerminatedPods"].value("failed", Json()));
-  std::vector<ObjectPtr> newSucceeded, newFailed;
   for (const auto& pod : s.pods) {
     const std::string uid = meta::uid(*pod);
     if (!hasTrackingFinalizer(*pod) || s.expectedRemovals.count(uid)) continue;
@@ -456,20 +485,17 @@ Result<void> JobController::syncJob(JobSync& s) {
   }
   s.succeeded = intAt(status, {"succeeded"}, 0) + static_cast<std::int64_t>(newSucceeded.size()) +
                 static_cast<std::int64_t>(uncountedSucceeded.size());
-  const std::int64_t failed = intAt(status, {"failed"}, 0) +
-                              static_cast<std::int64_t>(newFailed.size()) +
-                              static_cast<std::int64_t>(uncountedFailed.size());
   for (const auto& pod : s.activePods) {
     if (isPodReady(*pod)) ++s.ready;
   }
   for (const auto& pod : s.pods) {
     if (isPodTerminating(*pod)) ++s.terminating;
   }
-  if (!status.contains("startTime") && !jobSuspended(s.job)) {
-    status["startTime"] = formatRfc3339(now());
-  }
-  s.backoff = newBackoffRecord(s.key, newSucceeded, newFailed);
+  return intAt(status, {"failed"}, 0) + static_cast<std::int64_t>(newFailed.size()) +
+         static_cast<std::int64_t>(uncountedFailed.size());
+}
 
+void JobController::checkFinished(JobSync& s, std::int64_t failed) {
   const std::int64_t backoffLimit = intAt(s.job, {"spec", "backoffLimit"}, 6);
   if (const Json* met = trueCondition(s.job, "SuccessCriteriaMet")) s.finished = *met;
   if (!s.finished) {
@@ -478,87 +504,71 @@ Result<void> JobController::syncJob(JobSync& s) {
                                 target->value("message", ""), now());
     }
   }
-  if (!s.finished) {
-    bool pastBackoffLimitOnFailure = false;
-    if (jsonAt(s.job, {"spec", "template", "spec", "restartPolicy"}) == "OnFailure") {
-      std::int64_t restarts = 0;
-      for (const auto& pod : s.pods) {
-        std::string phase = podPhase(*pod);
-        if (phase == "Running" || phase == "Pending") restarts += totalContainerRestarts(*pod);
-      }
-      pastBackoffLimitOnFailure = backoffLimit == 0 ? restarts > 0 : restarts >= backoffLimit;
+  if (s.finished) return;
+  bool pastBackoffLimitOnFailure = false;
+  if (jsonAt(s.job, {"spec", "template", "spec", "restartPolicy"}) == "OnFailure") {
+    std::int64_t restarts = 0;
+    for (const auto& pod : s.pods) {
+      std::string phase = podPhase(*pod);
+      if (phase == "Running" || phase == "Pending") restarts += totalContainerRestarts(*pod);
     }
-    const Json& deadline = jsonAt(s.job, {"spec", "activeDeadlineSeconds"});
-    auto start = parseTime(status.value("startTime", Json()));
-    if (failed > backoffLimit || pastBackoffLimitOnFailure) {
-      s.finished = newCondition("FailureTarget", "True", "BackoffLimitExceeded",
-                                "Job has reached the specified backoff limit", now());
-    } else if (deadline.is_number_integer() && start && !jobSuspended(s.job)) {
-      Duration allowed = std::chrono::seconds(deadline.get<std::int64_t>());
-      Duration elapsed = now() - *start;
-      if (elapsed >= allowed) {
-        s.finished = newCondition("FailureTarget", "True", "DeadlineExceeded",
-                                  "Job was active longer than specified deadline", now());
-      } else {
-        s.requeue(allowed - elapsed);
-      }
+    pastBackoffLimitOnFailure = backoffLimit == 0 ? restarts > 0 : restarts >= backoffLimit;
+  }
+  const Json& deadline = jsonAt(s.job, {"spec", "activeDeadlineSeconds"});
+  auto start = parseTime(s.job["status"].value("startTime", Json()));
+  if (failed > backoffLimit || pastBackoffLimitOnFailure) {
+    s.finished = newCondition("FailureTarget", "True", "BackoffLimitExceeded",
+                              "Job has reached the specified backoff limit", now());
+  } else if (deadline.is_number_integer() && start && !jobSuspended(s.job)) {
+    Duration allowed = std::chrono::seconds(deadline.get<std::int64_t>());
+    Duration elapsed = now() - *start;
+    if (elapsed >= allowed) {
+      s.finished = newCondition("FailureTarget", "True", "DeadlineExceeded",
+                                "Job was active longer than specified deadline", now());
+    } else {
+      s.requeue(allowed - elapsed);
     }
   }
+}
 
-  bool suspendChanged = false;
-  std::optional<Status> manageError;
+void JobController::syncActivePods(JobSync& s, bool satisfied) {
   if (s.finished) {
     // Remove the active pods; the Job is finished only once all of them are being deleted.
-    auto [deletedReady, deleted] = deletePods(s, s.activePods, false, &manageError);
-    if (deleted != active || !satisfied) s.finished.reset();
-    active -= deleted;
+    auto [deletedReady, deleted] = deletePods(s, s.activePods, false, &s.manageError);
+    if (deleted != s.active || !satisfied) s.finished.reset();
+    s.active -= deleted;
     s.ready -= deletedReady;
-  } else {
-    bool manageCalled = false;
-    if (satisfied && !meta::isDeleting(s.job)) {
-      auto managed = manageJob(s);
-      if (managed) {
-        active = *managed;
-      } else {
-        manageError = managed.error();
-      }
-      manageCalled = true;
+    return;
+  }
+  bool manageCalled = false;
+  if (satisfied && !meta::isDeleting(s.job)) {
+    auto managed = manageJob(s);
+    if (managed) {
+      s.active = *managed;
+    } else {
+      s.manageError = managed.error();
     }
-    const Json& completions = jsonAt(s.job, {"spec", "completions"});
-    bool complete = completions.is_number_integer()
-                        ? s.succeeded >= completions.get<std::int64_t>() && active == 0
-                        : s.succeeded > 0 && active == 0;
-    if (complete) {
-      s.finished = newCondition("SuccessCriteriaMet", "True", "CompletionsReached",
-                                "Reached expected number of succeeded pods", now());
-    } else if (manageCalled) {
-      if (jobSuspended(s.job)) {
-        if (ensureCondition(s.job, "Suspended", "True", "JobSuspended", "Job suspended", now())) {
-          suspendChanged = true;
-          event(s.job, "Normal", "Suspended", "Job suspended");
-        }
-      } else if (ensureCondition(s.job, "Suspended", "False", "JobResumed", "Job resumed", now())) {
-        suspendChanged = true;
-        event(s.job, "Normal", "Resumed", "Job resumed");
-        s.job["status"]["startTime"] = formatRfc3339(now());
+    manageCalled = true;
+  }
+  const Json& completions = jsonAt(s.job, {"spec", "completions"});
+  bool complete = completions.is_number_integer()
+                      ? s.succeeded >= completions.get<std::int64_t>() && s.active == 0
+                      : s.succeeded > 0 && s.active == 0;
+  if (complete) {
+    s.finished = newCondition("SuccessCriteriaMet", "True", "CompletionsReached",
+                              "Reached expected number of succeeded pods", now());
+  } else if (manageCalled) {
+    if (jobSuspended(s.job)) {
+      if (ensureCondition(s.job, "Suspended", "True", "JobSuspended", "Job suspended", now())) {
+        s.suspendChanged = true;
+        event(s.job, "Normal", "Suspended", "Job suspended");
       }
+    } else if (ensureCondition(s.job, "Suspended", "False", "JobResumed", "Job resumed", now())) {
+      s.suspendChanged = true;
+      event(s.job, "Normal", "Resumed", "Job resumed");
+      s.job["status"]["startTime"] = formatRfc3339(now());
     }
   }
-
-  Json& st = s.job["status"];
-  bool needsUpdate = suspendChanged || intAt(st, {"active"}, 0) != active ||
-                     st.value("ready", Json()) != Json(s.ready) ||
-                     st.value("terminating", Json()) != Json(s.terminating);
-  if (active == 0) {
-    st.erase("active");
-  } else {
-    st["active"] = active;
-  }
-  st["ready"] = s.ready;
-  st["terminating"] = s.terminating;
-  if (auto tracked = trackStatusAndRemoveFinalizers(s, needsUpdate); !tracked) return tracked;
-  if (manageError) return tl::unexpected(*manageError);
-  return {};
 }
 
 Result<std::int64_t> JobController::manageJob(JobSync& s) {
@@ -728,11 +738,17 @@ Result<void> JobController::trackStatusAndRemoveFinalizers(JobSync& s, bool need
       withFinalizer.insert(meta::uid(*pod));
     }
   }
-  Json& status = s.job["status"];
-  if (countPodsWithoutFinalizers(status, withFinalizer)) needsFlush = true;
-
+  if (countPodsWithoutFinalizers(s.job["status"], withFinalizer)) needsFlush = true;
   std::vector<ObjectPtr> toRemove;
-  bool reachedMaxUncounted = false;
+  const bool reachedMaxUncounted = recordUncountedPods(s, toRemove, needsFlush);
+  recordFinishedCondition(s, needsFlush);
+  return flushUncountedAndRemoveFinalizers(s, toRemove, withFinalizer, needsFlush,
+                                           reachedMaxUncounted);
+}
+
+bool JobController::recordUncountedPods(JobSync& s, std::vector<ObjectPtr>& toRemove,
+                                        bool& needsFlush) {
+  Json& status = s.job["status"];
   for (const auto& pod : s.pods) {
     const std::string uid = meta::uid(*pod);
     if (!hasTrackingFinalizer(*pod) || s.expectedRemovals.count(uid)) continue;
@@ -757,11 +773,13 @@ Result<void> JobController::trackStatusAndRemoveFinalizers(JobSync& s, bool need
     const Json& u = status["uncountedTerminatedPods"];
     std::size_t recorded =
         u.value("succeeded", Json::array()).size() + u.value("failed", Json::array()).size();
-    if (recorded >= static_cast<std::size_t>(options_.maxUncountedPods)) {
-      reachedMaxUncounted = true;
-      break;
-    }
+    if (recorded >= static_cast<std::size_t>(options_.maxUncountedPods)) return true;
   }
+  return false;
+}
+
+void JobController::recordFinishedCondition(JobSync& s, bool& needsFlush) {
+  Json& status = s.job["status"];
   const TimePoint current = now();
   if (s.finished && s.finished->value("type", "") == "FailureTarget") {
     status["conditions"].push_back(*s.finished);
@@ -777,8 +795,12 @@ Result<void> JobController::trackStatusAndRemoveFinalizers(JobSync& s, bool need
     s.finished = newCondition("Complete", "True", s.finished->value("reason", ""),
                               s.finished->value("message", ""), current);
   }
+}
 
-  // flushUncountedAndRemoveFinalizers: record first, then remove finalizers, then count.
+Result<void> JobController::flushUncountedAndRemoveFinalizers(
+    JobSync& s, const std::vector<ObjectPtr>& toRemove, std::set<std::string>& withFinalizer,
+    bool needsFlush, bool reachedMaxUncounted) {
+  // Record first, then remove finalizers, then count.
   if (needsFlush) {
     if (auto written = writeStatus(s); !written) return written;
     {
@@ -841,15 +863,12 @@ Result<void> JobController::writeStatus(JobSync& s) {
 
 Result<Controller*> addJobController(Manager& manager, JobControllerOptions options) {
   auto controller = std::make_shared<JobController>(manager, options);
-  ControllerOptions controllerOptions;
-  controllerOptions.maxConcurrentReconciles = options.workers;
   return ControllerBuilder(manager)
       .named("job")
       .forResource(kJobs)
       .watches(kPods, controller->podHandler())
-      .withOptions(std::move(controllerOptions))
-      .complete(
-          [controller](const ReconcileRequest& request) { return controller->reconcile(request); });
+      .withOptions({.maxConcurrentReconciles = options.workers})
+      .complete(workload::reconcileWith(controller));
 }
 
 }  // namespace fakekube

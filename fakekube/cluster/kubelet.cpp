@@ -80,8 +80,11 @@ std::string rfc(TimePoint t) { return formatRfc3339(t); }
 
 class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
  public:
-  Impl(Manager& manager, BehaviorRegistry& behaviors, Network* network, Options options)
-      : manager_(manager), behaviors_(behaviors), network_(network), options_(options) {}
+  Impl(Manager& manager, KubeletOptions options)
+      : manager_(manager),
+        behaviors_(options.behaviors != nullptr ? *options.behaviors : defaultBehaviors_),
+        network_(options.network),
+        options_(options) {}
 
   ~Impl() { shutDown(); }
 
@@ -351,32 +354,36 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
 
   void onExit(const std::string& uid, const std::string& name, bool init, std::uint64_t runId,
               int code) {
-    ReconcileRequest request;
-    {
-      std::lock_guard lock(mu_);
-      PodRun* pod = nullptr;
-      ContainerRun* c = findContainer(uid, name, init, runId, &pod);
-      if (c == nullptr) return;
-      endProcess(*c, /*kill=*/false);
-      ++pod->changes;
-      c->state = State::Exited;
-      c->exitCode = code;
-      c->finishedAt = manager_.executor().now();
-      request = {pod->ns, pod->name};
-    }
-    enqueue(request);
+    changeContainer(uid, name, init, runId, [&](ContainerRun& c) {
+      endProcess(c, /*kill=*/false);
+      c.state = State::Exited;
+      c.exitCode = code;
+      c.finishedAt = manager_.executor().now();
+      return true;
+    });
   }
 
   void onReadiness(const std::string& uid, const std::string& name, bool init, std::uint64_t runId,
                    bool ready) {
+    changeContainer(uid, name, init, runId, [&](ContainerRun& c) {
+      if (c.processReady == ready) return false;
+      c.processReady = ready;
+      return true;
+    });
+  }
+
+  // Applies `change` to the container instance under the lock, if it still runs; when it
+  // answers true (something changed), counts the change and reconciles the pod.
+  template <class Change>
+  void changeContainer(const std::string& uid, const std::string& name, bool init,
+                       std::uint64_t runId, Change change) {
     ReconcileRequest request;
     {
       std::lock_guard lock(mu_);
       PodRun* pod = nullptr;
       ContainerRun* c = findContainer(uid, name, init, runId, &pod);
-      if (c == nullptr || c->processReady == ready) return;
+      if (c == nullptr || !change(*c)) return;
       ++pod->changes;
-      c->processReady = ready;
       request = {pod->ns, pod->name};
     }
     enqueue(request);
@@ -599,7 +606,6 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
       }
     }
     const std::string phase = phaseOf(run, policy);
-    const bool terminal = phase == "Succeeded" || phase == "Failed";
     jsonMember(status, "phase") = phase;
     jsonMember(status, "hostIP") = run.hostIp;
     jsonMember(status, "hostIPs") = Json::array({jsonObject("ip", run.hostIp)});
@@ -609,6 +615,17 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
     }
     jsonMember(status, "startTime") = rfc(run.seenAt);
 
+    generatePodConditions(status, run, phase, now);
+    orderPodConditions(status);
+    setContainerStatuses(status, run, now);
+    return status;
+  }
+
+  // The conditions the kubelet owns (GeneratePodReadyToStartContainersCondition,
+  // GeneratePodInitializedCondition, GeneratePodReadyCondition, GenerateContainersReadyCondition).
+  void generatePodConditions(Json& status, const PodRun& run, const std::string& phase,
+                             TimePoint now) const {
+    const bool terminal = phase == "Succeeded" || phase == "Failed";
     std::vector<std::string> incomplete;
     for (std::size_t i = 0; i < run.inits.size(); ++i) {
       const auto& c = run.inits[i];
@@ -648,8 +665,11 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
       }
       setCondition(status, condition, now);
     }
-    // The kubelet's conditions first, in its order, then the others (PodScheduled, ...): moved,
-    // not copied (a moved-from condition is left null, and skipped after).
+  }
+
+  // The kubelet's conditions first, in its order, then the others (PodScheduled, ...): moved,
+  // not copied (a moved-from condition is left null, and skipped after).
+  static void orderPodConditions(Json& status) {
     Json& conditions = jsonMember(status, "conditions");
     Json ordered = Json::array();
     static const char* kOwned[] = {"PodReadyToStartContainers", "Initialized", "Ready",
@@ -663,7 +683,10 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
       if (!c.is_null()) ordered.push_back(std::move(c));
     }
     conditions = std::move(ordered);
+  }
 
+  // initContainerStatuses in spec order, containerStatuses by name (convertStatusToAPIStatus).
+  void setContainerStatuses(Json& status, const PodRun& run, TimePoint now) const {
     if (!run.inits.empty()) {
       Json inits = Json::array();
       for (const auto& c : run.inits) inits.push_back(containerStatus(c, now));
@@ -676,7 +699,6 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
     Json containers = Json::array();
     for (const auto* c : byName) containers.push_back(containerStatus(*c, now));
     jsonMember(status, "containerStatuses") = std::move(containers);
-    return status;
   }
 
   // When something is next due for this pod, if anything.
@@ -842,27 +864,7 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
     PodRun& run = runFor(pod, **node, now);
     uidByKey_[key] = run.uid;
 
-    if (meta::isDeleting(pod)) {
-      if (!run.deleting) {
-        run.deleting = true;
-        killAll(run);
-        Duration grace = seconds(meta::deletionGracePeriodSeconds(pod).value_or(0));
-        run.deleteAt = now + std::min(options_.terminationDelay, grace);
-      }
-      if (now < run.deleteAt) return ReconcileResult{run.deleteAt - now};
-      const std::string uid = run.uid;
-      lock.unlock();
-      DeleteOptions options;
-      options.gracePeriodSeconds = 0;
-      options.preconditions.uid = uid;
-      auto deleted =
-          manager_.client().deleteObject(kPods, request.namespace_, request.name, options);
-      if (!deleted && !isNotFound(deleted.error()) && !isConflict(deleted.error())) {
-        return reconcileError(deleted.error());
-      }
-      return ReconcileResult{};
-    }
-
+    if (meta::isDeleting(pod)) return syncTerminatingPod(lock, run, pod, now);
     if (isPodTerminal(pod) && !run.finished) {
       // Someone else ended the pod (an eviction): its containers are killed.
       killAll(run);
@@ -870,17 +872,51 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
       releaseIp(run);
       return ReconcileResult{};
     }
-    if (run.finished) {
-      if (!run.unsavedFinalStatus) return ReconcileResult{};
-      Json updated = withStatus(pod, *run.unsavedFinalStatus);
-      const std::string uid = run.uid;
-      lock.unlock();
-      auto written = manager_.client().updateStatusShared(kPods, std::move(updated));
-      if (!written && !isNotFound(written.error())) return reconcileError(written.error());
-      markFinalStatusSaved(uid);
-      return ReconcileResult{};
-    }
+    if (run.finished) return syncTerminatedPod(lock, run, pod);
+    return syncPod(lock, run, podPtr, now);
+  }
 
+  // A pod being deleted: its processes stop at once; after the termination delay (capped by its
+  // grace period) the kubelet deletes it for good, with a uid precondition.
+  ReconcileOutcome syncTerminatingPod(std::unique_lock<std::mutex>& lock, PodRun& run,
+                                      const Json& pod, TimePoint now) {
+    if (!run.deleting) {
+      run.deleting = true;
+      killAll(run);
+      Duration grace = seconds(meta::deletionGracePeriodSeconds(pod).value_or(0));
+      run.deleteAt = now + std::min(options_.terminationDelay, grace);
+    }
+    if (now < run.deleteAt) return ReconcileResult{run.deleteAt - now};
+    const std::string uid = run.uid;
+    lock.unlock();
+    DeleteOptions options;
+    options.gracePeriodSeconds = 0;
+    options.preconditions.uid = uid;
+    auto deleted =
+        manager_.client().deleteObject(kPods, meta::namespace_(pod), meta::name(pod), options);
+    if (!deleted && !isNotFound(deleted.error()) && !isConflict(deleted.error())) {
+      return reconcileError(deleted.error());
+    }
+    return ReconcileResult{};
+  }
+
+  // A finished pod: its final status is written once, and then nothing happens.
+  ReconcileOutcome syncTerminatedPod(std::unique_lock<std::mutex>& lock, PodRun& run,
+                                     const Json& pod) {
+    if (!run.unsavedFinalStatus) return ReconcileResult{};
+    Json updated = withStatus(pod, *run.unsavedFinalStatus);
+    const std::string uid = run.uid;
+    lock.unlock();
+    auto written = manager_.client().updateStatusShared(kPods, std::move(updated));
+    if (!written && !isNotFound(written.error())) return reconcileError(written.error());
+    markFinalStatusSaved(uid);
+    return ReconcileResult{};
+  }
+
+  // A running pod: its containers step on, and its status is written when it changed.
+  ReconcileOutcome syncPod(std::unique_lock<std::mutex>& lock, PodRun& run, const ObjectPtr& podPtr,
+                           TimePoint now) {
+    const Json& pod = *podPtr;
     // Before the sandbox is due, step() does nothing (after it, a sandbox that waits for an IP is
     // retried on every reconcile, as no timer foresees an IP coming free).
     const bool sandboxSettled =
@@ -926,9 +962,10 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
   }
 
   Manager& manager_;
+  BehaviorRegistry defaultBehaviors_;  // when the options name none
   BehaviorRegistry& behaviors_;
   Network* network_;
-  const Options options_;
+  const KubeletOptions options_;
   mutable std::mutex mu_;
   Controller* controller_ = nullptr;
   std::unordered_map<std::string, std::unique_ptr<PodRun>> runs_;  // by pod uid
@@ -938,13 +975,16 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
   bool shutDown_ = false;
 };
 
-Kubelet::Kubelet(Manager& manager, BehaviorRegistry& behaviors, Network* network)
-    : Kubelet(manager, behaviors, network, Options{}) {}
-Kubelet::Kubelet(Manager& manager, BehaviorRegistry& behaviors, Network* network, Options options)
-    : impl_(std::make_shared<Impl>(manager, behaviors, network, options)) {}
+Kubelet::Kubelet(Manager& manager, KubeletOptions options)
+    : impl_(std::make_shared<Impl>(manager, options)) {}
 Kubelet::~Kubelet() { impl_->shutDown(); }
 
-Result<void> Kubelet::start() { return impl_->start(); }
+Result<std::unique_ptr<Kubelet>> addKubelet(Manager& manager, KubeletOptions options) {
+  std::unique_ptr<Kubelet> kubelet(new Kubelet(manager, options));
+  if (auto started = kubelet->impl_->start(); !started) return tl::unexpected(started.error());
+  return kubelet;
+}
+
 std::size_t Kubelet::runningProcesses() const { return impl_->runningProcesses(); }
 std::size_t Kubelet::trackedPods() const { return impl_->trackedPods(); }
 

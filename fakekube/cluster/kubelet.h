@@ -2,7 +2,8 @@
 // pods bound to nodes (spec.nodeName set). It sees the cluster only through its manager's client
 // (cache reads, status writes through the status subresource), so it runs over HTTP as well.
 //
-// What each bound pod goes through (all delays in Options, all time from the executor's clock):
+// What each bound pod goes through (all delays in KubeletOptions, all time from the executor's
+// clock):
 //
 //   seen       phase Pending, startTime and hostIP set; conditions PodReadyToStartContainers
 //              False, Initialized (True, or False "containers with incomplete status: [...]"),
@@ -19,8 +20,8 @@
 //   running    state.running.startedAt, started true, containerID, imageID, restartCount; phase
 //              Running. A container is ready once its process says so (ProcessContext::setReady;
 //              ready by default) and its readiness delay passed (readinessProbe.initialDelaySeconds
-//              when set, else Options::readinessDelay). All ready -> ContainersReady and Ready
-//              True.
+//              when set, else KubeletOptions::readinessDelay). All ready -> ContainersReady and
+//              Ready True.
 //   exit       restartPolicy Always, or OnFailure with a non-zero code: restarted. The first
 //              restart is immediate; after each later exit the container waits in
 //              CrashLoopBackOff ("back-off 10s restarting failed container=<c>
@@ -32,13 +33,14 @@
 //              one failed and none will restart; Ready and ContainersReady False (reason
 //              PodCompleted for Succeeded), PodReadyToStartContainers False, the pod IP released.
 //   deletion   a pod with deletionTimestamp has its processes stopped at once, and after
-//              Options::terminationDelay (capped by deletionGracePeriodSeconds) the kubelet
+//              KubeletOptions::terminationDelay (capped by deletionGracePeriodSeconds) the kubelet
 //              deletes it with gracePeriodSeconds 0 and a uid precondition.
 //
 // What a container does is its Process, chosen by the BehaviorRegistry (container_behavior.h).
-// What it prints goes to Options::containerLogs (container_logs.h), one log per instance under
-// the containerID its status reports: opened when the instance starts, closed when it exits or is
-// killed, and dropped with the pod's runtime state (pod_logs.h reads them for `kubectl logs`).
+// What it prints goes to KubeletOptions::containerLogs (container_logs.h), one log per instance
+// under the containerID its status reports: opened when the instance starts, closed when it exits
+// or is killed, and dropped with the pod's runtime state (pod_logs.h reads them for `kubectl
+// logs`).
 //
 // A node that is not Ready is lost to its kubelet: nothing is written for its pods (the node
 // lifecycle controller marks them, node_lifecycle_controller.h), their processes keep their
@@ -66,34 +68,38 @@
 
 namespace fakekube {
 
+struct KubeletOptions {
+  // From the kubelet seeing the pod to its sandbox being up and its first container starting.
+  Duration containerCreatingDelay = std::chrono::seconds(1);
+  // How long a started container takes to become ready when it has no
+  // readinessProbe.initialDelaySeconds (0: ready when started, as without a probe).
+  Duration readinessDelay = std::chrono::seconds(0);
+  // From deletionTimestamp to the final delete (capped by the pod's grace period).
+  Duration terminationDelay = std::chrono::seconds(1);
+  // Container restart back-off: initial, doubling up to max (kubelet's 10 s and 5 min).
+  Duration backOffInitial = std::chrono::seconds(10);
+  Duration backOffMax = std::chrono::minutes(5);
+  // Where containers' output goes (must outlive the kubelet). Unset: nowhere.
+  ContainerLogs* containerLogs = nullptr;
+  // What containers do (must outlive the kubelet). Unset: the default behaviours only.
+  BehaviorRegistry* behaviors = nullptr;
+  // The pods' network (must outlive the kubelet). Unset: processes cannot listen or call.
+  Network* network = nullptr;
+};
+
+class Kubelet;
+
+// Adds the kubelet (a controller named "kubelet", owned by the manager, and its node watch) to
+// the manager. The caller holds the answer: destroying it stops every process.
+Result<std::unique_ptr<Kubelet>> addKubelet(Manager& manager, KubeletOptions options = {});
+
+// What addKubelet answers: the kubelet's processes.
 class Kubelet {
  public:
-  struct Options {
-    // From the kubelet seeing the pod to its sandbox being up and its first container starting.
-    Duration containerCreatingDelay = std::chrono::seconds(1);
-    // How long a started container takes to become ready when it has no
-    // readinessProbe.initialDelaySeconds (0: ready when started, as without a probe).
-    Duration readinessDelay = std::chrono::seconds(0);
-    // From deletionTimestamp to the final delete (capped by the pod's grace period).
-    Duration terminationDelay = std::chrono::seconds(1);
-    // Container restart back-off: initial, doubling up to max (kubelet's 10 s and 5 min).
-    Duration backOffInitial = std::chrono::seconds(10);
-    Duration backOffMax = std::chrono::minutes(5);
-    // Where containers' output goes (must outlive the kubelet). Unset: nowhere.
-    ContainerLogs* containerLogs = nullptr;
-  };
-
-  // `manager`, `behaviors` and `network` (optional: without it processes cannot listen or call)
-  // must outlive the kubelet.
-  Kubelet(Manager& manager, BehaviorRegistry& behaviors, Network* network = nullptr);
-  Kubelet(Manager& manager, BehaviorRegistry& behaviors, Network* network, Options options);
   // Stops every process.
   ~Kubelet();
   Kubelet(const Kubelet&) = delete;
   Kubelet& operator=(const Kubelet&) = delete;
-
-  // Registers the controller (named "kubelet") and its node watch on the manager. Once.
-  Result<void> start();
 
   // Processes running now, over all pods.
   std::size_t runningProcesses() const;
@@ -101,6 +107,9 @@ class Kubelet {
   std::size_t trackedPods() const;
 
  private:
+  friend Result<std::unique_ptr<Kubelet>> addKubelet(Manager&, KubeletOptions);
+  Kubelet(Manager& manager, KubeletOptions options);
+
   class Impl;
   std::shared_ptr<Impl> impl_;
 };

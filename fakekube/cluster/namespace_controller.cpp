@@ -8,7 +8,6 @@
 
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/resources.h"
-#include "fakekube/apiserver/api_server.h"
 #include "fakekube/client/discovery.h"
 #include "fakekube/runtime/builder.h"
 #include "fakekube/runtime/manager.h"
@@ -58,11 +57,11 @@ bool hasItems(const Json& list) {
 // because Impl holds it (a -Wsubobject-linkage warning inside a unity batch otherwise).
 struct NamespaceReconcile {
   // A constructor, not aggregate initialisation: make_shared of an aggregate needs clang 16.
-  NamespaceReconcile(Manager& manager, NamespaceController::Options options)
+  NamespaceReconcile(Manager& manager, NamespaceControllerOptions options)
       : manager(manager), options(std::move(options)) {}
 
   Manager& manager;
-  NamespaceController::Options options;
+  NamespaceControllerOptions options;
   mutable std::mutex mu;
   std::unordered_set<std::string> waiting;  // namespaces whose contents are still going
 
@@ -141,17 +140,13 @@ struct NamespaceReconcile {
 
 class NamespaceController::Impl {
  public:
-  Impl(Executor& executor, ApiServer* server, Manager* manager, Options options)
-      : executor_(executor), server_(server), manager_(manager), options_(options) {}
+  Impl(Manager& manager, NamespaceControllerOptions options)
+      : executor_(manager.executor()), manager_(&manager), options_(options) {}
 
   ~Impl() { stop(); }
 
   Result<void> start() {
     if (controller_ != nullptr) return {};
-    if (server_ != nullptr) {
-      ownManager_ = std::make_unique<Manager>(executor_, *server_);
-      manager_ = ownManager_.get();
-    }
     reconcile_ = std::make_shared<NamespaceReconcile>(*manager_, options_);
     ControllerOptions controllerOptions;
     std::vector<std::unique_ptr<RateLimiter>> limiters;
@@ -167,15 +162,10 @@ class NamespaceController::Impl {
                             return (*reconcile)(request);
                           });
     if (!controller) {  // the builder fails only without a For resource
-      if (ownManager_) {
-        ownManager_.reset();
-        manager_ = nullptr;
-      }
       reconcile_.reset();
       return tl::unexpected(controller.error());
     }
     controller_ = *controller;
-    if (ownManager_) ownManager_->start();
     return {};
   }
 
@@ -183,14 +173,8 @@ class NamespaceController::Impl {
     if (controller_ == nullptr) return;
     if (manager_->crashed()) {
       // The manager dropped the controller with everything else.
-    } else if (ownManager_) {
-      ownManager_->stop();
     } else {
       controller_->shutDown();
-    }
-    if (ownManager_) {
-      ownManager_.reset();
-      manager_ = nullptr;
     }
     controller_ = nullptr;
     reconcile_.reset();
@@ -212,25 +196,21 @@ class NamespaceController::Impl {
 
  private:
   Executor& executor_;
-  ApiServer* server_;  // set: the controller brings its own manager over this server
   Manager* manager_;
-  const Options options_;
-  std::unique_ptr<Manager> ownManager_;
+  const NamespaceControllerOptions options_;
   std::shared_ptr<NamespaceReconcile> reconcile_;
   Controller* controller_ = nullptr;  // owned by the manager
 };
 
-NamespaceController::NamespaceController(Executor& executor, ApiServer& server)
-    : NamespaceController(executor, server, Options{}) {}
+NamespaceController::NamespaceController(Manager& manager, NamespaceControllerOptions options)
+    : impl_(std::make_unique<Impl>(manager, options)) {}
 
-NamespaceController::NamespaceController(Executor& executor, ApiServer& server, Options options)
-    : impl_(std::make_unique<Impl>(executor, &server, nullptr, options)) {}
-
-NamespaceController::NamespaceController(Manager& manager)
-    : NamespaceController(manager, Options{}) {}
-
-NamespaceController::NamespaceController(Manager& manager, Options options)
-    : impl_(std::make_unique<Impl>(manager.executor(), nullptr, &manager, options)) {}
+Result<std::unique_ptr<NamespaceController>> addNamespaceController(
+    Manager& manager, NamespaceControllerOptions options) {
+  std::unique_ptr<NamespaceController> controller(new NamespaceController(manager, options));
+  if (auto started = controller->start(); !started) return tl::unexpected(started.error());
+  return controller;
+}
 
 NamespaceController::~NamespaceController() = default;
 

@@ -22,11 +22,10 @@
 // clients and learns the served kinds by discovery (client/discovery.h), so on a Manager over a
 // RestClient it runs against `fakekube serve`.
 //
-// start() means what it means for every part (the garbage collector, the scheduler, the kubelet,
-// ...): register the controller with the manager, which runs its workers once the manager's
-// caches have synced. A controller built over an ApiServer brings a Manager of its own (started
-// by start(), stopped by stop()); one built on a shared Manager is run by that manager's start().
-// The executor, the server or manager must outlive the controller.
+// It is added as every part is (addNamespaceController(manager, options), as the workload
+// controllers' add*Controller): the controller is registered with the manager, which runs its
+// workers once the manager's caches have synced. The caller holds the answer: destroying it stops
+// the controller. The manager must outlive it.
 #pragma once
 
 #include <cstddef>
@@ -38,26 +37,27 @@
 
 namespace fakekube {
 
-class ApiServer;
 class Manager;
 
+struct NamespaceControllerOptions {
+  // How often a namespace whose contents are still going away is looked at again.
+  Duration recheckDelay = std::chrono::seconds(1);
+  // The first retry after a conflict or a transient error; each further failure of the same
+  // namespace doubles it, up to maxRetryDelay.
+  Duration retryDelay = std::chrono::milliseconds(100);
+  Duration maxRetryDelay = std::chrono::seconds(1000);
+};
+
+class NamespaceController;
+
+// Adds the namespace controller to `manager` (over HTTP when its client is a RestClient) and
+// starts it (start()).
+Result<std::unique_ptr<NamespaceController>> addNamespaceController(
+    Manager& manager, NamespaceControllerOptions options = {});
+
+// What addNamespaceController answers: the running controller.
 class NamespaceController {
  public:
-  struct Options {
-    // How often a namespace whose contents are still going away is looked at again.
-    Duration recheckDelay = std::chrono::seconds(1);
-    // The first retry after a conflict or a transient error; each further failure of the same
-    // namespace doubles it, up to maxRetryDelay.
-    Duration retryDelay = std::chrono::milliseconds(100);
-    Duration maxRetryDelay = std::chrono::seconds(1000);
-  };
-
-  // On a Manager of its own over `server`.
-  NamespaceController(Executor& executor, ApiServer& server);
-  NamespaceController(Executor& executor, ApiServer& server, Options options);
-  // On `manager` (shared with other controllers; over HTTP when its client is a RestClient).
-  explicit NamespaceController(Manager& manager);
-  NamespaceController(Manager& manager, Options options);
   ~NamespaceController();
   NamespaceController(const NamespaceController&) = delete;
   NamespaceController& operator=(const NamespaceController&) = delete;
@@ -65,7 +65,7 @@ class NamespaceController {
   // Registers the controller (namespaces already Terminating are picked up from the cache's
   // initial list). Idempotent; after stop() it registers a fresh controller.
   Result<void> start();
-  // Shuts the controller's queue down (and its own manager, if it has one).
+  // Shuts the controller's queue down.
   void stop();
 
   // Nothing to do right now: no Namespace event on its way to the manager's cache, no queued
@@ -77,6 +77,10 @@ class NamespaceController {
   std::size_t terminating() const;
 
  private:
+  friend Result<std::unique_ptr<NamespaceController>> addNamespaceController(
+      Manager&, NamespaceControllerOptions);
+  NamespaceController(Manager& manager, NamespaceControllerOptions options);
+
   class Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -31,13 +31,12 @@ std::optional<Duration> podToleration(const Json& pod, const std::string& readyS
   return std::nullopt;
 }
 
-}  // namespace
-
-class NodeLifecycleController::Impl : public std::enable_shared_from_this<Impl> {
+class NodeLifecycleReconciler : public std::enable_shared_from_this<NodeLifecycleReconciler> {
  public:
-  Impl(Manager& manager, Options options) : manager_(manager), options_(options) {}
+  NodeLifecycleReconciler(Manager& manager, NodeLifecycleControllerOptions options)
+      : manager_(manager), options_(options) {}
 
-  Result<void> start() {
+  Result<Controller*> add() {
     Informer& pods = manager_.cache().informerFor(kPods);
     workload::addPodNodeNameIndex(pods);
     // A pod that lands on (or changes on) a node that is not Ready is the node's business.
@@ -53,8 +52,7 @@ class NodeLifecycleController::Impl : public std::enable_shared_from_this<Impl> 
             .forResource(kNodes)
             .watches(kPods, nodeOfPod)
             .complete([self](const ReconcileRequest& request) { return self->reconcile(request); });
-    if (!controller) return tl::unexpected(controller.error());
-    return {};
+    return controller;
   }
 
  private:
@@ -104,15 +102,14 @@ class NodeLifecycleController::Impl : public std::enable_shared_from_this<Impl> 
   }
 
   Manager& manager_;
-  const Options options_;
+  const NodeLifecycleControllerOptions options_;
 };
 
-NodeLifecycleController::NodeLifecycleController(Manager& manager)
-    : NodeLifecycleController(manager, Options{}) {}
-NodeLifecycleController::NodeLifecycleController(Manager& manager, Options options)
-    : impl_(std::make_shared<Impl>(manager, options)) {}
-NodeLifecycleController::~NodeLifecycleController() = default;
+}  // namespace
 
-Result<void> NodeLifecycleController::start() { return impl_->start(); }
+Result<Controller*> addNodeLifecycleController(Manager& manager,
+                                               NodeLifecycleControllerOptions options) {
+  return std::make_shared<NodeLifecycleReconciler>(manager, options)->add();
+}
 
 }  // namespace fakekube

@@ -19,33 +19,21 @@
 #pragma once
 
 #include <chrono>
-#include <memory>
 
 #include "fakekube/api/status.h"
+#include "fakekube/runtime/controller.h"
 #include "fakekube/runtime/manager.h"
 #include "fakekube/sim/clock.h"
 
 namespace fakekube {
 
-class NodeLifecycleController {
- public:
-  struct Options {
-    // The not-ready / unreachable toleration every pod gets by default.
-    Duration evictionDelay = std::chrono::seconds(300);
-  };
-
-  explicit NodeLifecycleController(Manager& manager);
-  NodeLifecycleController(Manager& manager, Options options);
-  ~NodeLifecycleController();
-  NodeLifecycleController(const NodeLifecycleController&) = delete;
-  NodeLifecycleController& operator=(const NodeLifecycleController&) = delete;
-
-  // Registers the controller (named "node-lifecycle") on the manager. Once.
-  Result<void> start();
-
- private:
-  class Impl;
-  std::shared_ptr<Impl> impl_;
+struct NodeLifecycleControllerOptions {
+  // The not-ready / unreachable toleration every pod gets by default.
+  Duration evictionDelay = std::chrono::seconds(300);
 };
+
+// Adds the controller (named "node-lifecycle") to the manager, which owns it.
+Result<Controller*> addNodeLifecycleController(Manager& manager,
+                                               NodeLifecycleControllerOptions options = {});
 
 }  // namespace fakekube

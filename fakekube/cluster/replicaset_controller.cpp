@@ -20,12 +20,6 @@ namespace {
 
 using namespace workload;  // NOLINT: the shared controller helpers
 
-std::int64_t intField(const Json& object, const char* key, std::int64_t fallback = 0) {
-  if (!object.is_object()) return fallback;
-  auto it = object.find(key);
-  return it != object.end() && it->is_number_integer() ? it->get<std::int64_t>() : fallback;
-}
-
 const Json& spec(const Json& object) {
   static const Json kEmpty = Json::object();
   auto it = object.find("spec");
@@ -91,15 +85,7 @@ std::optional<ReconcileRequest> ReplicaSetController::controllingReplicaSet(cons
 }
 
 std::vector<ReconcileRequest> ReplicaSetController::replicaSetsSelecting(const Json& pod) {
-  std::vector<ReconcileRequest> out;
-  for (const auto& rs : listInNamespace(manager_.cache(), kReplicaSets, meta::namespace_(pod))) {
-    auto selector = specSelector(*rs);
-    if (!selector || selector->empty()) continue;
-    if (selector->matches(meta::labels(pod))) {
-      out.push_back({meta::namespace_(*rs), meta::name(*rs)});
-    }
-  }
-  return out;
+  return ownersSelecting(manager_.cache(), kReplicaSets, pod);
 }
 
 std::vector<ReconcileRequest> ReplicaSetController::onPodAdd(const ObjectPtr& pod) {
@@ -150,23 +136,9 @@ std::vector<ReconcileRequest> ReplicaSetController::onPodDelete(const ObjectPtr&
 }
 
 EventHandler ReplicaSetController::podHandler() {
-  std::weak_ptr<ReplicaSetController> weak = weak_from_this();
-  EventHandler h;
-  h.create = [weak](const ObjectPtr& pod) -> std::vector<ReconcileRequest> {
-    auto self = weak.lock();
-    return self && pod ? self->onPodAdd(pod) : std::vector<ReconcileRequest>{};
-  };
-  h.update = [weak](const ObjectPtr& oldPod,
-                    const ObjectPtr& newPod) -> std::vector<ReconcileRequest> {
-    auto self = weak.lock();
-    return self && oldPod && newPod ? self->onPodUpdate(oldPod, newPod)
-                                    : std::vector<ReconcileRequest>{};
-  };
-  h.delete_ = [weak](const ObjectPtr& pod) -> std::vector<ReconcileRequest> {
-    auto self = weak.lock();
-    return self && pod ? self->onPodDelete(pod) : std::vector<ReconcileRequest>{};
-  };
-  return h;
+  return workload::controllerEventHandler(weak_from_this(), &ReplicaSetController::onPodAdd,
+                                          &ReplicaSetController::onPodUpdate,
+                                          &ReplicaSetController::onPodDelete);
 }
 
 void ReplicaSetController::event(const Json& rs, std::string_view type, std::string_view reason,
@@ -195,7 +167,7 @@ std::vector<ObjectPtr> ReplicaSetController::relatedPods(const Json& rs,
 
 std::optional<Status> ReplicaSetController::manageReplicas(const Json& rs, const std::string& key,
                                                            const std::vector<ObjectPtr>& pods) {
-  const auto replicas = intField(spec(rs), "replicas", 1);
+  const auto replicas = integerMember(spec(rs), "replicas", 1);
   auto diff = static_cast<std::int64_t>(pods.size()) - replicas;
   Client& client = manager_.client();
   if (diff < 0) {
@@ -253,7 +225,7 @@ Json ReplicaSetController::calculateStatus(const Json& rs, const std::vector<Obj
                                            const std::optional<Status>& manageError,
                                            bool scalingUp) {
   const Json& rsSpec = spec(rs);
-  const int minReadySeconds = static_cast<int>(intField(rsSpec, "minReadySeconds"));
+  const int minReadySeconds = static_cast<int>(integerMember(rsSpec, "minReadySeconds"));
   Json templateLabels = Json::object();
   if (rsSpec.contains("template") && rsSpec["template"].is_object() &&
       rsSpec["template"].contains("metadata") && rsSpec["template"]["metadata"].is_object()) {
@@ -332,14 +304,14 @@ ReconcileOutcome ReplicaSetController::reconcile(const ReconcileRequest& request
   if (!claimed) return reconcileError(claimed.error());
 
   std::optional<Status> manageError;
-  const auto replicas = intField(spec(rs), "replicas", 1);
+  const auto replicas = integerMember(spec(rs), "replicas", 1);
   const bool scalingUp = static_cast<std::int64_t>(claimed->size()) < replicas;
   if (needsSync) manageError = manageReplicas(rs, key, *claimed);
 
   Json newStatus = calculateStatus(rs, *claimed, manageError, scalingUp);
   const std::int64_t generation = meta::generation(rs);
   Json oldStatus = status(rs);
-  const bool unchanged = intField(oldStatus, "observedGeneration") == generation && [&] {
+  const bool unchanged = integerMember(oldStatus, "observedGeneration") == generation && [&] {
     Json a = oldStatus, b = newStatus;
     a.erase("observedGeneration");
     b.erase("observedGeneration");
@@ -355,7 +327,7 @@ ReconcileOutcome ReplicaSetController::reconcile(const ReconcileRequest& request
   if (manageError) return reconcileError(*manageError);
 
   // A ready pod becomes available minReadySeconds later: look again then.
-  const int minReadySeconds = static_cast<int>(intField(spec(rs), "minReadySeconds"));
+  const int minReadySeconds = static_cast<int>(integerMember(spec(rs), "minReadySeconds"));
   if (minReadySeconds > 0) {
     const TimePoint now = clock().now();
     std::optional<Duration> next;
@@ -375,15 +347,12 @@ ReconcileOutcome ReplicaSetController::reconcile(const ReconcileRequest& request
 
 Result<Controller*> addReplicaSetController(Manager& manager, ReplicaSetControllerOptions options) {
   auto controller = std::make_shared<ReplicaSetController>(manager, options);
-  ControllerOptions controllerOptions;
-  controllerOptions.maxConcurrentReconciles = options.workers;
   return ControllerBuilder(manager)
       .named("replicaset")
       .forResource(kReplicaSets)
       .watches(kPods, controller->podHandler())
-      .withOptions(std::move(controllerOptions))
-      .complete(
-          [controller](const ReconcileRequest& request) { return controller->reconcile(request); });
+      .withOptions({.maxConcurrentReconciles = options.workers})
+      .complete(workload::reconcileWith(controller));
 }
 
 }  // namespace fakekube

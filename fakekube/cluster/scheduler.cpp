@@ -41,7 +41,8 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
  public:
   using Stage = scheduling::PlacementCycle::Stage;
 
-  Impl(Manager& manager, Options options) : manager_(manager), options_(std::move(options)) {}
+  Impl(Manager& manager, SchedulerOptions options)
+      : manager_(manager), options_(std::move(options)) {}
 
   Result<void> start() {
     // namespaceSelector of pod (anti-)affinity terms: the namespace's labels from the cache.
@@ -545,7 +546,7 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
   }
 
   Manager& manager_;
-  const Options options_;
+  const SchedulerOptions options_;
   mutable std::mutex mu_;
   // The bound pods by uid, and what they use up per node (see NodeState).
   std::unordered_map<std::string, BoundPod> boundPods_;
@@ -565,12 +566,16 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
   std::uint64_t bindings_ = 0;
 };
 
-Scheduler::Scheduler(Manager& manager) : Scheduler(manager, Options{}) {}
-Scheduler::Scheduler(Manager& manager, Options options)
+Scheduler::Scheduler(Manager& manager, SchedulerOptions options)
     : impl_(std::make_shared<Impl>(manager, std::move(options))) {}
 Scheduler::~Scheduler() = default;
 
-Result<void> Scheduler::start() { return impl_->start(); }
+Result<std::unique_ptr<Scheduler>> addScheduler(Manager& manager, SchedulerOptions options) {
+  std::unique_ptr<Scheduler> scheduler(new Scheduler(manager, std::move(options)));
+  if (auto started = scheduler->impl_->start(); !started) return tl::unexpected(started.error());
+  return scheduler;
+}
+
 std::uint64_t Scheduler::bindings() const { return impl_->bindings(); }
 std::size_t Scheduler::unschedulablePods() const { return impl_->unschedulablePods(); }
 

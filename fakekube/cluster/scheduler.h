@@ -2,7 +2,8 @@
 // simulated cluster. A runtime controller on pods; it sees the cluster only through its
 // manager's client (cache reads, server writes), so it runs over HTTP as well.
 //
-// Which pods. Pods with no spec.nodeName, spec.schedulerName equal to Options::schedulerName
+// Which pods. Pods with no spec.nodeName, spec.schedulerName equal to
+// SchedulerOptions::schedulerName
 // ("default-scheduler"), not being deleted and not finished. Pods for another scheduler (e.g.
 // "volcano") are left alone.
 //
@@ -49,7 +50,7 @@
 // unresolvable filter count as "Preemption is not helpful for scheduling"), and a Warning event
 // FailedScheduling. The pod waits in an unschedulable set until something may make room: a node
 // added or changed (Ready again, uncordoned, resized), or a bound pod deleted or finished; and at
-// the latest after Options::unschedulableRetry (podMaxInUnschedulablePodsDuration, 5 min).
+// the latest after SchedulerOptions::unschedulableRetry (podMaxInUnschedulablePodsDuration, 5 min).
 //
 // Not modelled: ports, volumes, preemption, priority order of the queue (pods are taken in the
 // order events enqueue them).
@@ -75,26 +76,27 @@ using ResourceList = std::map<std::string, std::int64_t>;
 // quantity is a 400 error.
 Result<ResourceList> podRequests(const Json& pod);
 
+struct SchedulerOptions {
+  // The spec.schedulerName this scheduler serves.
+  std::string schedulerName = "default-scheduler";
+  // An unschedulable pod is tried again at least this often, even if nothing changed.
+  Duration unschedulableRetry = std::chrono::minutes(5);
+  // Record Scheduled / FailedScheduling events.
+  bool recordEvents = true;
+};
+
+class Scheduler;
+
+// Adds the scheduler (a controller named "scheduler", owned by the manager, and its watches) to
+// the manager. The answer may be dropped: it only reads the scheduler's counters.
+Result<std::unique_ptr<Scheduler>> addScheduler(Manager& manager, SchedulerOptions options = {});
+
+// What addScheduler answers: the scheduler's counters.
 class Scheduler {
  public:
-  struct Options {
-    // The spec.schedulerName this scheduler serves.
-    std::string schedulerName = "default-scheduler";
-    // An unschedulable pod is tried again at least this often, even if nothing changed.
-    Duration unschedulableRetry = std::chrono::minutes(5);
-    // Record Scheduled / FailedScheduling events.
-    bool recordEvents = true;
-  };
-
-  // `manager` must outlive the scheduler's use; the controller is owned by the manager.
-  explicit Scheduler(Manager& manager);
-  Scheduler(Manager& manager, Options options);
   ~Scheduler();
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;
-
-  // Registers the controller (named "scheduler") and its watches on the manager. Once.
-  Result<void> start();
 
   // Successful bindings so far.
   std::uint64_t bindings() const;
@@ -102,6 +104,9 @@ class Scheduler {
   std::size_t unschedulablePods() const;
 
  private:
+  friend Result<std::unique_ptr<Scheduler>> addScheduler(Manager&, SchedulerOptions);
+  Scheduler(Manager& manager, SchedulerOptions options);
+
   class Impl;
   std::shared_ptr<Impl> impl_;
 };

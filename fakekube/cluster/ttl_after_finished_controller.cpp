@@ -61,12 +61,10 @@ ReconcileOutcome reconcileJob(Manager& manager, const ReconcileRequest& request)
 
 Result<Controller*> addTtlAfterFinishedController(Manager& manager,
                                                   TtlAfterFinishedControllerOptions options) {
-  ControllerOptions controllerOptions;
-  controllerOptions.maxConcurrentReconciles = options.workers;
   return ControllerBuilder(manager)
       .named("ttl-after-finished")
       .forResource(kJobs)
-      .withOptions(std::move(controllerOptions))
+      .withOptions({.maxConcurrentReconciles = options.workers})
       .complete(
           [&manager](const ReconcileRequest& request) { return reconcileJob(manager, request); });
 }

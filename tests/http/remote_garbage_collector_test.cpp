@@ -99,9 +99,9 @@ TEST(RemoteGarbageCollectorTest, CollectsDependentsOverRest) {
   ThreadPoolExecutor executor(2);
   {
     Manager manager(executor, client);
-    GarbageCollector collector(manager);
-    auto started = collector.start();
-    ASSERT_TRUE(started.has_value()) << started.error().message;
+    auto added = addGarbageCollector(manager);
+    ASSERT_TRUE(added.has_value()) << added.error().message;
+    GarbageCollector& collector = **added;
     EXPECT_GT(collector.monitors(), 30u) << "a monitor per served resource";
     manager.start();
 

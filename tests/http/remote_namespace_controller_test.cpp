@@ -73,8 +73,9 @@ TEST(RemoteNamespaceControllerTest, DeletesTheContentsAndFinalizesTheNamespaceOv
   ThreadPoolExecutor executor(2);
   {
     Manager manager(executor, client);
-    NamespaceController controller(manager);
-    controller.start();
+    auto added = addNamespaceController(manager);
+    ASSERT_TRUE(added.has_value()) << added.error().message;
+    NamespaceController& controller = **added;
     manager.start();
 
     bool deleted = false;

@@ -20,6 +20,7 @@
 #include "fakekube/api/resources.h"
 #include "fakekube/apiserver/api_server.h"
 #include "fakekube/cluster/garbage_collector.h"
+#include "fakekube/runtime/manager.h"
 #include "fakekube/sim/sim_executor.h"
 #include "tools/bench/bench_util.h"
 
@@ -31,14 +32,16 @@ constexpr int kDependents = 1000;
 struct World {
   SimExecutor executor{SimExecutor::Options{.seed = 1}};
   std::unique_ptr<ApiServer> server;
+  std::unique_ptr<Manager> manager;
   std::unique_ptr<GarbageCollector> collector;
 
   World() {
     ApiServerOptions options;
     options.seed = 1;
     server = std::move(*ApiServer::open(executor.clock(), options));
-    collector = std::make_unique<GarbageCollector>(executor, *server);
-    collector->start();
+    manager = std::make_unique<Manager>(executor, *server);
+    collector = std::move(*addGarbageCollector(*manager));
+    manager->start();
     auto owner = server->create(
         kConfigMaps, "default",
         {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", "owner"}}}});
@@ -54,7 +57,10 @@ struct World {
     executor.advance(std::chrono::seconds(1));
     if (!collector->idle()) throw std::runtime_error("the collector did not settle");
   }
-  ~World() { collector.reset(); }
+  ~World() {
+    collector.reset();
+    manager.reset();
+  }
 
   bool collected() {
     auto pods = server->list(kPods, "default");

@@ -22,6 +22,7 @@
 #include "fakekube/client/in_process_client.h"
 #include "fakekube/cluster/garbage_collector.h"
 #include "fakekube/cluster/namespace_controller.h"
+#include "fakekube/runtime/manager.h"
 #include "fakekube/sim/sim_executor.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/contention_story.h"
@@ -78,9 +79,8 @@ std::string describe(const Json& object) {
   return text + ")";
 }
 
-int story(SimExecutor& executor, ApiServer& server, bool color) {
-  Timeline t(executor, server, color);
-
+// The namespaces a server starts with; creating in a missing one.
+void namespacesChapter(Timeline& t, ApiServer& server) {
   t.chapter(
       "1. Namespaces: the server starts with default, kube-system, kube-public, kube-node-lease");
   auto namespaces = server.list(kNamespaces, "");
@@ -93,7 +93,10 @@ int story(SimExecutor& executor, ApiServer& server, bool color) {
                      (**teamA)["status"]["phase"].get<std::string>()));
   auto missing = server.create(kPods, "team-b", pod("web-0"));
   t.error("create Pod team-b/web-0 in a namespace that does not exist", missing.error());
+}
 
+// What the server sets on a new pod; generateName; a name it refuses.
+void podDefaultsChapter(Timeline& t, ApiServer& server) {
   t.chapter("2. Pods: uid, creationTimestamp and defaults come from the server");
   t.tick();
   auto web0 = server.create(kPods, "team-a", pod("web-0"));
@@ -107,7 +110,10 @@ int story(SimExecutor& executor, ApiServer& server, bool color) {
   auto badName = server.create(kPods, "team-a", pod("Web_0"));
   t.error("create Pod team-a/Web_0", badName.error());
   t.line("(the rejected request left the revision where it was)");
+}
 
+// generation against resourceVersion.
+void generationChapter(Timeline& t, ApiServer& server) {
   t.chapter("3. Generation counts spec changes; resourceVersion counts every write");
   t.tick();
   auto web = server.create(kDeployments, "team-a", deployment("web", 1));
@@ -123,7 +129,10 @@ int story(SimExecutor& executor, ApiServer& server, bool color) {
   Json same = **web;
   web = server.update(kDeployments, "team-a", same);
   t.line("update with no change -> " + describe(**web) + ": no write, no new revision");
+}
 
+// Two writers of one object: the stale one gets 409 Conflict.
+void optimisticConcurrencyChapter(Timeline& t, ApiServer& server) {
   t.chapter("4. Optimistic concurrency: a stale resourceVersion gets 409 Conflict");
   t.tick();
   auto settings = server.create(kConfigMaps, "team-a",
@@ -144,7 +153,10 @@ int story(SimExecutor& executor, ApiServer& server, bool color) {
   retry["data"]["mode"] = "c";
   auto writtenByB = server.update(kConfigMaps, "team-a", retry);
   t.line("B re-reads and writes again -> " + describe(**writtenByB));
+}
 
+// A finalizer holds a deletion.
+void finalizersChapter(Timeline& t, ApiServer& server) {
   t.chapter("5. Finalizers hold a deletion until the last one is removed");
   t.tick();
   Json guarded = {{"metadata", {{"name", "guarded"}, {"finalizers", {"example.com/cleanup"}}}},
@@ -163,7 +175,10 @@ int story(SimExecutor& executor, ApiServer& server, bool color) {
   server.update(kConfigMaps, "team-a", released);
   auto gone = server.get(kConfigMaps, "team-a", "guarded");
   t.line(fmt::format("remove the finalizer -> the object is gone ({})", gone.error().message));
+}
 
+// Graceful deletion of a pod on a node.
+void gracefulDeletionChapter(Timeline& t, ApiServer& server) {
   t.chapter("6. Pods: graceful deletion on a node, immediate without one");
   t.tick();
   server.deleteObject(kPods, "team-a", "web-0");
@@ -179,7 +194,10 @@ int story(SimExecutor& executor, ApiServer& server, bool color) {
   now.gracePeriodSeconds = 0;
   server.deleteObject(kPods, "team-a", "web-1", now);
   t.line("the kubelet confirms with gracePeriodSeconds=0 -> gone");
+}
 
+// A CustomResourceDefinition, its objects and their status.
+void customResourcesChapter(Timeline& t, ApiServer& server) {
   t.chapter("7. Custom resources: a CRD makes a kind servable; status does not bump generation");
   t.tick();
   server.create(kCustomResourceDefinitions, "", widgetCrd());
@@ -202,7 +220,10 @@ int story(SimExecutor& executor, ApiServer& server, bool color) {
   meta::metadata(unversioned).erase("resourceVersion");
   t.error("update without a resourceVersion",
           server.update(kWidgets, "team-a", unversioned).error());
+}
 
+// A watch resumed from a resourceVersion, and after compaction.
+void watchChapter(Timeline& t, ApiServer& server) {
   t.chapter("8. Watch: resume from a resourceVersion and see exactly the later writes, in order");
   t.tick();
   WatchOptions from;
@@ -224,7 +245,10 @@ int story(SimExecutor& executor, ApiServer& server, bool color) {
   auto error = expired->tryNext();
   t.error(fmt::format("watch from rv {} after compaction", from.resourceVersion),
           Status::fromJson(*error->object));
+}
 
+// An informer that lags behind the server.
+void informerLagChapter(Timeline& t, SimExecutor& executor, ApiServer& server) {
   t.chapter("9. Informer lag: the write succeeded, the cache has not seen it yet");
   InProcessClient client(server);
   CacheOptions cacheOptions;
@@ -246,10 +270,11 @@ int story(SimExecutor& executor, ApiServer& server, bool color) {
   t.line(fmt::format("2 s later the event reaches the cache -> cached get: found (rv {})",
                      meta::resourceVersion(*cached.get(kPods, "team-a", "web-2"))));
   cache.stop();
+}
 
+// Owner references, followed by the garbage collector.
+void garbageCollectionChapter(Timeline& t, SimExecutor& executor, ApiServer& server) {
   t.chapter("10. Garbage collection follows owner references");
-  GarbageCollector collector(executor, server);
-  collector.start();
   auto owner = server.create(kDeployments, "team-a", deployment("api", 2));
   Json rs = {{"metadata",
               {{"name", "api-7d9f"},
@@ -283,10 +308,11 @@ int story(SimExecutor& executor, ApiServer& server, bool color) {
   t.line(fmt::format("the kubelet confirms the pods gone -> ReplicaSet: {}; Deployment: {}",
                      server.get(kReplicaSets, "team-a", "api-7d9f").error().message,
                      server.get(kDeployments, "team-a", "api").error().message));
+}
 
+// A namespace's deletion, finished by the namespace controller.
+void namespaceDeletionChapter(Timeline& t, SimExecutor& executor, ApiServer& server) {
   t.chapter("11. Deleting a namespace deletes its contents, waiting for their finalizers");
-  NamespaceController namespaceController(executor, server);
-  namespaceController.start();
   Json held = {{"metadata", {{"name", "held"}, {"finalizers", {"example.com/hold"}}}}};
   server.create(kConfigMaps, "team-a", held);
   server.deleteObject(kNamespaces, "", "team-a");
@@ -302,8 +328,28 @@ int story(SimExecutor& executor, ApiServer& server, bool color) {
   executor.advance(std::chrono::seconds(2));
   t.line(fmt::format("release the finalizer -> {}",
                      server.get(kNamespaces, "", "team-a").error().message));
-  collector.stop();
-  namespaceController.stop();
+}
+
+// The API server's rules, chapter by chapter; the last two with kube-controller-manager's
+// garbage collector and namespace controller.
+int story(SimExecutor& executor, ApiServer& server, bool color) {
+  Timeline t(executor, server, color);
+  namespacesChapter(t, server);
+  podDefaultsChapter(t, server);
+  generationChapter(t, server);
+  optimisticConcurrencyChapter(t, server);
+  finalizersChapter(t, server);
+  gracefulDeletionChapter(t, server);
+  customResourcesChapter(t, server);
+  watchChapter(t, server);
+  informerLagChapter(t, executor, server);
+  Manager controllers(executor, server);  // kube-controller-manager's, for the last two
+  auto collector = addGarbageCollector(controllers);
+  controllers.start();
+  garbageCollectionChapter(t, executor, server);
+  auto namespaceController = addNamespaceController(controllers);
+  namespaceDeletionChapter(t, executor, server);
+  controllers.stop();
 
   std::printf("\n%lld writes in %.0f virtual seconds; every line above is a real API request.\n",
               static_cast<long long>(server.revision()),

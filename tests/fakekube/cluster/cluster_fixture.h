@@ -14,6 +14,7 @@
 #include "fakekube/apiserver/fixture.h"
 #include "fakekube/cluster/garbage_collector.h"
 #include "fakekube/cluster/namespace_controller.h"
+#include "fakekube/runtime/manager.h"
 
 namespace fakekube::clustertest {
 
@@ -55,19 +56,23 @@ class ClusterTest : public ApiServerTest {
  protected:
   void SetUp() override {
     ApiServerTest::SetUp();
-    gc = std::make_unique<GarbageCollector>(ex, *server);
-    gc->start();
+    manager = std::make_unique<Manager>(ex, *server);
+    startGarbageCollector();
+    manager->start();
     settle();
   }
 
   void TearDown() override {
     namespaces.reset();
     gc.reset();
+    manager.reset();
   }
 
+  // A fresh collector on the manager (it lists at once, as a restarted one does).
+  void startGarbageCollector() { gc = must(addGarbageCollector(*manager), "addGarbageCollector"); }
+
   void startNamespaceController() {
-    namespaces = std::make_unique<NamespaceController>(ex, *server);
-    namespaces->start();
+    namespaces = must(addNamespaceController(*manager), "addNamespaceController");
     settle();
   }
 
@@ -99,6 +104,8 @@ class ClusterTest : public ApiServerTest {
     mergePatch(gvr, ns, name, {{"metadata", {{"finalizers", nullptr}}}});
   }
 
+  // The controllers' manager; it outlives them.
+  std::unique_ptr<Manager> manager;
   std::unique_ptr<GarbageCollector> gc;
   std::unique_ptr<NamespaceController> namespaces;
 };

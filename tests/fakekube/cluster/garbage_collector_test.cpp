@@ -202,8 +202,7 @@ TEST_F(GarbageCollectorTest, DanglingReferencesLeftBeforeTheCollectorStartedAreC
   ex.runUntilIdle();
   EXPECT_TRUE(exists(kConfigMaps, "default", "dep"));
 
-  gc = std::make_unique<GarbageCollector>(ex, *server);
-  gc->start();
+  startGarbageCollector();
   settle();
   EXPECT_FALSE(exists(kConfigMaps, "default", "dep"));
 }

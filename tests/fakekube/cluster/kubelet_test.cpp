@@ -349,10 +349,8 @@ std::string seededRun(std::uint64_t seed) {
       config.cpu = "2";
       (void)addNode(client, ex.clock(), config);
     }
-    Scheduler scheduler(manager);
-    Kubelet kubelet(manager, behaviors, &network);
-    (void)scheduler.start();
-    (void)kubelet.start();
+    auto scheduler = addScheduler(manager);
+    auto kubelet = addKubelet(manager, {.behaviors = &behaviors, .network = &network});
     manager.start();
     for (int i = 0; i < 6; ++i) {
       Json p = podWith("p" + std::to_string(i), {container("main",

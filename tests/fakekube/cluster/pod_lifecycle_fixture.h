@@ -65,21 +65,20 @@ class PodLifecycleTest : public ApiServerTest {
     kubelet.reset();
     manager.reset();
     scheduler.reset();
-    lifecycle.reset();
   }
 
   // Starts the scheduler, the kubelet and the node lifecycle controller (each unless switched
   // off) and lets the caches sync.
   void startCluster(bool withKubelet = true, bool withLifecycle = true) {
-    scheduler = std::make_unique<Scheduler>(*manager, schedulerOptions);
-    ASSERT_TRUE(scheduler->start().has_value());
+    scheduler = must(addScheduler(*manager, schedulerOptions), "addScheduler");
     if (withKubelet) {
-      kubelet = std::make_unique<Kubelet>(*manager, behaviors, network.get(), kubeletOptions);
-      ASSERT_TRUE(kubelet->start().has_value());
+      KubeletOptions options = kubeletOptions;
+      options.behaviors = &behaviors;
+      options.network = network.get();
+      kubelet = must(addKubelet(*manager, options), "addKubelet");
     }
     if (withLifecycle) {
-      lifecycle = std::make_unique<NodeLifecycleController>(*manager, lifecycleOptions);
-      ASSERT_TRUE(lifecycle->start().has_value());
+      ASSERT_TRUE(addNodeLifecycleController(*manager, lifecycleOptions).has_value());
     }
     manager->start();
     ex.runUntilIdle();
@@ -132,12 +131,11 @@ class PodLifecycleTest : public ApiServerTest {
   std::unique_ptr<Manager> manager;
   std::unique_ptr<Network> network;
   BehaviorRegistry behaviors;
-  Scheduler::Options schedulerOptions;
-  Kubelet::Options kubeletOptions;
-  NodeLifecycleController::Options lifecycleOptions;
+  SchedulerOptions schedulerOptions;
+  KubeletOptions kubeletOptions;
+  NodeLifecycleControllerOptions lifecycleOptions;
   std::unique_ptr<Scheduler> scheduler;
   std::unique_ptr<Kubelet> kubelet;
-  std::unique_ptr<NodeLifecycleController> lifecycle;
   TimePoint start;
 };
 

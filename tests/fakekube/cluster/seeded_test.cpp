@@ -17,14 +17,15 @@ class SeededRun {
     ApiServerOptions options;
     options.seed = seed;
     server = must(ApiServer::open(ex.clock(), options), "open");
-    gc = std::make_unique<GarbageCollector>(ex, *server);
-    namespaces = std::make_unique<NamespaceController>(ex, *server);
-    gc->start();
-    namespaces->start();
+    manager = std::make_unique<Manager>(ex, *server);
+    gc = must(addGarbageCollector(*manager), "addGarbageCollector");
+    namespaces = must(addNamespaceController(*manager), "addNamespaceController");
+    manager->start();
   }
   ~SeededRun() {
     namespaces.reset();
     gc.reset();
+    manager.reset();
   }
 
   Json create(const GroupVersionResource& gvr, Json object) {
@@ -47,6 +48,7 @@ class SeededRun {
 
   SimExecutor ex;
   std::unique_ptr<ApiServer> server;
+  std::unique_ptr<Manager> manager;
   std::unique_ptr<GarbageCollector> gc;
   std::unique_ptr<NamespaceController> namespaces;
 };
