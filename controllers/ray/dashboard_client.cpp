@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "controllers/ray/constants.h"
+#include "controllers/ray/json_members.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/yaml.h"
@@ -75,11 +76,6 @@ std::uint64_t unsignedMember(const Json& j, const char* key) {
   if (it->is_number_integer())
     return static_cast<std::uint64_t>(std::max<std::int64_t>(0, it->get<std::int64_t>()));
   return static_cast<std::uint64_t>(std::max(0.0, it->get<double>()));
-}
-
-std::string stringMember(const Json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
 class NetworkTransport final : public DashboardTransport {

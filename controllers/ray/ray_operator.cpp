@@ -63,7 +63,9 @@ Result<void> addRayOperator(Manager& manager, const std::set<std::string>& contr
                                                     : httpDashboardClients();
   }
   if (controllers.contains("rayjob")) {
-    if (auto added = addRayJobController(manager, options, dashboards); !added)
+    OperatorOptions rayJobOptions = options;
+    rayJobOptions.dashboardClients = dashboards;
+    if (auto added = addRayJobController(manager, rayJobOptions); !added)
       return tl::unexpected(added.error());
   }
   if (controllers.contains("rayservice")) {

@@ -205,19 +205,9 @@ std::optional<ReconcileOutcome> RayClusterReconciler::reconcileRedisCleanupFinal
   const bool embedded =
       stringMember(memberOrNull(spec, "gcsFaultToleranceOptions"), "backend") == "rocksdb";
   const std::string finalizer(kGCSFaultToleranceRedisCleanupFinalizer);
-  // The RayCluster written back with the finalizer added or removed (the cached one is shared).
-  auto writeFinalizer = [&](bool add) {
-    Json written = instance;
-    if (add) {
-      meta::addFinalizer(written, finalizer);
-    } else {
-      meta::removeFinalizer(written, finalizer);
-    }
-    return client().update(kRayClusters, std::move(written));
-  };
   // A cluster that moved to the embedded backend keeps a stale finalizer: drop it on deletion.
   if (meta::isDeleting(instance) && embedded && meta::hasFinalizer(instance, finalizer)) {
-    if (auto updated = writeFinalizer(false); !updated) {
+    if (auto updated = writeRedisCleanupFinalizer(instance, false); !updated) {
       return reconcileError(updated.error(), requeueSoon);
     }
     return ReconcileResult{};
@@ -225,36 +215,41 @@ std::optional<ReconcileOutcome> RayClusterReconciler::reconcileRedisCleanupFinal
   if (!options_.enableGcsFtRedisCleanup || !isGcsFaultToleranceEnabled(instance) || embedded) {
     return std::nullopt;
   }
+  if (meta::isDeleting(instance)) return reconcileRedisCleanupOnDeletion(instance);
+  if (meta::hasFinalizer(instance, finalizer)) return std::nullopt;
+  if (auto updated = writeRedisCleanupFinalizer(instance, true); !updated) {
+    Status error = updated.error();
+    error.message = fmt::format("failed to add the finalizer {} to the RayCluster: {}", finalizer,
+                                error.message);
+    return reconcileError(error, requeueSoon);
+  }
+  // Only start reconciling the cluster once the finalizer is on it.
+  return requeueSoon;
+}
+
+Result<Json> RayClusterReconciler::writeRedisCleanupFinalizer(const Json& instance, bool add) {
+  const std::string finalizer(kGCSFaultToleranceRedisCleanupFinalizer);
+  Json written = instance;
+  if (add) {
+    meta::addFinalizer(written, finalizer);
+  } else {
+    meta::removeFinalizer(written, finalizer);
+  }
+  return client().update(kRayClusters, std::move(written));
+}
+
+ReconcileOutcome RayClusterReconciler::reconcileRedisCleanupOnDeletion(const Json& instance) {
+  const ReconcileResult requeueSoon{.requeueAfter = kRayClusterDefaultRequeueDuration};
   const std::string ns = meta::namespace_(instance);
   const std::string name = meta::name(instance);
-  if (!meta::isDeleting(instance)) {
-    if (meta::hasFinalizer(instance, finalizer)) return std::nullopt;
-    if (auto updated = writeFinalizer(true); !updated) {
-      Status error = updated.error();
-      error.message = fmt::format("failed to add the finalizer {} to the RayCluster: {}", finalizer,
-                                  error.message);
-      return reconcileError(error, requeueSoon);
-    }
-    // Only start reconciling the cluster once the finalizer is on it.
-    return requeueSoon;
-  }
-
-  // Being deleted: the head pod first (its GCS must stop writing to Redis), the workers too.
+  // The head pod first (its GCS must stop writing to Redis), the workers too.
   const std::vector<ObjectPtr> pods = clusterObjects(kPods, ns, name);
   const std::vector<ObjectPtr> headPods = withLabel(pods, kRayNodeTypeLabelKey, kHeadNode);
-  if (auto deleted = deleteAllPods(
-          ns,
-          selectorOf({{kRayClusterLabelKey, name}, {kRayNodeTypeLabelKey, std::string(kHeadNode)}}),
-          headPods);
-      !deleted) {
-    return reconcileError(deleted.error(), requeueSoon);
-  }
-  if (auto deleted = deleteAllPods(ns,
-                                   selectorOf({{kRayClusterLabelKey, name},
-                                               {kRayNodeTypeLabelKey, std::string(kWorkerNode)}}),
-                                   withLabel(pods, kRayNodeTypeLabelKey, kWorkerNode));
-      !deleted) {
-    return reconcileError(deleted.error(), requeueSoon);
+  for (std::string_view nodeType : {kHeadNode, kWorkerNode}) {
+    const auto selector =
+        selectorOf({{kRayClusterLabelKey, name}, {kRayNodeTypeLabelKey, std::string(nodeType)}});
+    auto deleted = deleteAllPods(ns, selector, withLabel(pods, kRayNodeTypeLabelKey, nodeType));
+    if (!deleted) return reconcileError(deleted.error(), requeueSoon);
   }
   if (!headPods.empty()) {
     // Terminating a head takes much longer than 2 s.
@@ -271,23 +266,26 @@ std::optional<ReconcileOutcome> RayClusterReconciler::reconcileRedisCleanupFinal
     if (seconds > 0 && used == annotation.size()) timeout = std::chrono::seconds(seconds);
   } catch (...) {
   }
-  TimePoint deletedAtTime;
-  const bool hasDeletedAt = parseRfc3339(meta::deletionTimestamp(instance), &deletedAtTime);
-  const TimePoint* deletedAt = hasDeletedAt ? &deletedAtTime : nullptr;
-  if (deletedAt && now() - *deletedAt >= timeout) {
-    if (auto updated = writeFinalizer(false); !updated) {
+  TimePoint deletedAt;
+  if (parseRfc3339(meta::deletionTimestamp(instance), &deletedAt) && now() - deletedAt >= timeout) {
+    if (auto updated = writeRedisCleanupFinalizer(instance, false); !updated) {
       return reconcileError(updated.error(), requeueSoon);
     }
     event(instance, "Warning", "ForceDeletedStuckCluster",
           fmt::format("Force-removed GCS FT finalizer after {}s due to Redis cleanup timeout; "
                       "Redis storage namespace \"{}\" may need manual cleanup",
-                      std::chrono::duration_cast<std::chrono::seconds>(now() - *deletedAt).count(),
+                      std::chrono::duration_cast<std::chrono::seconds>(now() - deletedAt).count(),
                       meta::annotation(instance, kRayExternalStorageNSAnnotationKey)));
     return ReconcileResult{};
   }
+  return reconcileRedisCleanupJob(instance);
+}
 
-  std::vector<ObjectPtr> jobs =
-      withLabel(clusterObjects(kJobs, ns, name), kRayNodeTypeLabelKey, kRedisCleanupNode);
+ReconcileOutcome RayClusterReconciler::reconcileRedisCleanupJob(const Json& instance) {
+  const ReconcileResult requeueSoon{.requeueAfter = kRayClusterDefaultRequeueDuration};
+  const std::string ns = meta::namespace_(instance);
+  std::vector<ObjectPtr> jobs = withLabel(clusterObjects(kJobs, ns, meta::name(instance)),
+                                          kRayNodeTypeLabelKey, kRedisCleanupNode);
   if (!jobs.empty()) {
     const Json& conditions = memberOrNull(memberOrNull(*jobs.front(), "status"), "conditions");
     bool finished = false;
@@ -301,7 +299,7 @@ std::optional<ReconcileOutcome> RayClusterReconciler::reconcileRedisCleanupFinal
       }
     }
     if (!finished) return requeueSoon;  // the Job is still running
-    if (auto updated = writeFinalizer(false); !updated) {
+    if (auto updated = writeRedisCleanupFinalizer(instance, false); !updated) {
       return reconcileError(updated.error(), requeueSoon);
     }
     return ReconcileResult{};

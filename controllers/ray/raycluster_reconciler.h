@@ -18,6 +18,7 @@
 
 #include "controllers/ray/batchscheduler/batch_scheduler.h"
 #include "controllers/ray/constants.h"
+#include "controllers/ray/json_members.h"
 #include "controllers/ray/naming.h"
 #include "controllers/ray/operator_options.h"
 #include "controllers/ray/raycluster_status.h"
@@ -31,20 +32,6 @@
 namespace fakekube::ray {
 
 using Failure = std::optional<ReconcileFailure>;
-
-inline const Json& memberOrNull(const Json& object, std::string_view key) {
-  static const Json kNull;
-  const Json* found = jsonFind(object, key);
-  return found != nullptr ? *found : kNull;
-}
-
-// The member's text, or "" when it is absent or not a string: a reference into `object`, which
-// must outlive it.
-inline const std::string& stringMember(const Json& object, std::string_view key) {
-  static const std::string kEmpty;
-  const Json& v = memberOrNull(object, key);
-  return v.is_string() ? v.get_ref<const std::string&>() : kEmpty;
-}
 
 // errors.Join(tag, err): the tag, a newline, the error.
 inline ReconcileFailure tagged(std::string_view tag, const Status& error) {
@@ -108,6 +95,13 @@ class RayClusterReconciler : public std::enable_shared_from_this<RayClusterRecon
   ReconcileOutcome rayClusterReconcile(ObjectPtr cached);
   // The GCS fault tolerance Redis cleanup finalizer; nullopt: carry on with the round.
   std::optional<ReconcileOutcome> reconcileRedisCleanupFinalizer(const Json& instance);
+  // The RayCluster written back with the finalizer added or removed (the cached one is shared).
+  Result<Json> writeRedisCleanupFinalizer(const Json& instance, bool add);
+  // A RayCluster with the finalizer being deleted: its pods go, then the Redis cleanup Job runs
+  // (or the deletion timeout passes), then the finalizer goes.
+  ReconcileOutcome reconcileRedisCleanupOnDeletion(const Json& instance);
+  // The Redis cleanup Job, once; the finalizer goes when it finished.
+  ReconcileOutcome reconcileRedisCleanupJob(const Json& instance);
   // The autoscaler's ServiceAccount, Role and RoleBinding (autoscaler_rbac.h).
   Failure reconcileAutoscalerServiceAccount(const Json& instance);
   Failure reconcileAutoscalerRole(const Json& instance);

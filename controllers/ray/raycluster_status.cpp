@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "controllers/ray/constants.h"
+#include "controllers/ray/json_members.h"
 #include "controllers/ray/naming.h"
 #include "controllers/ray/raycluster_types.h"
 #include "controllers/ray/service_builder.h"
@@ -20,18 +21,17 @@ namespace fakekube::ray {
 
 namespace {
 
-const Json& memberOrNull(const Json& object, std::string_view key) {
-  static const Json kNull;
-  const Json* found = jsonFind(object, key);
-  return found != nullptr ? *found : kNull;
-}
-
-// The member's text, or "" when it is absent or not a string: a reference into `object`, which
-// must outlive it.
-const std::string& stringMember(const Json& object, std::string_view key) {
-  static const std::string kEmpty;
-  const Json& v = memberOrNull(object, key);
-  return v.is_string() ? v.get_ref<const std::string&>() : kEmpty;
+// FindRayClusterSuspendStatus over a conditions array: the first Suspending or Suspended
+// condition that is True ("" when none is).
+std::string suspendStatusOf(const Json& conditions) {
+  for (const Json& c : conditions) {
+    const std::string type = stringMember(c, "type");
+    if ((type == kRayClusterSuspending || type == kRayClusterSuspended) &&
+        stringMember(c, "status") == "True") {
+      return type;
+    }
+  }
+  return "";
 }
 
 bool isRunningAndReady(const Json& pod) {
@@ -192,14 +192,7 @@ void removeStatusCondition(Json& conditions, std::string_view type) {
 std::string findRayClusterSuspendStatus(const Json& rayCluster) {
   const Json& conditions = memberOrNull(memberOrNull(rayCluster, "status"), "conditions");
   if (!conditions.is_array()) return "";
-  for (const Json& c : conditions) {
-    const std::string type = stringMember(c, "type");
-    if ((type == kRayClusterSuspending || type == kRayClusterSuspended) &&
-        stringMember(c, "status") == "True") {
-      return type;
-    }
-  }
-  return "";
+  return suspendStatusOf(conditions);
 }
 
 bool checkAllPodsRunning(const std::vector<ObjectPtr>& pods) {
@@ -245,8 +238,162 @@ DesiredResources calculateDesiredResources(const Json& rayCluster) {
   return out;
 }
 
+namespace {
+
+// omitempty: a zero count is absent.
+void setCount(Json& status, const char* key, std::int64_t value) {
+  if (value == 0) {
+    status.erase(key);
+  } else {
+    jsonMember(status, key) = value;
+  }
+}
+
+// The worker counts (CalculateReadyReplicas, CalculateAvailableReplicas,
+// CalculateDesiredReplicas, CalculateMinReplicas, CalculateMaxReplicas); answers the desired.
+std::int32_t updateWorkerReplicas(Json& status, const Json& instance,
+                                  const std::vector<ObjectPtr>& pods) {
+  std::int32_t ready = 0, available = 0, desired = 0, minReplicas = 0;
+  std::int64_t maxReplicas = 0;
+  for (const ObjectPtr& podPtr : pods) {
+    const Json& pod = *podPtr;
+    if (!isWorker(pod)) continue;
+    if (isRunningAndReady(pod)) ++ready;
+    if (stringMember(memberOrNull(pod, "status"), "phase") == "Running") ++available;
+  }
+  for (const WorkerGroupSpec& group : workerGroupSpecs(instance)) {
+    desired += workerGroupDesiredReplicas(group);
+    if (group.suspend) continue;
+    minReplicas += group.minReplicas.value_or(0) * group.numOfHosts;
+    maxReplicas += static_cast<std::int64_t>(
+                       group.maxReplicas.value_or(std::numeric_limits<std::int32_t>::max())) *
+                   group.numOfHosts;
+  }
+  maxReplicas = std::min<std::int64_t>(maxReplicas, std::numeric_limits<std::int32_t>::max());
+  setCount(status, "readyWorkerReplicas", ready);
+  setCount(status, "availableWorkerReplicas", available);
+  setCount(status, "desiredWorkerReplicas", desired);
+  setCount(status, "minWorkerReplicas", minReplicas);
+  setCount(status, "maxWorkerReplicas", maxReplicas);
+  return desired;
+}
+
+// RayClusterProvisioned (until it first holds), then the suspension conditions.
+void updateProvisionedAndSuspendConditions(Json& conditions, const Json& instance,
+                                           const std::vector<ObjectPtr>& pods, TimePoint now) {
+  const std::string suspendStatus = suspendStatusOf(conditions);
+  if (!isStatusConditionTrue(conditions, kRayClusterProvisioned) &&
+      suspendStatus != kRayClusterSuspended) {
+    if (checkAllPodsRunning(pods)) {
+      setStatusCondition(conditions, kRayClusterProvisioned, "True",
+                         kAllPodRunningAndReadyFirstTime,
+                         "All Ray Pods are ready for the first time", now);
+    } else {
+      setStatusCondition(conditions, kRayClusterProvisioned, "False", kRayClusterPodsProvisioning,
+                         "RayCluster Pods are being provisioned for first time", now);
+    }
+  }
+  if (suspendStatus == kRayClusterSuspending) {
+    if (pods.empty()) {
+      setStatusCondition(conditions, kRayClusterProvisioned, "False", kRayClusterPodsProvisioning,
+                         "RayCluster has been suspended", now);
+      setStatusCondition(conditions, kRayClusterSuspending, "False", kRayClusterSuspending, "",
+                         now);
+      setStatusCondition(conditions, kRayClusterSuspended, "True", kRayClusterSuspended, "", now);
+    }
+  } else if (suspendStatus == kRayClusterSuspended) {
+    const Json& suspend = memberOrNull(memberOrNull(instance, "spec"), "suspend");
+    if (suspend.is_boolean() && !suspend.get<bool>()) {
+      setStatusCondition(conditions, kRayClusterSuspended, "False", kRayClusterSuspended, "", now);
+    }
+  } else {
+    setStatusCondition(conditions, kRayClusterSuspended, "False", kRayClusterSuspended, "", now);
+    setStatusCondition(conditions, kRayClusterSuspending,
+                       isSuspendRequested(instance) ? "True" : "False", kRayClusterSuspending, "",
+                       now);
+  }
+}
+
+// updateEndpoints: each named port of the head Service, by its nodePort, else its targetPort.
+void updateEndpoints(Json& status, const std::vector<ObjectPtr>& headServices) {
+  if (headServices.empty()) return;
+  const Json& svc = *headServices.front();
+  Json endpoints = memberOrNull(status, "endpoints");
+  if (!endpoints.is_object()) endpoints = Json::object();
+  const Json& ports = memberOrNull(memberOrNull(svc, "spec"), "ports");
+  if (ports.is_array()) {
+    for (const Json& port : ports) {
+      const std::string portName = stringMember(port, "name");
+      if (portName.empty()) continue;
+      const Json& nodePort = memberOrNull(port, "nodePort");
+      const Json& target = memberOrNull(port, "targetPort");
+      if (nodePort.is_number_integer() && nodePort.get<std::int64_t>() != 0) {
+        endpoints[portName] = std::to_string(nodePort.get<std::int64_t>());
+      } else if (target.is_number_integer() && target.get<std::int64_t>() != 0) {
+        endpoints[portName] = std::to_string(target.get<std::int64_t>());
+      } else if (target.is_string() && !target.get<std::string>().empty()) {
+        endpoints[portName] = target.get<std::string>();
+      }
+    }
+  }
+  if (endpoints.empty()) {
+    status.erase("endpoints");
+  } else {
+    jsonMember(status, "endpoints") = std::move(endpoints);
+  }
+}
+
+// updateHeadInfo: the head pod's name and IP, the head Service's name and IP (the pod's for a
+// headless Service). Exactly one head Service with a cluster IP, or an error.
+Result<void> updateHeadInfo(Json& status, const std::string& name, const Json* headPod,
+                            const std::vector<ObjectPtr>& headServices) {
+  Json head = Json::object();
+  if (headPod) {
+    const std::string podIp = stringMember(memberOrNull(*headPod, "status"), "podIP");
+    if (!podIp.empty()) jsonMember(head, "podIP") = podIp;
+    jsonMember(head, "podName") = meta::name(*headPod);
+  }
+  const std::string selector =
+      fmt::format("ray.io/cluster={},ray.io/identifier={},ray.io/node-type=head", name,
+                  checkLabel(generateIdentifier(name, kHeadNode)));
+  if (headServices.empty()) {
+    return tl::unexpected(Status::internal(fmt::format(
+        "unable to find head service. cluster name {}, filter labels {}", name, selector)));
+  }
+  if (headServices.size() > 1) {
+    return tl::unexpected(Status::internal(fmt::format(
+        "found multiple head services. cluster name {}, filter labels {}", name, selector)));
+  }
+  const Json& svc = *headServices.front();
+  const std::string clusterIp = stringMember(memberOrNull(svc, "spec"), "clusterIP");
+  if (clusterIp.empty()) {
+    return tl::unexpected(Status::internal(fmt::format(
+        "head service IP is empty. cluster name {}, filter labels {}", name, selector)));
+  }
+  std::string serviceIp = clusterIp;
+  if (clusterIp == "None") {
+    serviceIp = headPod ? stringMember(memberOrNull(*headPod, "status"), "podIP") : "";
+  }
+  if (!serviceIp.empty()) jsonMember(head, "serviceIP") = serviceIp;
+  jsonMember(head, "serviceName") = meta::name(svc);
+  jsonMember(status, "head") = std::move(head);
+  return {};
+}
+
+// The time the state changed, when it did.
+void updateStateTransitionTimes(Json& status, const Json& oldStatus, TimePoint now) {
+  const std::string oldState = stringMember(oldStatus, "state");
+  const std::string newState = stringMember(status, "state");
+  if (oldState == newState) return;
+  Json times = toJsonStatusTimes(status);
+  times[newState] = formatRfc3339(now);
+  jsonMember(status, "stateTransitionTimes") = std::move(times);
+}
+
+}  // namespace
+
 Result<Json> calculateStatus(const Json& instance, const ReconcileFailure* reconcileError,
-                             const std::vector<ObjectPtr>& allPods,
+                             const std::vector<ObjectPtr>& pods,
                              const std::vector<ObjectPtr>& headServices, TimePoint now) {
   // The body of the status write: everything but the spec, which a status write takes from the
   // stored object whatever the body says (and which is most of a RayCluster's size).
@@ -267,66 +414,30 @@ Result<Json> calculateStatus(const Json& instance, const ReconcileFailure* recon
   } else {
     removeStatusCondition(conditions, kRayClusterReplicaFailure);
   }
-
   jsonMember(status, "observedGeneration") = meta::generation(instance);
-
   const std::string name = meta::name(next);
-  const std::vector<ObjectPtr>* pods = &allPods;
-
-  std::int32_t ready = 0, available = 0, desired = 0, minReplicas = 0;
-  std::int64_t maxReplicas = 0;
-  for (const ObjectPtr& podPtr : *pods) {
-    const Json& pod = *podPtr;
-    if (!isWorker(pod)) continue;
-    if (isRunningAndReady(pod)) ++ready;
-    if (stringMember(memberOrNull(pod, "status"), "phase") == "Running") ++available;
-  }
-  for (const WorkerGroupSpec& group : workerGroupSpecs(instance)) {
-    desired += workerGroupDesiredReplicas(group);
-    if (group.suspend) continue;
-    minReplicas += group.minReplicas.value_or(0) * group.numOfHosts;
-    maxReplicas += static_cast<std::int64_t>(
-                       group.maxReplicas.value_or(std::numeric_limits<std::int32_t>::max())) *
-                   group.numOfHosts;
-  }
-  maxReplicas = std::min<std::int64_t>(maxReplicas, std::numeric_limits<std::int32_t>::max());
-  // omitempty: a zero count is absent.
-  auto setCount = [&status](const char* key, std::int64_t value) {
-    if (value == 0) {
-      status.erase(key);
-    } else {
-      jsonMember(status, key) = value;
-    }
-  };
-  setCount("readyWorkerReplicas", ready);
-  setCount("availableWorkerReplicas", available);
-  setCount("desiredWorkerReplicas", desired);
-  setCount("minWorkerReplicas", minReplicas);
-  setCount("maxWorkerReplicas", maxReplicas);
-
+  const std::int32_t desired = updateWorkerReplicas(status, instance, pods);
   const DesiredResources resources = calculateDesiredResources(instance);
   jsonMember(status, "desiredCPU") = resources.cpu;
   jsonMember(status, "desiredMemory") = resources.memory;
   jsonMember(status, "desiredGPU") = resources.gpu;
   jsonMember(status, "desiredTPU") = resources.tpu;
-
-  if (!reconcileError && pods->size() == static_cast<std::size_t>(desired) + 1 &&
-      checkAllPodsRunning(*pods)) {
+  if (!reconcileError && pods.size() == static_cast<std::size_t>(desired) + 1 &&
+      checkAllPodsRunning(pods)) {
     jsonMember(status, "state") = std::string(kStateReady);
     status.erase("reason");
   }
 
   // The head pod (GetRayClusterHeadPod): none, one, or an error for several.
-  std::vector<const Json*> headPodList;
-  for (const ObjectPtr& pod : *pods) {
-    if (meta::label(*pod, kRayNodeTypeLabelKey) == kHeadNode) headPodList.push_back(pod.get());
+  std::vector<const Json*> headPods;
+  for (const ObjectPtr& pod : pods) {
+    if (meta::label(*pod, kRayNodeTypeLabelKey) == kHeadNode) headPods.push_back(pod.get());
   }
-  const std::vector<const Json*>* headPods = &headPodList;
-  if (headPods->size() > 1) {
+  if (headPods.size() > 1) {
     return tl::unexpected(Status::internal(fmt::format(
         "found multiple heads. filter labels ray.io/cluster={},ray.io/node-type=head", name)));
   }
-  const Json* headPod = headPods->empty() ? nullptr : headPods->front();
+  const Json* headPod = headPods.empty() ? nullptr : headPods.front();
   if (!headPod) {
     setStatusCondition(conditions, kHeadPodReady, "False", kHeadPodNotFound, "Head Pod not found",
                        now);
@@ -334,129 +445,21 @@ Result<Json> calculateStatus(const Json& instance, const ReconcileFailure* recon
     ConditionValue c = headPodReadyCondition(*headPod);
     setStatusCondition(conditions, kHeadPodReady, c.status, c.reason, c.message, now);
   }
-
-  // findRayClusterSuspendStatus on the conditions computed so far.
-  std::string suspendStatus;
-  for (const Json& c : conditions) {
-    const std::string type = stringMember(c, "type");
-    if ((type == kRayClusterSuspending || type == kRayClusterSuspended) &&
-        stringMember(c, "status") == "True") {
-      suspendStatus = type;
-      break;
-    }
-  }
-  if (!isStatusConditionTrue(conditions, kRayClusterProvisioned) &&
-      suspendStatus != kRayClusterSuspended) {
-    if (checkAllPodsRunning(*pods)) {
-      setStatusCondition(conditions, kRayClusterProvisioned, "True",
-                         kAllPodRunningAndReadyFirstTime,
-                         "All Ray Pods are ready for the first time", now);
-    } else {
-      setStatusCondition(conditions, kRayClusterProvisioned, "False", kRayClusterPodsProvisioning,
-                         "RayCluster Pods are being provisioned for first time", now);
-    }
-  }
-  const bool suspendRequested = isSuspendRequested(instance);
-  if (suspendStatus == kRayClusterSuspending) {
-    if (pods->empty()) {
-      setStatusCondition(conditions, kRayClusterProvisioned, "False", kRayClusterPodsProvisioning,
-                         "RayCluster has been suspended", now);
-      setStatusCondition(conditions, kRayClusterSuspending, "False", kRayClusterSuspending, "",
-                         now);
-      setStatusCondition(conditions, kRayClusterSuspended, "True", kRayClusterSuspended, "", now);
-    }
-  } else if (suspendStatus == kRayClusterSuspended) {
-    const Json& spec = memberOrNull(instance, "spec");
-    const Json& suspend = memberOrNull(spec, "suspend");
-    if (suspend.is_boolean() && !suspend.get<bool>()) {
-      setStatusCondition(conditions, kRayClusterSuspended, "False", kRayClusterSuspended, "", now);
-    }
-  } else {
-    setStatusCondition(conditions, kRayClusterSuspended, "False", kRayClusterSuspended, "", now);
-    setStatusCondition(conditions, kRayClusterSuspending, suspendRequested ? "True" : "False",
-                       kRayClusterSuspending, "", now);
-  }
-
-  if (isSuspendRequested(instance) && pods->empty()) {
+  updateProvisionedAndSuspendConditions(conditions, instance, pods, now);
+  if (isSuspendRequested(instance) && pods.empty()) {
     jsonMember(status, "state") = std::string(kStateSuspended);
   }
-
-  // updateEndpoints.
-  const std::vector<ObjectPtr>* services = &headServices;
-  if (!services->empty()) {
-    const Json& svc = *services->front();
-    Json endpoints = memberOrNull(status, "endpoints");
-    if (!endpoints.is_object()) endpoints = Json::object();
-    const Json& ports = memberOrNull(memberOrNull(svc, "spec"), "ports");
-    if (ports.is_array()) {
-      for (const Json& port : ports) {
-        const std::string portName = stringMember(port, "name");
-        if (portName.empty()) continue;
-        const Json& nodePort = memberOrNull(port, "nodePort");
-        const Json& target = memberOrNull(port, "targetPort");
-        if (nodePort.is_number_integer() && nodePort.get<std::int64_t>() != 0) {
-          endpoints[portName] = std::to_string(nodePort.get<std::int64_t>());
-        } else if (target.is_number_integer() && target.get<std::int64_t>() != 0) {
-          endpoints[portName] = std::to_string(target.get<std::int64_t>());
-        } else if (target.is_string() && !target.get<std::string>().empty()) {
-          endpoints[portName] = target.get<std::string>();
-        }
-      }
-    }
-    if (endpoints.empty()) {
-      status.erase("endpoints");
-    } else {
-      jsonMember(status, "endpoints") = std::move(endpoints);
-    }
+  updateEndpoints(status, headServices);
+  if (auto head = updateHeadInfo(status, name, headPod, headServices); !head) {
+    return tl::unexpected(head.error());
   }
-
-  // updateHeadInfo.
-  Json head = Json::object();
-  if (headPod) {
-    const std::string podIp = stringMember(memberOrNull(*headPod, "status"), "podIP");
-    if (!podIp.empty()) jsonMember(head, "podIP") = podIp;
-    jsonMember(head, "podName") = meta::name(*headPod);
-  }
-  const std::string selector =
-      fmt::format("ray.io/cluster={},ray.io/identifier={},ray.io/node-type=head", name,
-                  checkLabel(generateIdentifier(name, kHeadNode)));
-  if (services->empty()) {
-    return tl::unexpected(Status::internal(fmt::format(
-        "unable to find head service. cluster name {}, filter labels {}", name, selector)));
-  }
-  if (services->size() > 1) {
-    return tl::unexpected(Status::internal(fmt::format(
-        "found multiple head services. cluster name {}, filter labels {}", name, selector)));
-  }
-  const Json& svc = *services->front();
-  const std::string clusterIp = stringMember(memberOrNull(svc, "spec"), "clusterIP");
-  if (clusterIp.empty()) {
-    return tl::unexpected(Status::internal(fmt::format(
-        "head service IP is empty. cluster name {}, filter labels {}", name, selector)));
-  }
-  std::string serviceIp = clusterIp;
-  if (clusterIp == "None") {
-    serviceIp = headPod ? stringMember(memberOrNull(*headPod, "status"), "podIP") : "";
-  }
-  if (!serviceIp.empty()) jsonMember(head, "serviceIP") = serviceIp;
-  jsonMember(head, "serviceName") = meta::name(svc);
-  jsonMember(status, "head") = std::move(head);
-
   if (conditions.empty()) {
     status.erase("conditions");
   } else {
     jsonMember(status, "conditions") = std::move(conditions);
   }
-
   jsonMember(status, "lastUpdateTime") = formatRfc3339(now);
-  const Json& oldStatus = memberOrNull(instance, "status");
-  const std::string oldState = stringMember(oldStatus, "state");
-  const std::string newState = stringMember(status, "state");
-  if (oldState != newState) {
-    Json times = toJsonStatusTimes(status);
-    times[newState] = formatRfc3339(now);
-    jsonMember(status, "stateTransitionTimes") = std::move(times);
-  }
+  updateStateTransitionTimes(status, memberOrNull(instance, "status"), now);
   return next;
 }
 

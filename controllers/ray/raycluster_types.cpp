@@ -13,16 +13,6 @@ namespace fakekube::ray {
 
 namespace {
 
-const Json& emptyObject() {
-  static const Json kEmpty = Json::object();
-  return kEmpty;
-}
-
-const Json& member(const Json& object, std::string_view key) {
-  const Json* found = jsonFind(object, key);
-  return found != nullptr && found->is_object() ? *found : emptyObject();
-}
-
 std::optional<std::int32_t> int32Member(const Json& object, std::string_view key) {
   const Json* found = jsonFind(object, key);
   if (found == nullptr || !found->is_number_integer()) return std::nullopt;
@@ -66,7 +56,7 @@ const char* crdTypeName(CrdType type) {
 
 std::vector<WorkerGroupSpec> workerGroupSpecs(const Json& rayCluster) {
   std::vector<WorkerGroupSpec> out;
-  const Json& spec = member(rayCluster, "spec");
+  const Json& spec = jsonObjectAt(rayCluster, "spec");
   auto it = spec.find("workerGroupSpecs");
   if (it == spec.end() || !it->is_array()) return out;
   for (const Json& group : *it) {
@@ -80,7 +70,7 @@ std::vector<WorkerGroupSpec> workerGroupSpecs(const Json& rayCluster) {
     // max(1, NumOfHosts)).
     w.numOfHosts = std::max<std::int32_t>(1, int32Member(group, "numOfHosts").value_or(1));
     w.suspend = boolMember(group, "suspend");
-    const Json& scaleStrategy = member(group, "scaleStrategy");
+    const Json& scaleStrategy = jsonObjectAt(group, "scaleStrategy");
     if (auto d = scaleStrategy.find("workersToDelete"); d != scaleStrategy.end() && d->is_array()) {
       for (const Json& name : *d) {
         if (name.is_string()) w.workersToDelete.push_back(name.get<std::string>());
@@ -93,21 +83,23 @@ std::vector<WorkerGroupSpec> workerGroupSpecs(const Json& rayCluster) {
 }
 
 const Json& headGroupSpec(const Json& rayCluster) {
-  return member(member(rayCluster, "spec"), "headGroupSpec");
+  return jsonObjectAt(jsonObjectAt(rayCluster, "spec"), "headGroupSpec");
 }
 
-const Json& podSpecOf(const Json& group) { return member(member(group, "template"), "spec"); }
+const Json& podSpecOf(const Json& group) {
+  return jsonObjectAt(jsonObjectAt(group, "template"), "spec");
+}
 
 bool isAutoscalingEnabled(const Json& rayCluster) {
-  return boolMember(member(rayCluster, "spec"), "enableInTreeAutoscaling");
+  return boolMember(jsonObjectAt(rayCluster, "spec"), "enableInTreeAutoscaling");
 }
 
 bool isSuspendRequested(const Json& rayCluster) {
-  return boolMember(member(rayCluster, "spec"), "suspend");
+  return boolMember(jsonObjectAt(rayCluster, "spec"), "suspend");
 }
 
 std::optional<std::string> managedByExternalController(const Json& rayCluster) {
-  const Json& spec = member(rayCluster, "spec");
+  const Json& spec = jsonObjectAt(rayCluster, "spec");
   auto it = spec.find("managedBy");
   if (it == spec.end() || !it->is_string()) return std::nullopt;
   std::string value = it->get<std::string>();
@@ -116,7 +108,7 @@ std::optional<std::string> managedByExternalController(const Json& rayCluster) {
 }
 
 std::optional<std::string> upgradeStrategyType(const Json& rayCluster) {
-  const Json& strategy = member(member(rayCluster, "spec"), "upgradeStrategy");
+  const Json& strategy = jsonObjectAt(jsonObjectAt(rayCluster, "spec"), "upgradeStrategy");
   auto it = strategy.find("type");
   if (it == strategy.end() || !it->is_string()) return std::nullopt;
   return it->get<std::string>();
@@ -124,7 +116,7 @@ std::optional<std::string> upgradeStrategyType(const Json& rayCluster) {
 
 bool isGcsFaultToleranceEnabled(const Json& rayCluster) {
   if (lower(meta::annotation(rayCluster, kRayFTEnabledAnnotationKey)) == "true") return true;
-  const Json& spec = member(rayCluster, "spec");
+  const Json& spec = jsonObjectAt(rayCluster, "spec");
   auto it = spec.find("gcsFaultToleranceOptions");
   return it != spec.end() && !it->is_null();
 }

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "controllers/ray/constants.h"
+#include "controllers/ray/json_members.h"
 #include "controllers/ray/raycluster_types.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
@@ -31,12 +32,6 @@ bool hasContainers(const Json& group) {
   auto it = spec.find("containers");
   if (it == spec.end() || !it->is_array() || it->empty()) return false;
   return std::all_of(it->begin(), it->end(), [](const Json& c) { return c.is_object(); });
-}
-
-const Json& memberOrNull(const Json& object, std::string_view key) {
-  static const Json kNull;
-  const Json* found = jsonFind(object, key);
-  return found != nullptr ? *found : kNull;
 }
 
 std::string startParam(const Json& group, const char* key) {

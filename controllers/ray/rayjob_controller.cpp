@@ -10,6 +10,7 @@
 #include "controllers/ray/batchscheduler/batch_scheduler.h"
 #include "controllers/ray/constants.h"
 #include "controllers/ray/custom_resource_definitions.h"
+#include "controllers/ray/json_members.h"
 #include "controllers/ray/naming.h"
 #include "controllers/ray/raycluster_status.h"
 #include "controllers/ray/raycluster_types.h"
@@ -20,6 +21,7 @@
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/resources.h"
+#include "fakekube/client/rest_client.h"
 #include "fakekube/runtime/builder.h"
 
 namespace fakekube::ray {
@@ -28,9 +30,12 @@ namespace {
 
 const ReconcileResult kRequeue{.requeueAfter = kRayJobDefaultRequeueDuration};
 
-std::string stringAt(const Json& j, std::initializer_list<std::string_view> path) {
-  const Json& v = jsonAt(j, path);
-  return v.is_string() ? v.get<std::string>() : "";
+// The RayJob Failed, with KubeRay's reason and message.
+void setRayJobFailed(Json& rayJob, std::string_view reason, std::string message) {
+  Json& status = rayJob["status"];
+  status["jobDeploymentStatus"] = std::string(kJobDeploymentStatusFailed);
+  status["reason"] = std::string(reason);
+  status["message"] = std::move(message);
 }
 
 // How Go's %v prints a time.Time (and a *metav1.Time): "2024-01-01 00:00:00 +0000 UTC".
@@ -124,6 +129,14 @@ class RayJobReconciler {
   Step reconcileInitializing(Json& rayJob);
   Step reconcileWaiting(Json& rayJob);
   Step reconcileRunning(Json& rayJob);
+  // GetJobInfo answered 400: the Ray job does not exist (yet). HTTP mode submits it
+  // (reconcileHTTPModeJobNotFound); a finished submitter without a job fails the RayJob.
+  Step reconcileJobNotFound(Json& rayJob, RayDashboardClientInterface& dashboard,
+                            std::optional<TimePoint> finishedAt);
+  Step reconcileHTTPModeJobNotFound(Json& rayJob, RayDashboardClientInterface& dashboard);
+  // The RayJob's status from the Ray job's info and the RayCluster's status.
+  void updateStatusFromJobInfo(Json& rayJob, const Json& cluster, const RayJobInfo& info,
+                               std::optional<TimePoint> finishedAt);
   Step reconcileSuspendingOrRetrying(Json& rayJob);
   Step reconcileSuspended(Json& rayJob);
   ReconcileOutcome reconcileFinished(const Json& rayJob);
@@ -352,7 +365,6 @@ RayJobReconciler::Step RayJobReconciler::reconcileWaiting(Json& rayJob) {
 }
 
 RayJobReconciler::Step RayJobReconciler::reconcileRunning(Json& rayJob) {
-  Json& status = rayJob["status"];
   if (updateStatusToSuspendingIfNeeded(rayJob)) return std::nullopt;
   if (checkActiveDeadlineAndUpdateStatusIfNeeded(rayJob)) return std::nullopt;
   if (checkTransitionGracePeriodAndUpdateStatusIfNeeded(rayJob)) return std::nullopt;
@@ -364,7 +376,6 @@ RayJobReconciler::Step RayJobReconciler::reconcileRunning(Json& rayJob) {
     return reconcileError(services.error(), kRequeue);
   }
 
-  const std::string mode = submissionMode(rayJob);
   std::optional<TimePoint> finishedAt;
   if (hasSubmitter(rayJob)) {
     auto checked = checkSubmitterAndUpdateStatusIfNeeded(rayJob);
@@ -380,68 +391,77 @@ RayJobReconciler::Step RayJobReconciler::reconcileRunning(Json& rayJob) {
   if (!dashboard) return reconcileError(dashboard.error(), kRequeue);
   auto info = (*dashboard)->getJobInfo(statusString(rayJob, "jobId"));
   if (!info) {
-    if (info.error().code == 400) {  // the Ray job does not exist (yet)
-      if (mode == kHttpMode) {
-        // reconcileHTTPModeJobNotFound: submit; a failure starts the failure timer, a success
-        // clears it.
-        if (auto submitted = (*dashboard)->submitJob(rayJob); !submitted) {
-          if (recordJobStatusCheckFailure(rayJob)) return std::nullopt;
-          return ReconcileOutcome(kRequeue);
-        }
-        if (!jsonAt(rayJob, {"status", "jobStatusCheckFailureStartTime"}).is_null()) {
-          status.erase("jobStatusCheckFailureStartTime");
-          return std::nullopt;
-        }
-        return ReconcileOutcome(kRequeue);
-      }
-      if (finishedAt) {
-        status["jobDeploymentStatus"] = std::string(kJobDeploymentStatusFailed);
-        status["reason"] = std::string(kAppFailed);
-        status["message"] = "Submitter completed but Ray job not found in RayCluster.";
-        return std::nullopt;
-      }
-      return ReconcileOutcome(kRequeue);
-    }
+    if (info.error().code == 400) return reconcileJobNotFound(rayJob, **dashboard, finishedAt);
     if (recordJobStatusCheckFailure(rayJob)) return std::nullopt;
     return ReconcileOutcome(kRequeue);
   }
+  updateStatusFromJobInfo(rayJob, *cluster, *info, finishedAt);
+  return std::nullopt;
+}
 
+RayJobReconciler::Step RayJobReconciler::reconcileJobNotFound(
+    Json& rayJob, RayDashboardClientInterface& dashboard, std::optional<TimePoint> finishedAt) {
+  if (submissionMode(rayJob) == kHttpMode) return reconcileHTTPModeJobNotFound(rayJob, dashboard);
+  if (finishedAt) {
+    setRayJobFailed(rayJob, kAppFailed, "Submitter completed but Ray job not found in RayCluster.");
+    return std::nullopt;
+  }
+  return ReconcileOutcome(kRequeue);
+}
+
+RayJobReconciler::Step RayJobReconciler::reconcileHTTPModeJobNotFound(
+    Json& rayJob, RayDashboardClientInterface& dashboard) {
+  // Submit; a failure starts the failure timer, a success clears it.
+  if (auto submitted = dashboard.submitJob(rayJob); !submitted) {
+    if (recordJobStatusCheckFailure(rayJob)) return std::nullopt;
+    return ReconcileOutcome(kRequeue);
+  }
+  if (!jsonAt(rayJob, {"status", "jobStatusCheckFailureStartTime"}).is_null()) {
+    rayJob["status"].erase("jobStatusCheckFailureStartTime");
+    return std::nullopt;
+  }
+  return ReconcileOutcome(kRequeue);
+}
+
+void RayJobReconciler::updateStatusFromJobInfo(Json& rayJob, const Json& cluster,
+                                               const RayJobInfo& info,
+                                               std::optional<TimePoint> finishedAt) {
+  Json& status = rayJob["status"];
   // The check succeeded: the failure timer stops.
   status.erase("jobStatusCheckFailureStartTime");
   std::string jobDeploymentStatus(kJobDeploymentStatusRunning);
   std::string reason;
-  bool terminal = isJobTerminal(info->jobStatus);
+  bool terminal = isJobTerminal(info.jobStatus);
   // With a submitter, only once it finished too (its logs are complete then).
   if (hasSubmitter(rayJob)) terminal = terminal && finishedAt.has_value();
   if (terminal) {
     jobDeploymentStatus = kJobDeploymentStatusComplete;
-    if (info->jobStatus == kJobStatusFailed) {
+    if (info.jobStatus == kJobStatusFailed) {
       jobDeploymentStatus = kJobDeploymentStatusFailed;
       reason = kAppFailed;
     }
   }
-  const Json& clusterStatus = jsonAt(*cluster, {"status"});
+  const Json& clusterStatus = jsonAt(cluster, {"status"});
   status["rayClusterStatus"] = clusterStatus.is_object() ? clusterStatus : Json::object();
-  status["jobStatus"] = info->jobStatus;
+  status["jobStatus"] = info.jobStatus;
   status["jobDeploymentStatus"] = jobDeploymentStatus;
   if (reason.empty()) {
     status.erase("reason");
   } else {
     status["reason"] = reason;
   }
-  if (info->message.empty()) {
+  if (info.message.empty()) {
     status.erase("message");
   } else {
-    status["message"] = info->message;
+    status["message"] = info.message;
   }
   if (!status["rayJobInfo"].is_object()) status["rayJobInfo"] = Json::object();
-  if (info->startTime != 0) {
-    status["rayJobInfo"]["startTime"] = formatRfc3339(fromEpochMillis(info->startTime));
+  if (info.startTime != 0) {
+    status["rayJobInfo"]["startTime"] = formatRfc3339(fromEpochMillis(info.startTime));
   }
-  if (info->endTime != 0) {
-    status["rayJobInfo"]["endTime"] = formatRfc3339(fromEpochMillis(info->endTime));
+  if (info.endTime != 0) {
+    status["rayJobInfo"]["endTime"] = formatRfc3339(fromEpochMillis(info.endTime));
   }
-  return std::nullopt;
 }
 
 RayJobReconciler::Step RayJobReconciler::reconcileSuspendingOrRetrying(Json& rayJob) {
@@ -533,12 +553,10 @@ bool RayJobReconciler::checkActiveDeadlineAndUpdateStatusIfNeeded(Json& rayJob) 
   auto startTime = statusTime(rayJob, "startTime");
   if (!deadline || !startTime) return false;
   if (now() < *startTime + std::chrono::seconds(*deadline)) return false;
-  Json& status = rayJob["status"];
-  status["jobDeploymentStatus"] = std::string(kJobDeploymentStatusFailed);
-  status["reason"] = std::string(kDeadlineExceeded);
-  status["message"] = fmt::format(
-      "The RayJob has passed the activeDeadlineSeconds. StartTime: {}. ActiveDeadlineSeconds: {}",
-      goTimeString(*startTime), *deadline);
+  setRayJobFailed(rayJob, kDeadlineExceeded,
+                  fmt::format("The RayJob has passed the activeDeadlineSeconds. StartTime: {}. "
+                              "ActiveDeadlineSeconds: {}",
+                              goTimeString(*startTime), *deadline));
   return true;
 }
 
@@ -547,13 +565,10 @@ bool RayJobReconciler::checkPreRunningDeadlineAndUpdateStatusIfNeeded(Json& rayJ
   auto startTime = statusTime(rayJob, "startTime");
   if (!deadline || !startTime) return false;
   if (now() < *startTime + std::chrono::seconds(*deadline)) return false;
-  Json& status = rayJob["status"];
-  status["jobDeploymentStatus"] = std::string(kJobDeploymentStatusFailed);
-  status["reason"] = std::string(kPreRunningDeadlineExceeded);
-  status["message"] = fmt::format(
-      "The RayJob has passed the preRunningDeadlineSeconds. StartTime: {}. "
-      "PreRunningDeadlineSeconds: {}",
-      goTimeString(*startTime), *deadline);
+  setRayJobFailed(rayJob, kPreRunningDeadlineExceeded,
+                  fmt::format("The RayJob has passed the preRunningDeadlineSeconds. StartTime: {}. "
+                              "PreRunningDeadlineSeconds: {}",
+                              goTimeString(*startTime), *deadline));
   return true;
 }
 
@@ -582,12 +597,10 @@ bool RayJobReconciler::checkJobStatusCheckTimeoutAndUpdateStatusIfNeeded(Json& r
   if (!since) return false;
   const auto timeout = options_.rayJobStatusCheckTimeout;
   if (now() < *since + timeout) return false;
-  Json& status = rayJob["status"];
-  status["jobDeploymentStatus"] = std::string(kJobDeploymentStatusFailed);
-  status["reason"] = std::string(kJobStatusCheckTimeoutExceeded);
-  status["message"] =
+  setRayJobFailed(
+      rayJob, kJobStatusCheckTimeoutExceeded,
       fmt::format("Job status checks have been failing since {}; exceeded timeout of {}s",
-                  goDateTime(*since), timeout.count());
+                  goDateTime(*since), timeout.count()));
   return true;
 }
 
@@ -603,11 +616,10 @@ bool RayJobReconciler::checkSubmitterFinishedTimeoutAndUpdateStatusIfNeeded(
   if (now() < *finishedAt + kDefaultSubmitterFinishedTimeout) return false;
   Json& status = rayJob["status"];
   status["jobStatus"] = std::string(kJobStatusFailed);
-  status["jobDeploymentStatus"] = std::string(kJobDeploymentStatusFailed);
-  status["reason"] = std::string(kJobDeploymentStatusTransitionGracePeriodExceeded);
-  status["message"] = fmt::format(
-      "The RayJob submitter finished at {} but the ray job did not reach terminal state within {}s",
-      goDateTime(*finishedAt), kDefaultSubmitterFinishedTimeout.count());
+  setRayJobFailed(rayJob, kJobDeploymentStatusTransitionGracePeriodExceeded,
+                  fmt::format("The RayJob submitter finished at {} but the ray job did not reach "
+                              "terminal state within {}s",
+                              goDateTime(*finishedAt), kDefaultSubmitterFinishedTimeout.count()));
   return true;
 }
 
@@ -625,9 +637,7 @@ RayJobReconciler::checkSubmitterAndUpdateStatusIfNeeded(Json& rayJob) {
              meta::label(*p, kRayNodeTypeLabelKey) != kHeadNode;
     });
     if (heads.empty()) {
-      status["jobDeploymentStatus"] = std::string(kJobDeploymentStatusFailed);
-      status["reason"] = std::string(kAppFailed);
-      status["message"] = "Ray head pod not found.";
+      setRayJobFailed(rayJob, kAppFailed, "Ray head pod not found.");
       return std::pair{true, std::optional<TimePoint>()};
     }
     // checkSidecarContainerStatus and getSubmitterContainerFinishedTime.
@@ -1058,11 +1068,12 @@ Result<void> RayJobReconciler::updateRayJobStatus(const Json& original, Json& ra
 
 }  // namespace
 
-Result<Controller*> addRayJobController(Manager& manager, const OperatorOptions& options,
-                                        DashboardClientFactory dashboards) {
+Result<Controller*> addRayJobController(Manager& manager, const OperatorOptions& options) {
+  DashboardClientFactory dashboards = options.dashboardClients;
   if (!dashboards) {
-    return tl::unexpected(
-        Status::badRequest("the RayJob controller needs a client for Ray dashboards"));
+    auto* rest = dynamic_cast<RestClient*>(&manager.client().underlyingClient());
+    dashboards = options.useKubernetesProxy && rest ? kubernetesProxyDashboardClients(*rest)
+                                                    : httpDashboardClients();
   }
   auto reconciler = std::make_shared<RayJobReconciler>(manager, options, std::move(dashboards));
   ControllerOptions controllerOptions;

@@ -96,8 +96,8 @@
 namespace fakekube::ray {
 
 // Registers the controller on `manager` (it starts with the manager). Install the CRDs first.
-// `dashboards` answers the client of a RayCluster's dashboard.
-Result<Controller*> addRayJobController(Manager& manager, const OperatorOptions& options,
-                                        DashboardClientFactory dashboards);
+// options.dashboardClients answers the client of a RayCluster's dashboard; unset, the API
+// server's service proxy with options.useKubernetesProxy over a RestClient, else plain HTTP.
+Result<Controller*> addRayJobController(Manager& manager, const OperatorOptions& options = {});
 
 }  // namespace fakekube::ray

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "controllers/ray/constants.h"
+#include "controllers/ray/json_members.h"
 #include "controllers/ray/raycluster_types.h"
 #include "controllers/ray/raycluster_validation.h"
 #include "controllers/ray/rayjob_types.h"
@@ -18,11 +19,6 @@
 namespace fakekube::ray {
 
 namespace {
-
-std::string stringAt(const Json& j, std::initializer_list<std::string_view> path) {
-  const Json& v = jsonAt(j, path);
-  return v.is_string() ? v.get<std::string>() : "";
-}
 
 // A RayCluster document around a RayJob's spec.rayClusterSpec, for the RayCluster's checks.
 Json clusterOf(const Json& rayJob) {

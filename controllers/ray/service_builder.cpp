@@ -57,77 +57,105 @@ Json headServiceLabels(const Json& rayCluster) {
           {std::string(kKubernetesCreatedByLabelKey), std::string(kComponentName)}};
 }
 
-Result<Json> buildHeadService(const Json& rayCluster, const OperatorOptions& options) {
+namespace {
+
+// What the head Service is built from: the defaults a user-provided headService is completed
+// with.
+struct HeadServiceParts {
+  Json selector;
+  Json annotations = Json::object();
+  Json ports = Json::array();
+  std::string name;
+  std::string ns;
+  std::string type;
+};
+
+HeadServiceParts headServiceParts(const Json& rayCluster) {
   const Json& head = headGroupSpec(rayCluster);
+  HeadServiceParts parts;
   // reconcileHeadService passes the head template's app.kubernetes.io/name, if any.
-  Json selector = headServiceLabels(rayCluster);
+  parts.selector = headServiceLabels(rayCluster);
   if (auto t = head.find("template"); t != head.end() && t->is_object()) {
     const Json& templateLabels = meta::labels(*t);
     if (templateLabels.is_object()) {
       auto app = templateLabels.find(std::string(kKubernetesApplicationNameLabelKey));
       if (app != templateLabels.end()) {
-        selector[std::string(kKubernetesApplicationNameLabelKey)] = *app;
+        parts.selector[std::string(kKubernetesApplicationNameLabelKey)] = *app;
       }
     }
   }
-  Json annotations = Json::object();
   if (rayCluster.contains("spec") && rayCluster["spec"].is_object()) {
     auto a = rayCluster["spec"].find("headServiceAnnotations");
-    if (a != rayCluster["spec"].end() && a->is_object()) annotations = *a;
+    if (a != rayCluster["spec"].end() && a->is_object()) parts.annotations = *a;
   }
-  const std::string name = headServiceName(CrdType::RayCluster, rayCluster, meta::name(rayCluster));
-  const std::string ns = meta::namespace_(rayCluster);
-  const std::string type = head.contains("serviceType") && head["serviceType"].is_string()
-                               ? head["serviceType"].get<std::string>()
-                               : "";
-
-  Json ports = Json::array();
+  parts.name = headServiceName(CrdType::RayCluster, rayCluster, meta::name(rayCluster));
+  parts.ns = meta::namespace_(rayCluster);
+  parts.type = head.contains("serviceType") && head["serviceType"].is_string()
+                   ? head["serviceType"].get<std::string>()
+                   : "";
   for (const auto& [portName, port] : servicePorts(rayCluster)) {  // sorted by name
-    ports.push_back({{"name", portName},
-                     {"port", port},
-                     {"appProtocol", std::string(kDefaultServiceAppProtocol)}});
+    parts.ports.push_back({{"name", portName},
+                           {"port", port},
+                           {"appProtocol", std::string(kDefaultServiceAppProtocol)}});
   }
+  return parts;
+}
 
+// headGroupSpec.headService completed: the selector, the annotations, the ports and the labels
+// added; the name, when it has none; the namespace; the serviceType, when it names no type.
+Json userProvidedHeadService(const Json& custom, const HeadServiceParts& parts) {
+  Json service = custom;
+  service["apiVersion"] = "v1";
+  service["kind"] = "Service";
+  if (!service.contains("metadata") || !service["metadata"].is_object()) {
+    service["metadata"] = Json::object();
+  }
+  if (!service.contains("spec") || !service["spec"].is_object()) service["spec"] = Json::object();
+  Json& metadata = service["metadata"];
+  Json& spec = service["spec"];
+  spec["selector"] = parts.selector;
+  if (!metadata.contains("annotations") || !metadata["annotations"].is_object()) {
+    metadata["annotations"] = Json::object();
+  }
+  for (const auto& [k, v] : parts.annotations.items()) metadata["annotations"][k] = v;
+  if (!spec.contains("ports") || !spec["ports"].is_array()) spec["ports"] = Json::array();
+  for (const Json& p : parts.ports) spec["ports"].push_back(p);
+  if (!metadata.contains("labels") || !metadata["labels"].is_object()) {
+    metadata["labels"] = Json::object();
+  }
+  for (const auto& [k, v] : parts.selector.items()) metadata["labels"][k] = v;
+  if (!metadata.contains("name") || !metadata["name"].is_string() ||
+      metadata["name"].get<std::string>().empty()) {
+    metadata["name"] = parts.name;
+  }
+  metadata["namespace"] = parts.ns;
+  if (!spec.contains("type") || !spec["type"].is_string() ||
+      spec["type"].get<std::string>().empty()) {
+    if (!parts.type.empty()) spec["type"] = parts.type;
+  }
+  return service;
+}
+
+}  // namespace
+
+Result<Json> buildHeadService(const Json& rayCluster, const OperatorOptions& options) {
+  const Json& head = headGroupSpec(rayCluster);
+  const HeadServiceParts parts = headServiceParts(rayCluster);
   Json service;
   if (auto custom = head.find("headService"); custom != head.end() && custom->is_object()) {
-    service = *custom;
-    service["apiVersion"] = "v1";
-    service["kind"] = "Service";
-    if (!service.contains("metadata") || !service["metadata"].is_object()) {
-      service["metadata"] = Json::object();
-    }
-    if (!service.contains("spec") || !service["spec"].is_object()) service["spec"] = Json::object();
-    Json& metadata = service["metadata"];
-    Json& spec = service["spec"];
-    spec["selector"] = selector;
-    if (!metadata.contains("annotations") || !metadata["annotations"].is_object()) {
-      metadata["annotations"] = Json::object();
-    }
-    for (const auto& [k, v] : annotations.items()) metadata["annotations"][k] = v;
-    if (!spec.contains("ports") || !spec["ports"].is_array()) spec["ports"] = Json::array();
-    for (const Json& p : ports) spec["ports"].push_back(p);
-    if (!metadata.contains("labels") || !metadata["labels"].is_object()) {
-      metadata["labels"] = Json::object();
-    }
-    for (const auto& [k, v] : selector.items()) metadata["labels"][k] = v;
-    if (!metadata.contains("name") || !metadata["name"].is_string() ||
-        metadata["name"].get<std::string>().empty()) {
-      metadata["name"] = name;
-    }
-    metadata["namespace"] = ns;
-    if (!spec.contains("type") || !spec["type"].is_string() ||
-        spec["type"].get<std::string>().empty()) {
-      if (!type.empty()) spec["type"] = type;
-    }
+    service = userProvidedHeadService(*custom, parts);
   } else {
-    service = {
-        {"apiVersion", "v1"},
-        {"kind", "Service"},
-        {"metadata",
-         {{"name", name}, {"namespace", ns}, {"labels", selector}, {"annotations", annotations}}},
-        {"spec", {{"selector", selector}, {"ports", ports}}}};
-    if (!type.empty()) service["spec"]["type"] = type;
-    if (!options.enableRayHeadClusterIpService && (type.empty() || type == "ClusterIP")) {
+    service = {{"apiVersion", "v1"},
+               {"kind", "Service"},
+               {"metadata",
+                {{"name", parts.name},
+                 {"namespace", parts.ns},
+                 {"labels", parts.selector},
+                 {"annotations", parts.annotations}}},
+               {"spec", {{"selector", parts.selector}, {"ports", parts.ports}}}};
+    if (!parts.type.empty()) service["spec"]["type"] = parts.type;
+    if (!options.enableRayHeadClusterIpService &&
+        (parts.type.empty() || parts.type == "ClusterIP")) {
       service["spec"]["clusterIP"] = "None";
       service["spec"]["publishNotReadyAddresses"] = true;
     }

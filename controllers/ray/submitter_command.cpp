@@ -102,70 +102,28 @@ std::string pythonHealthCommand(std::string_view url) {
       url, kGcsHealthCheckTimeoutSeconds);
 }
 
-Result<std::vector<std::string>> buildJobSubmitCommand(const Json& rayJob,
-                                                       std::string_view submissionMode,
-                                                       bool sidecarSubmitterRestart) {
-  const bool sidecar = submissionMode == "SidecarMode";
-  std::string address;
-  int port = kDefaultDashboardPort;
-  if (sidecar) {
-    const Json& containers = jsonAt(
-        rayJob, {"spec", "rayClusterSpec", "headGroupSpec", "template", "spec", "containers"});
-    if (containers.is_array() && !containers.empty() && containers[0].is_object()) {
-      for (const auto& p : containers[0].value("ports", Json::array())) {
-        if (p.is_object() && p.value("name", "") == kDashboardPortName &&
-            p.contains("containerPort") && p["containerPort"].is_number_integer()) {
-          port = p["containerPort"].get<int>();
-          break;
-        }
+namespace {
+
+// The dashboard port of the head's first container (FindContainerPort), or the default.
+int sidecarDashboardPort(const Json& rayJob) {
+  const Json& containers =
+      jsonAt(rayJob, {"spec", "rayClusterSpec", "headGroupSpec", "template", "spec", "containers"});
+  if (containers.is_array() && !containers.empty() && containers[0].is_object()) {
+    for (const auto& p : containers[0].value("ports", Json::array())) {
+      if (p.is_object() && p.value("name", "") == kDashboardPortName &&
+          p.contains("containerPort") && p["containerPort"].is_number_integer()) {
+        return p["containerPort"].get<int>();
       }
     }
-    address = fmt::format("http://127.0.0.1:{}", port);
-  } else if (submissionMode == "K8sJobMode") {
-    const Json& url = jsonAt(rayJob, {"status", "dashboardURL"});
-    address = url.is_string() ? url.get<std::string>() : "";
-    if (!address.starts_with("http://")) address = "http://" + address;
-  } else {
-    return tl::unexpected(Status::badRequest(
-        fmt::format("unsupported submission mode for job submit command: {}", submissionMode)));
   }
+  return kDefaultDashboardPort;
+}
 
-  const Json& jobIdValue = jsonAt(rayJob, {"status", "jobId"});
-  const std::string jobId = jobIdValue.is_string() ? jobIdValue.get<std::string>() : "";
-  const Json& entrypointValue = jsonAt(rayJob, {"spec", "entrypoint"});
-  const std::string entrypoint =
-      trimSpace(entrypointValue.is_string() ? entrypointValue.get<std::string>() : "");
+// The --entrypoint-* and the other options of `ray job submit` the RayJob's spec asks for, after
+// its runtime environment and metadata.
+Result<void> appendSubmitOptions(std::vector<std::string>& cmd, const Json& rayJob,
+                                 const std::string& jobId) {
   const Json& spec = jsonAt(rayJob, {"spec"});
-  auto number = [&](std::string_view key) {
-    const Json& v = jsonAt(spec, {key});
-    return v.is_number() ? v.get<double>() : 0.0;
-  };
-  const double numCpus = number("entrypointNumCpus");
-  const double numGpus = number("entrypointNumGpus");
-  const Json& resourcesValue = jsonAt(spec, {"entrypointResources"});
-  const std::string resources = resourcesValue.is_string() ? resourcesValue.get<std::string>() : "";
-
-  std::vector<std::string> cmd;
-  const std::string healthUrl = sidecar
-                                    ? fmt::format("http://localhost:{}/{}", port, kGcsHealthPath)
-                                    : address + "/" + std::string(kGcsHealthPath);
-  for (std::string token :
-       {std::string("until"), pythonHealthCommand(healthUrl), std::string(">/dev/null"),
-        std::string("2>&1"), std::string(";"), std::string("do"), std::string("echo"),
-        goQuote("Waiting for Ray Dashboard GCS to become healthy at " + address + " ..."),
-        std::string(";"), std::string("sleep"), std::string("2"), std::string(";"),
-        std::string("done"), std::string(";")}) {
-    cmd.push_back(std::move(token));
-  }
-
-  const bool needsStatusCheck = !sidecar || sidecarSubmitterRestart;
-  if (needsStatusCheck) {
-    cmd.insert(cmd.end(), {"if", "!", "ray", "job", "status", "--address", address, jobId,
-                           ">/dev/null", "2>&1", ";", "then"});
-  }
-  cmd.insert(cmd.end(), {"ray", "job", "submit", "--address", address});
-  if (needsStatusCheck) cmd.push_back("--no-wait");
-
   const Json& runtimeEnvYaml = jsonAt(spec, {"runtimeEnvYAML"});
   if (runtimeEnvYaml.is_string() && !runtimeEnvYaml.get<std::string>().empty()) {
     auto runtimeEnv = decodeYaml(runtimeEnvYaml.get<std::string>());
@@ -180,10 +138,67 @@ Result<std::vector<std::string>> buildJobSubmitCommand(const Json& rayJob,
     cmd.push_back("--metadata-json");
     cmd.push_back(goQuote(*text));
   }
+  auto number = [&](std::string_view key) {
+    const Json& v = jsonAt(spec, {key});
+    return v.is_number() ? v.get<double>() : 0.0;
+  };
+  const double numCpus = number("entrypointNumCpus");
+  const double numGpus = number("entrypointNumGpus");
+  const Json& resourcesValue = jsonAt(spec, {"entrypointResources"});
+  const std::string resources = resourcesValue.is_string() ? resourcesValue.get<std::string>() : "";
   if (!jobId.empty()) cmd.insert(cmd.end(), {"--submission-id", jobId});
   if (numCpus > 0) cmd.insert(cmd.end(), {"--entrypoint-num-cpus", floatFlag(numCpus)});
   if (numGpus > 0) cmd.insert(cmd.end(), {"--entrypoint-num-gpus", floatFlag(numGpus)});
   if (!resources.empty()) cmd.insert(cmd.end(), {"--entrypoint-resources", goQuote(resources)});
+  return {};
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> buildJobSubmitCommand(const Json& rayJob,
+                                                       std::string_view submissionMode,
+                                                       bool sidecarSubmitterRestart) {
+  const bool sidecar = submissionMode == "SidecarMode";
+  std::string address;
+  const int port = sidecar ? sidecarDashboardPort(rayJob) : kDefaultDashboardPort;
+  if (sidecar) {
+    address = fmt::format("http://127.0.0.1:{}", port);
+  } else if (submissionMode == "K8sJobMode") {
+    const Json& url = jsonAt(rayJob, {"status", "dashboardURL"});
+    address = url.is_string() ? url.get<std::string>() : "";
+    if (!address.starts_with("http://")) address = "http://" + address;
+  } else {
+    return tl::unexpected(Status::badRequest(
+        fmt::format("unsupported submission mode for job submit command: {}", submissionMode)));
+  }
+  const Json& jobIdValue = jsonAt(rayJob, {"status", "jobId"});
+  const std::string jobId = jobIdValue.is_string() ? jobIdValue.get<std::string>() : "";
+  const Json& entrypointValue = jsonAt(rayJob, {"spec", "entrypoint"});
+  const std::string entrypoint =
+      trimSpace(entrypointValue.is_string() ? entrypointValue.get<std::string>() : "");
+
+  std::vector<std::string> cmd;
+  const std::string healthUrl = sidecar
+                                    ? fmt::format("http://localhost:{}/{}", port, kGcsHealthPath)
+                                    : address + "/" + std::string(kGcsHealthPath);
+  for (std::string token :
+       {std::string("until"), pythonHealthCommand(healthUrl), std::string(">/dev/null"),
+        std::string("2>&1"), std::string(";"), std::string("do"), std::string("echo"),
+        goQuote("Waiting for Ray Dashboard GCS to become healthy at " + address + " ..."),
+        std::string(";"), std::string("sleep"), std::string("2"), std::string(";"),
+        std::string("done"), std::string(";")}) {
+    cmd.push_back(std::move(token));
+  }
+  const bool needsStatusCheck = !sidecar || sidecarSubmitterRestart;
+  if (needsStatusCheck) {
+    cmd.insert(cmd.end(), {"if", "!", "ray", "job", "status", "--address", address, jobId,
+                           ">/dev/null", "2>&1", ";", "then"});
+  }
+  cmd.insert(cmd.end(), {"ray", "job", "submit", "--address", address});
+  if (needsStatusCheck) cmd.push_back("--no-wait");
+  if (auto appended = appendSubmitOptions(cmd, rayJob, jobId); !appended) {
+    return tl::unexpected(appended.error());
+  }
   cmd.insert(cmd.end(), {"--", entrypoint, ";"});
   if (needsStatusCheck) {
     cmd.insert(cmd.end(),

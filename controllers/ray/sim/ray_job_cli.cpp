@@ -119,6 +119,15 @@ JobArguments parseJobArguments(const std::vector<std::string>& argv, std::size_t
   return args;
 }
 
+// A line the `ray` command prints: into the container's log, and to options.output when set.
+void printLine(const RayCliOptions& options, ProcessContext& context, std::string line) {
+  context.print(line);
+  if (!options.output) return;
+  const Json& pod = context.pod();
+  options.output({meta::namespace_(pod), meta::name(pod), context.container().value("name", ""),
+                  std::move(line), context.now()});
+}
+
 // One container's shell and its `ray` commands.
 class CliProgram : public std::enable_shared_from_this<CliProgram> {
  public:
@@ -150,13 +159,7 @@ class CliProgram : public std::enable_shared_from_this<CliProgram> {
     if (run) run->cancel();
   }
 
-  void print(std::string line) {
-    context_->print(line);
-    if (!options_.output) return;
-    const Json& pod = context_->pod();
-    options_.output({meta::namespace_(pod), meta::name(pod),
-                     context_->container().value("name", ""), std::move(line), context_->now()});
-  }
+  void print(std::string line) { printLine(options_, *context_, std::move(line)); }
 
  private:
   // The shell and its script from command + args: `bash [-flags]... [--] SCRIPT`. A container
@@ -561,13 +564,7 @@ class GcsWaiter : public std::enable_shared_from_this<GcsWaiter> {
     });
   }
 
-  void print(std::string line) {
-    context_->print(line);
-    if (!options_.output) return;
-    const Json& pod = context_->pod();
-    options_.output({meta::namespace_(pod), meta::name(pod),
-                     context_->container().value("name", ""), std::move(line), context_->now()});
-  }
+  void print(std::string line) { printLine(options_, *context_, std::move(line)); }
 
   void attempt() {
     if (!address_) {
