@@ -24,6 +24,7 @@
 #include "fakekube/runtime/manager.h"
 #include "fakekube/sim/thread_pool_executor.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/stop_signals.h"
 
 namespace fakekube::cli {
 namespace {
@@ -75,11 +76,7 @@ int runOperator(const OperatorCommandOptions& options) {
   auto client = RestClient::create(*config);
   if (!client) return fail(client.error().message);
 
-  sigset_t stopSignals;
-  sigemptyset(&stopSignals);
-  sigaddset(&stopSignals, SIGINT);
-  sigaddset(&stopSignals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stopSignals, nullptr);
+  const sigset_t stopSignals = blockStopSignals();
 
   ThreadPoolExecutor executor(4, options.timeScale);
   {

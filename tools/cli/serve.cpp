@@ -30,6 +30,7 @@
 #include "fakekube/runtime/manager.h"
 #include "fakekube/sim/thread_pool_executor.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/stop_signals.h"
 
 namespace fakekube::cli {
 namespace {
@@ -91,34 +92,84 @@ Result<Controllers> splitControllers(const std::string& list) {
 
 }  // namespace
 
+namespace {
+
+// The flags' values, checked; the address to listen on.
+Result<void> checkServeOptions(const ServeOptions& options, std::string& host, int& port) {
+  if (!parseListen(options.listen, host, port)) {
+    return tl::unexpected(Status::badRequest(fmt::format(
+        "--listen \"{}\": expected HOST:PORT (port 0 picks a free one)", options.listen)));
+  }
+  if (options.nodes < 0 || options.nodes > 10000) {
+    return tl::unexpected(
+        Status::badRequest(fmt::format("--nodes {}: expected 0..10000", options.nodes)));
+  }
+  if (options.retainedRevisions < 0) {
+    return tl::unexpected(Status::badRequest(
+        fmt::format("--retained-revisions {}: expected 0 or more", options.retainedRevisions)));
+  }
+  if (!(options.timeScale >= 1 && options.timeScale <= 1000)) {
+    return tl::unexpected(
+        Status::badRequest(fmt::format("--time-scale {}: expected 1..1000", options.timeScale)));
+  }
+  return {};
+}
+
+// The HTTP server's options: the address, the token, the cluster's network and logs, the
+// metrics of the managers' controllers, and TLS with --token or --tls.
+Result<HttpServerOptions> httpServerOptions(const ServeOptions& options, const std::string& host,
+                                            int port, Cluster& cluster,
+                                            std::vector<Manager*> managers) {
+  HttpServerOptions httpOptions;
+  httpOptions.host = host;
+  httpOptions.port = port;
+  httpOptions.bearerToken = options.token;
+  httpOptions.network = &cluster.network();
+  httpOptions.containerLogs = &cluster.containerLogs();
+  // /metrics: the API server's request metrics, then the controllers' (controller-runtime's
+  // names), as a kube-apiserver, a controller manager, the KubeRay operator and the Volcano
+  // scheduler would each serve theirs.
+  httpOptions.extraMetrics = [managers = std::move(managers)] {
+    std::string text;
+    for (Manager* manager : managers) text += manager->renderMetrics();
+    return text;
+  };
+  // Kubernetes clients send a token only over TLS: with --token (or --tls) serve HTTPS, with a
+  // certificate made now and handed to clients as the kubeconfig's certificate authority.
+  if (options.tls || !options.token.empty()) {
+    std::vector<std::string> names = {host, "localhost", "127.0.0.1"};
+    auto certificate = makeSelfSignedCertificate(names);
+    if (!certificate) return tl::unexpected(certificate.error());
+    httpOptions.tls = *certificate;
+  }
+  return httpOptions;
+}
+
+// Watches that allow bookmarks get one a minute, as from a real API server: it lets a client
+// that resumes after a dropped connection start from a recent revision. Dropping the answer ends
+// them.
+std::shared_ptr<std::function<void()>> scheduleBookmarks(Executor& executor, ApiServer& server) {
+  auto bookmarks = std::make_shared<std::function<void()>>();
+  *bookmarks = [&executor, &server, weak = std::weak_ptr(bookmarks)] {
+    server.sendBookmarks();
+    if (auto next = weak.lock()) executor.postAfter(std::chrono::minutes(1), *next);
+  };
+  executor.postAfter(std::chrono::minutes(1), *bookmarks);
+  return bookmarks;
+}
+
+}  // namespace
+
 int runServe(const ServeOptions& options) {
   std::string host;
   int port = 0;
-  if (!parseListen(options.listen, host, port)) {
-    return serveError(fmt::format("--listen \"{}\": expected HOST:PORT (port 0 picks a free one)",
-                                  options.listen));
-  }
-  if (options.nodes < 0 || options.nodes > 10000) {
-    return serveError(fmt::format("--nodes {}: expected 0..10000", options.nodes));
-  }
-  if (options.retainedRevisions < 0) {
-    return serveError(
-        fmt::format("--retained-revisions {}: expected 0 or more", options.retainedRevisions));
-  }
-  if (!(options.timeScale >= 1 && options.timeScale <= 1000)) {
-    return serveError(fmt::format("--time-scale {}: expected 1..1000", options.timeScale));
+  if (auto checked = checkServeOptions(options, host, port); !checked) {
+    return serveError(checked.error().message);
   }
   auto controllers = splitControllers(options.controllers);
   if (!controllers) return serveError(controllers.error().message);
 
-  // Block the stop signals before any thread starts, so every thread inherits the mask and
-  // sigwait() below is the only place they are seen.
-  sigset_t stopSignals;
-  sigemptyset(&stopSignals);
-  sigaddset(&stopSignals, SIGINT);
-  sigaddset(&stopSignals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stopSignals, nullptr);
-
+  const sigset_t stopSignals = blockStopSignals();
   ThreadPoolExecutor executor(4, options.timeScale);
   ApiServerOptions serverOptions;
   serverOptions.executor = &executor;
@@ -168,45 +219,18 @@ int runServe(const ServeOptions& options) {
   }
   rayOperator.start();
 
-  HttpServerOptions httpOptions;
-  httpOptions.host = host;
-  httpOptions.port = port;
-  httpOptions.bearerToken = options.token;
-  httpOptions.network = &cluster.network();
-  httpOptions.containerLogs = &cluster.containerLogs();
-  // /metrics: the API server's request metrics, then the controllers' (controller-runtime's
-  // names), as a kube-apiserver, a controller manager and the KubeRay operator would each serve
-  // theirs.
-  httpOptions.extraMetrics = [&cluster, &rayOperator, &volcanoScheduler] {
-    return cluster.manager().renderMetrics() + rayOperator.renderMetrics() +
-           volcanoScheduler.renderMetrics();
-  };
-  // Kubernetes clients send a token only over TLS: with --token (or --tls) serve HTTPS, with a
-  // certificate made now and handed to clients as the kubeconfig's certificate authority.
-  if (options.tls || !options.token.empty()) {
-    std::vector<std::string> names = {host, "localhost", "127.0.0.1"};
-    auto certificate = makeSelfSignedCertificate(names);
-    if (!certificate) return serveError(certificate.error().message);
-    httpOptions.tls = *certificate;
-  }
-  HttpServer http(*server, httpOptions);
+  auto httpOptions = httpServerOptions(options, host, port, cluster,
+                                       {&cluster.manager(), &rayOperator, &volcanoScheduler});
+  if (!httpOptions) return serveError(httpOptions.error().message);
+  HttpServer http(*server, *httpOptions);
   if (auto started = http.start(); !started) return serveError(started.error().message);
-
   if (!options.kubeconfigOut.empty()) {
     std::ofstream out(options.kubeconfigOut, std::ios::trunc);
     out << renderKubeconfig(http.url(), options.token,
-                            httpOptions.tls ? httpOptions.tls->certificatePem : "");
+                            httpOptions->tls ? httpOptions->tls->certificatePem : "");
     if (!out) return serveError(fmt::format("cannot write {}", options.kubeconfigOut));
   }
-  // Watches that allow bookmarks get one a minute, as from a real API server: it lets a client
-  // that resumes after a dropped connection start from a recent revision.
-  auto bookmarks = std::make_shared<std::function<void()>>();
-  *bookmarks = [&executor, &server, weak = std::weak_ptr(bookmarks)] {
-    server->sendBookmarks();
-    if (auto next = weak.lock()) executor.postAfter(std::chrono::minutes(1), *next);
-  };
-  executor.postAfter(std::chrono::minutes(1), *bookmarks);
-
+  auto bookmarks = scheduleBookmarks(executor, *server);
   std::printf("fakekube: serving on %s\n", http.url().c_str());
   std::fflush(stdout);
 
