@@ -14,8 +14,8 @@
 
 #include <array>
 #include <atomic>
-#include <climits>
 #include <chrono>
+#include <climits>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -375,6 +375,19 @@ struct HttpServer::Impl {
 
   void serve(const httplib::Request& req, httplib::Response& res,
              const httplib::ContentReader* reader);
+  // The request's body, up to options.maxBodyBytes (a larger one is drained up to kMaxDrainBytes
+  // and dropped).
+  enum class BodyRead { Complete, TooLarge, Unreadable };
+  BodyRead readBody(const httplib::ContentReader* reader, std::string& body);
+  // What the handler answers, or /metrics.
+  RestResponse respond(const RestRequest& request);
+  // A handler's answer written as the HTTP response (a stream, chunks or a body).
+  void writeResponse(httplib::Response& res, RestResponse response, const RequestLabels& labels,
+                     std::chrono::steady_clock::time_point started);
+  // start()'s steps: httplib's server (TLS or not), its routes and handlers, the listen socket.
+  Result<void> makeServer();
+  void installRoutes();
+  Result<void> bindAndListen();
   httplib::Server::HandlerResponse checkFraming(const httplib::Request& req,
                                                 httplib::Response& res);
   void serveStream(httplib::Response& res, std::shared_ptr<ResponseStream> stream,
@@ -459,33 +472,18 @@ void HttpServer::Impl::serve(const httplib::Request& req, httplib::Response& res
   const_cast<httplib::Request&>(req).headers.erase("Accept-Encoding");
 
   RestRequest request;
-  bool tooLarge = false;
-  bool unreadable = false;
-  if (reader != nullptr) {
-    std::size_t received = 0;
-    unreadable = !(*reader)([&](const char* data, std::size_t length) {
-      received += length;
-      if (received > options.maxBodyBytes) {
-        tooLarge = true;
-        tConnection.close = true;  // what was not drained is not a request
-        request.body.clear();
-        return received <= kMaxDrainBytes;
-      }
-      request.body.append(data, length);
-      return true;
-    });
-  }
+  const BodyRead body = readBody(reader, request.body);
   if (!options.bearerToken.empty() &&
       req.get_header_value("Authorization") != "Bearer " + options.bearerToken) {
     writeStatus(res, Status::unauthorized());
     return;
   }
-  if (tooLarge) {
+  if (body == BodyRead::TooLarge) {
     writeStatus(res,
                 Status::requestEntityTooLarge(fmt::format("limit is {}", options.maxBodyBytes)));
     return;
   }
-  if (unreadable) {
+  if (body == BodyRead::Unreadable) {
     // A malformed chunk, or the client stopped sending: where the body ends is unknown.
     tConnection.close = true;
     writeStatus(res, Status::badRequest("the request body could not be read"));
@@ -503,19 +501,45 @@ void HttpServer::Impl::serve(const httplib::Request& req, httplib::Response& res
 
   const auto started = std::chrono::steady_clock::now();
   const RequestLabels labels = requestLabels(request);
-  RestResponse response;
-  if (request.path == "/metrics") {
-    if (request.method == "GET" || request.method == "HEAD") {
-      response.contentType = "text/plain; version=0.0.4; charset=utf-8";
-      response.body = renderMetrics();
-    } else {
-      response = RestHandler::errorResponse(
-          Status::generic(405, "MethodNotAllowed",
-                          "the server does not allow this method on the requested resource"));
+  writeResponse(res, respond(request), labels, started);
+}
+
+HttpServer::Impl::BodyRead HttpServer::Impl::readBody(const httplib::ContentReader* reader,
+                                                      std::string& body) {
+  if (reader == nullptr) return BodyRead::Complete;
+  bool tooLarge = false;
+  std::size_t received = 0;
+  const bool unreadable = !(*reader)([&](const char* data, std::size_t length) {
+    received += length;
+    if (received > options.maxBodyBytes) {
+      tooLarge = true;
+      tConnection.close = true;  // what was not drained is not a request
+      body.clear();
+      return received <= kMaxDrainBytes;
     }
-  } else {
-    response = handler->handle(request);
+    body.append(data, length);
+    return true;
+  });
+  if (tooLarge) return BodyRead::TooLarge;
+  return unreadable ? BodyRead::Unreadable : BodyRead::Complete;
+}
+
+RestResponse HttpServer::Impl::respond(const RestRequest& request) {
+  if (request.path != "/metrics") return handler->handle(request);
+  if (request.method != "GET" && request.method != "HEAD") {
+    return RestHandler::errorResponse(
+        Status::generic(405, "MethodNotAllowed",
+                        "the server does not allow this method on the requested resource"));
   }
+  RestResponse response;
+  response.contentType = "text/plain; version=0.0.4; charset=utf-8";
+  response.body = renderMetrics();
+  return response;
+}
+
+void HttpServer::Impl::writeResponse(httplib::Response& res, RestResponse response,
+                                     const RequestLabels& labels,
+                                     std::chrono::steady_clock::time_point started) {
   if (response.stream) {
     serveStream(res, std::move(response.stream), response.contentType,
                 [this, labels] { requestMetrics.record(labels, 200, 0); });
@@ -597,21 +621,31 @@ Result<void> HttpServer::start() {
   if (::pipe2(impl.stopPipe.data(), O_CLOEXEC) != 0) {
     return tl::unexpected(Status::internal("cannot make the stop pipe"));
   }
-  const ConnectionControl control{impl.stopPipe[0], &impl.stopping};
-  if (impl.options.tls) {
-    auto made = makeTlsServer(*impl.options.tls, control);
-    if (!made) return tl::unexpected(made.error());
-    impl.server = std::move(*made);
-  } else {
-    impl.server = std::make_unique<ConnectionServer<httplib::Server>>(control);
-  }
-  httplib::Server& server = *impl.server;
-  const std::size_t maxConnections = impl.options.maxConnections;
-  server.new_task_queue = [maxConnections] { return new ConnectionThreads(maxConnections); };
-  server.set_tcp_nodelay(true);
-  server.set_keep_alive_timeout(impl.options.keepAliveTimeoutSeconds);
-  server.set_keep_alive_max_count(std::max<std::size_t>(1, impl.options.keepAliveMaxRequests));
+  if (auto made = impl.makeServer(); !made) return made;
+  impl.installRoutes();
+  return impl.bindAndListen();
+}
 
+Result<void> HttpServer::Impl::makeServer() {
+  const ConnectionControl control{stopPipe[0], &stopping};
+  if (options.tls) {
+    auto made = makeTlsServer(*options.tls, control);
+    if (!made) return tl::unexpected(made.error());
+    server = std::move(*made);
+  } else {
+    server = std::make_unique<ConnectionServer<httplib::Server>>(control);
+  }
+  const std::size_t maxConnections = options.maxConnections;
+  server->new_task_queue = [maxConnections] { return new ConnectionThreads(maxConnections); };
+  server->set_tcp_nodelay(true);
+  server->set_keep_alive_timeout(options.keepAliveTimeoutSeconds);
+  server->set_keep_alive_max_count(std::max<std::size_t>(1, options.keepAliveMaxRequests));
+  return {};
+}
+
+void HttpServer::Impl::installRoutes() {
+  Impl& impl = *this;
+  httplib::Server& server = *impl.server;
   auto plain = [&impl](const httplib::Request& req, httplib::Response& res) {
     impl.serve(req, res, nullptr);
   };
@@ -660,7 +694,11 @@ Result<void> HttpServer::start() {
                              req.get_header_value("User-Agent")});
         });
   }
+}
 
+Result<void> HttpServer::Impl::bindAndListen() {
+  Impl& impl = *this;
+  httplib::Server& server = *impl.server;
   const std::string& host = impl.options.host;
   if (impl.options.port == 0) {
     impl.port = server.bind_to_any_port(host);

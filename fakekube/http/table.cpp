@@ -7,6 +7,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 
 #include "fakekube/http/partial_object_metadata.h"
 
@@ -111,138 +112,152 @@ bool conditionTrue(const Json& status, std::string_view type) {
   return false;
 }
 
-Json podCells(const Json& pod, TimePoint now) {
-  const Json& spec = field(pod, "spec");
-  const Json& status = field(pod, "status");
-  const std::string phase = text(field(status, "phase"));
-  std::string reason = phase;
-  if (!text(field(status, "reason")).empty()) reason = text(field(status, "reason"));
-  for (const auto& c : array(field(status, "conditions"))) {
-    if (text(field(c, "type")) == "PodScheduled" && text(field(c, "reason")) == "SchedulingGated") {
-      reason = "SchedulingGated";
-    }
-  }
-
-  int total = static_cast<int>(array(field(spec, "containers")).size());
+// What printPod counts and reasons while it walks a pod's containers.
+struct PodReadout {
+  std::string reason;
   int ready = 0;
   std::int64_t restarts = 0;
   std::int64_t restartableInitRestarts = 0;
   std::string lastRestart;  // RFC 3339; compared as text, which orders the same way
   std::string lastRestartableInitRestart;
-  std::map<std::string, const Json*> initContainers;
-  for (const auto& c : array(field(spec, "initContainers"))) {
-    initContainers[text(field(c, "name"))] = &c;
-    if (restartableInit(c)) ++total;
-  }
-  auto isRestartableInit = [&](const std::string& n) {
-    auto it = initContainers.find(n);
-    return it != initContainers.end() && restartableInit(*it->second);
-  };
+};
 
-  bool initializing = false;
+// The names of the restartable (sidecar) init containers.
+std::set<std::string> restartableInitNames(const Json& spec) {
+  std::set<std::string> names;
+  for (const auto& c : array(field(spec, "initContainers"))) {
+    if (restartableInit(c)) names.insert(text(field(c, "name")));
+  }
+  return names;
+}
+
+// printPod's walk of the init container statuses: restarts, ready sidecars, and the Init:
+// reason of the first one not done; true when the pod is still initializing.
+bool readInitContainers(const Json& spec, const Json& status, PodReadout& out) {
+  const std::set<std::string> restartable = restartableInitNames(spec);
   const Json& initStatuses = array(field(status, "initContainerStatuses"));
   const std::size_t initCount = array(field(spec, "initContainers")).size();
   for (std::size_t i = 0; i < initStatuses.size(); ++i) {
     const Json& c = initStatuses[i];
-    const std::string cname = text(field(c, "name"));
-    restarts += integer(field(c, "restartCount"));
+    const bool isRestartable = restartable.count(text(field(c, "name"))) > 0;
+    out.restarts += integer(field(c, "restartCount"));
     const std::string finished = text(at(c, {"lastState", "terminated", "finishedAt"}));
-    if (!finished.empty()) lastRestart = std::max(lastRestart, finished);
-    if (isRestartableInit(cname)) {
-      restartableInitRestarts += integer(field(c, "restartCount"));
+    if (!finished.empty()) out.lastRestart = std::max(out.lastRestart, finished);
+    if (isRestartable) {
+      out.restartableInitRestarts += integer(field(c, "restartCount"));
       if (!finished.empty())
-        lastRestartableInitRestart = std::max(lastRestartableInitRestart, finished);
+        out.lastRestartableInitRestart = std::max(out.lastRestartableInitRestart, finished);
     }
     const Json& state = field(c, "state");
     const Json& terminated = field(state, "terminated");
     const Json& waiting = field(state, "waiting");
     if (terminated.is_object() && integer(field(terminated, "exitCode")) == 0) continue;
-    if (isRestartableInit(cname) && field(c, "started").is_boolean() &&
-        field(c, "started").get<bool>()) {
-      if (field(c, "ready").is_boolean() && field(c, "ready").get<bool>()) ++ready;
+    if (isRestartable && field(c, "started").is_boolean() && field(c, "started").get<bool>()) {
+      if (field(c, "ready").is_boolean() && field(c, "ready").get<bool>()) ++out.ready;
       continue;
     }
     if (terminated.is_object()) {
       const std::string r = text(field(terminated, "reason"));
       if (!r.empty()) {
-        reason = "Init:" + r;
+        out.reason = "Init:" + r;
       } else if (integer(field(terminated, "signal")) != 0) {
-        reason = fmt::format("Init:Signal:{}", integer(field(terminated, "signal")));
+        out.reason = fmt::format("Init:Signal:{}", integer(field(terminated, "signal")));
       } else {
-        reason = fmt::format("Init:ExitCode:{}", integer(field(terminated, "exitCode")));
+        out.reason = fmt::format("Init:ExitCode:{}", integer(field(terminated, "exitCode")));
       }
     } else if (waiting.is_object() && !text(field(waiting, "reason")).empty() &&
                text(field(waiting, "reason")) != "PodInitializing") {
-      reason = "Init:" + text(field(waiting, "reason"));
+      out.reason = "Init:" + text(field(waiting, "reason"));
     } else {
-      reason = fmt::format("Init:{}/{}", i, initCount);
+      out.reason = fmt::format("Init:{}/{}", i, initCount);
     }
-    initializing = true;
-    break;
+    return true;
   }
+  return false;
+}
 
-  if (!initializing || conditionTrue(status, "Initialized")) {
-    restarts = restartableInitRestarts;
-    lastRestart = lastRestartableInitRestart;
-    bool hasRunning = false;
-    const Json& statuses = array(field(status, "containerStatuses"));
-    for (auto it = statuses.rbegin(); it != statuses.rend(); ++it) {
-      const Json& c = *it;
-      restarts += integer(field(c, "restartCount"));
-      const std::string finished = text(at(c, {"lastState", "terminated", "finishedAt"}));
-      if (!finished.empty()) lastRestart = std::max(lastRestart, finished);
-      const Json& state = field(c, "state");
-      const Json& terminated = field(state, "terminated");
-      const Json& waiting = field(state, "waiting");
-      if (waiting.is_object() && !text(field(waiting, "reason")).empty()) {
-        reason = text(field(waiting, "reason"));
-      } else if (terminated.is_object() && !text(field(terminated, "reason")).empty()) {
-        reason = text(field(terminated, "reason"));
-      } else if (terminated.is_object()) {
-        if (integer(field(terminated, "signal")) != 0) {
-          reason = fmt::format("Signal:{}", integer(field(terminated, "signal")));
-        } else {
-          reason = fmt::format("ExitCode:{}", integer(field(terminated, "exitCode")));
-        }
-      } else if (field(c, "ready").is_boolean() && field(c, "ready").get<bool>() &&
-                 field(state, "running").is_object()) {
-        hasRunning = true;
-        ++ready;
+// printPod's walk of the container statuses, last first: restarts (the sidecars' counted
+// before), the ready ones, and the reason of a waiting or terminated one.
+void readContainers(const Json& status, PodReadout& out) {
+  out.restarts = out.restartableInitRestarts;
+  out.lastRestart = out.lastRestartableInitRestart;
+  bool hasRunning = false;
+  const Json& statuses = array(field(status, "containerStatuses"));
+  for (auto it = statuses.rbegin(); it != statuses.rend(); ++it) {
+    const Json& c = *it;
+    out.restarts += integer(field(c, "restartCount"));
+    const std::string finished = text(at(c, {"lastState", "terminated", "finishedAt"}));
+    if (!finished.empty()) out.lastRestart = std::max(out.lastRestart, finished);
+    const Json& state = field(c, "state");
+    const Json& terminated = field(state, "terminated");
+    const Json& waiting = field(state, "waiting");
+    if (waiting.is_object() && !text(field(waiting, "reason")).empty()) {
+      out.reason = text(field(waiting, "reason"));
+    } else if (terminated.is_object() && !text(field(terminated, "reason")).empty()) {
+      out.reason = text(field(terminated, "reason"));
+    } else if (terminated.is_object()) {
+      if (integer(field(terminated, "signal")) != 0) {
+        out.reason = fmt::format("Signal:{}", integer(field(terminated, "signal")));
+      } else {
+        out.reason = fmt::format("ExitCode:{}", integer(field(terminated, "exitCode")));
       }
-    }
-    if (reason == "Completed" && hasRunning) {
-      reason = conditionTrue(status, "Ready") ? "Running" : "NotReady";
+    } else if (field(c, "ready").is_boolean() && field(c, "ready").get<bool>() &&
+               field(state, "running").is_object()) {
+      hasRunning = true;
+      ++out.ready;
     }
   }
+  if (out.reason == "Completed" && hasRunning) {
+    out.reason = conditionTrue(status, "Ready") ? "Running" : "NotReady";
+  }
+}
+
+// The READINESS GATES column: true gates / gates, or <none>.
+std::string readinessGatesText(const Json& spec, const Json& status) {
+  const Json& readinessGates = array(field(spec, "readinessGates"));
+  if (readinessGates.empty()) return "<none>";
+  int trueGates = 0;
+  for (const auto& g : readinessGates) {
+    if (conditionTrue(status, text(field(g, "conditionType")))) ++trueGates;
+  }
+  return fmt::format("{}/{}", trueGates, readinessGates.size());
+}
+
+Json podCells(const Json& pod, TimePoint now) {
+  const Json& spec = field(pod, "spec");
+  const Json& status = field(pod, "status");
+  const std::string phase = text(field(status, "phase"));
+  PodReadout out;
+  out.reason = phase;
+  if (!text(field(status, "reason")).empty()) out.reason = text(field(status, "reason"));
+  for (const auto& c : array(field(status, "conditions"))) {
+    if (text(field(c, "type")) == "PodScheduled" && text(field(c, "reason")) == "SchedulingGated") {
+      out.reason = "SchedulingGated";
+    }
+  }
+  const int total =
+      static_cast<int>(array(field(spec, "containers")).size() + restartableInitNames(spec).size());
+  const bool initializing = readInitContainers(spec, status, out);
+  if (!initializing || conditionTrue(status, "Initialized")) readContainers(status, out);
 
   const bool deleting = !text(at(pod, {"metadata", "deletionTimestamp"})).empty();
   if (deleting && text(field(status, "reason")) == "NodeLost") {
-    reason = "Unknown";
+    out.reason = "Unknown";
   } else if (deleting && phase != "Succeeded" && phase != "Failed") {
-    reason = "Terminating";
+    out.reason = "Terminating";
   }
-
-  std::string restartsText = std::to_string(restarts);
-  if (restarts != 0 && !lastRestart.empty()) {
-    restartsText = fmt::format("{} ({} ago)", restarts, humanAge(lastRestart, now));
+  std::string restartsText = std::to_string(out.restarts);
+  if (out.restarts != 0 && !out.lastRestart.empty()) {
+    restartsText = fmt::format("{} ({} ago)", out.restarts, humanAge(out.lastRestart, now));
   }
-
   std::string podIp;
   const Json& podIps = array(field(status, "podIPs"));
   if (!podIps.empty()) podIp = text(field(podIps[0], "ip"));
   if (podIp.empty()) podIp = text(field(status, "podIP"));
-  std::string gates = "<none>";
-  const Json& readinessGates = array(field(spec, "readinessGates"));
-  if (!readinessGates.empty()) {
-    int trueGates = 0;
-    for (const auto& g : readinessGates) {
-      if (conditionTrue(status, text(field(g, "conditionType")))) ++trueGates;
-    }
-    gates = fmt::format("{}/{}", trueGates, readinessGates.size());
-  }
-  return Json::array({name(pod), fmt::format("{}/{}", ready, total), reason, restartsText,
+  return Json::array({name(pod), fmt::format("{}/{}", out.ready, total), out.reason, restartsText,
                       age(pod, now), orNone(podIp), orNone(text(field(spec, "nodeName"))),
-                      orNone(text(field(status, "nominatedNodeName"))), gates});
+                      orNone(text(field(status, "nominatedNodeName"))),
+                      readinessGatesText(spec, status)});
 }
 
 // --- workloads ---
