@@ -147,6 +147,9 @@ class RayJobReconciler {
   bool updateStatusToSuspendingIfNeeded(Json& rayJob);
   bool checkActiveDeadlineAndUpdateStatusIfNeeded(Json& rayJob);
   bool checkPreRunningDeadlineAndUpdateStatusIfNeeded(Json& rayJob);
+  // The RayJob Failed with `reason` once spec.`field` seconds passed since status.startTime.
+  bool failIfDeadlinePassed(Json& rayJob, const char* field, const char* goField,
+                            std::string_view reason);
   bool checkTransitionGracePeriodAndUpdateStatusIfNeeded(Json& rayJob);
   bool checkJobStatusCheckTimeoutAndUpdateStatusIfNeeded(Json& rayJob);
   bool checkSubmitterFinishedTimeoutAndUpdateStatusIfNeeded(Json& rayJob,
@@ -549,26 +552,24 @@ bool RayJobReconciler::updateStatusToSuspendingIfNeeded(Json& rayJob) {
 }
 
 bool RayJobReconciler::checkActiveDeadlineAndUpdateStatusIfNeeded(Json& rayJob) {
-  auto deadline = optionalIntegerSpec(rayJob, "activeDeadlineSeconds");
-  auto startTime = statusTime(rayJob, "startTime");
-  if (!deadline || !startTime) return false;
-  if (now() < *startTime + std::chrono::seconds(*deadline)) return false;
-  setRayJobFailed(rayJob, kDeadlineExceeded,
-                  fmt::format("The RayJob has passed the activeDeadlineSeconds. StartTime: {}. "
-                              "ActiveDeadlineSeconds: {}",
-                              goTimeString(*startTime), *deadline));
-  return true;
+  return failIfDeadlinePassed(rayJob, "activeDeadlineSeconds", "ActiveDeadlineSeconds",
+                              kDeadlineExceeded);
 }
 
 bool RayJobReconciler::checkPreRunningDeadlineAndUpdateStatusIfNeeded(Json& rayJob) {
-  auto deadline = optionalIntegerSpec(rayJob, "preRunningDeadlineSeconds");
+  return failIfDeadlinePassed(rayJob, "preRunningDeadlineSeconds", "PreRunningDeadlineSeconds",
+                              kPreRunningDeadlineExceeded);
+}
+
+bool RayJobReconciler::failIfDeadlinePassed(Json& rayJob, const char* field, const char* goField,
+                                            std::string_view reason) {
+  auto deadline = optionalIntegerSpec(rayJob, field);
   auto startTime = statusTime(rayJob, "startTime");
   if (!deadline || !startTime) return false;
   if (now() < *startTime + std::chrono::seconds(*deadline)) return false;
-  setRayJobFailed(rayJob, kPreRunningDeadlineExceeded,
-                  fmt::format("The RayJob has passed the preRunningDeadlineSeconds. StartTime: {}. "
-                              "PreRunningDeadlineSeconds: {}",
-                              goTimeString(*startTime), *deadline));
+  setRayJobFailed(rayJob, reason,
+                  fmt::format("The RayJob has passed the {}. StartTime: {}. {}: {}", field,
+                              goTimeString(*startTime), goField, *deadline));
   return true;
 }
 

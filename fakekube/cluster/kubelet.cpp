@@ -244,22 +244,23 @@ class Kubelet::Impl : public std::enable_shared_from_this<Impl> {
 
     void exit(int code) override {
       if (!alive_.exchange(false)) return;
-      std::weak_ptr<Impl> kubelet = kubelet_;
-      std::string uid = uid_, name = containerName_;
-      bool init = init_;
-      std::uint64_t runId = runId_;
-      executor_.post([kubelet, uid, name, init, runId, code] {
-        if (auto k = kubelet.lock()) k->onExit(uid, name, init, runId, code);
-      });
+      postToKubelet([code](Impl& kubelet, const std::string& uid, const std::string& name,
+                           bool init,
+                           std::uint64_t runId) { kubelet.onExit(uid, name, init, runId, code); });
     }
     void setReady(bool ready) override {
       if (!alive_) return;
-      std::weak_ptr<Impl> kubelet = kubelet_;
-      std::string uid = uid_, name = containerName_;
-      bool init = init_;
-      std::uint64_t runId = runId_;
-      executor_.post([kubelet, uid, name, init, runId, ready] {
-        if (auto k = kubelet.lock()) k->onReadiness(uid, name, init, runId, ready);
+      postToKubelet(
+          [ready](Impl& kubelet, const std::string& uid, const std::string& name, bool init,
+                  std::uint64_t runId) { kubelet.onReadiness(uid, name, init, runId, ready); });
+    }
+    // Tells the kubelet, in a task of its own and if it still exists, about this instance
+    // (its pod uid, container name, init or not, run id).
+    template <class Tell>
+    void postToKubelet(Tell tell) {
+      executor_.post([kubelet = kubelet_, uid = uid_, name = containerName_, init = init_,
+                      runId = runId_, tell = std::move(tell)] {
+        if (auto k = kubelet.lock()) tell(*k, uid, name, init, runId);
       });
     }
     void after(Duration delay, std::function<void()> fn) override {

@@ -145,6 +145,26 @@ Result<HttpServerOptions> httpServerOptions(const ServeOptions& options, const s
   return httpOptions;
 }
 
+// --kubeconfig-out: a kubeconfig for the server (its CA with TLS), when asked for.
+Result<void> writeKubeconfig(const ServeOptions& options, const std::string& url,
+                             const HttpServerOptions& httpOptions) {
+  if (options.kubeconfigOut.empty()) return {};
+  std::ofstream out(options.kubeconfigOut, std::ios::trunc);
+  out << renderKubeconfig(url, options.token,
+                          httpOptions.tls ? httpOptions.tls->certificatePem : "");
+  if (!out)
+    return tl::unexpected(Status::internal(fmt::format("cannot write {}", options.kubeconfigOut)));
+  return {};
+}
+
+// Pods in KubeRay's shape run the simulated Ray head, workers, submitter and autoscaler; the
+// autoscaler reaches the API server through `autoscalerClient`.
+void addRaySimulation(Cluster& cluster, Client& autoscalerClient) {
+  ray::RaySimulationOptions simulation;
+  simulation.autoscaler.client = &autoscalerClient;
+  ray::addRayBehaviors(cluster.behaviors(), simulation);
+}
+
 // Watches that allow bookmarks get one a minute, as from a real API server: it lets a client
 // that resumes after a dropped connection start from a recent revision. Dropping the answer ends
 // them.
@@ -185,10 +205,7 @@ int runServe(const ServeOptions& options) {
   // The autoscaler containers of head pods reach the API server in process.
   InProcessClient autoscalerClient(*server);
   Cluster cluster(executor, *server, clusterOptions);
-  // Pods in KubeRay's shape run the simulated Ray head, workers, submitter and autoscaler.
-  ray::RaySimulationOptions simulation;
-  simulation.autoscaler.client = &autoscalerClient;
-  ray::addRayBehaviors(cluster.behaviors(), simulation);
+  addRaySimulation(cluster, autoscalerClient);
   if (auto started = cluster.start(); !started) {
     return serveError(fmt::format("cannot start the controllers: {}", started.error().message));
   }
@@ -224,11 +241,8 @@ int runServe(const ServeOptions& options) {
   if (!httpOptions) return serveError(httpOptions.error().message);
   HttpServer http(*server, *httpOptions);
   if (auto started = http.start(); !started) return serveError(started.error().message);
-  if (!options.kubeconfigOut.empty()) {
-    std::ofstream out(options.kubeconfigOut, std::ios::trunc);
-    out << renderKubeconfig(http.url(), options.token,
-                            httpOptions->tls ? httpOptions->tls->certificatePem : "");
-    if (!out) return serveError(fmt::format("cannot write {}", options.kubeconfigOut));
+  if (auto written = writeKubeconfig(options, http.url(), *httpOptions); !written) {
+    return serveError(written.error().message);
   }
   auto bookmarks = scheduleBookmarks(executor, *server);
   std::printf("fakekube: serving on %s\n", http.url().c_str());
