@@ -10,6 +10,12 @@ namespace fakekube::ray {
 
 namespace {
 
+// An application's config (null until it is deployed).
+const Json& serveAppConfigOf(const std::shared_ptr<const Json>& config) {
+  static const Json kNone;
+  return config != nullptr ? *config : kNone;
+}
+
 HttpResponse answer(int status, std::string body, std::string contentType = "text/plain") {
   HttpResponse response;
   response.status = status;
@@ -164,13 +170,13 @@ HttpResponse RayServe::applyConfig(const std::string& body) {
     }
     for (auto& [name, appConfig] : wanted) {
       auto it = applications_.find(name);
-      if (it != applications_.end() && !it->second.deleting &&
-          sameJson(it->second.config, appConfig)) {
+      if (it != applications_.end() && !it->second.deleting && it->second.config != nullptr &&
+          sameJson(*it->second.config, appConfig)) {
         continue;  // unchanged: Serve leaves it as it runs
       }
       Application& app = applications_[name];
       app = Application{};
-      app.config = appConfig;
+      app.config = std::make_shared<const Json>(appConfig);
       app.generation = ++nextGeneration_;
       app.lastDeployed = now;
       started.emplace_back(name, app.generation);
@@ -260,7 +266,7 @@ Json RayServe::details() const {
   Json applications = Json::object();
   for (const auto& [name, app] : applications_) {
     Json deployments = Json::object();
-    for (const std::string& deployment : deploymentNames(app.config)) {
+    for (const std::string& deployment : deploymentNames(serveAppConfigOf(app.config))) {
       const bool healthy = app.deploymentStatus == "HEALTHY";
       deployments[deployment] = {
           {"name", deployment},
@@ -269,15 +275,16 @@ Json RayServe::details() const {
           {"message", ""},
           {"replicas", Json::array()}};
     }
-    applications[name] = {{"name", name},
-                          {"route_prefix", stringOf(app.config, "route_prefix", "/")},
-                          {"docs_path", Json()},
-                          {"status", app.status},
-                          {"message", app.message},
-                          {"last_deployed_time_s", app.lastDeployed},
-                          {"deployed_app_config", app.config},
-                          {"source", "declarative"},
-                          {"deployments", std::move(deployments)}};
+    applications[name] = {
+        {"name", name},
+        {"route_prefix", stringOf(serveAppConfigOf(app.config), "route_prefix", "/")},
+        {"docs_path", Json()},
+        {"status", app.status},
+        {"message", app.message},
+        {"last_deployed_time_s", app.lastDeployed},
+        {"deployed_app_config", serveAppConfigOf(app.config)},
+        {"source", "declarative"},
+        {"deployments", std::move(deployments)}};
   }
   return {{"controller_info", {{"node_id", context_->podIp()}}},
           {"proxy_location", "EveryNode"},
@@ -292,7 +299,8 @@ HttpResponse RayServe::proxy(const HttpRequest& request) {
   {
     std::lock_guard lock(mu_);
     for (const auto& [name, app] : applications_) {
-      if (app.status == "RUNNING") routes[stringOf(app.config, "route_prefix", "/")] = name;
+      if (app.status == "RUNNING")
+        routes[stringOf(serveAppConfigOf(app.config), "route_prefix", "/")] = name;
     }
   }
   if (path == "/-/healthz") {

@@ -92,7 +92,9 @@ class RayServe : public std::enable_shared_from_this<RayServe> {
  private:
   struct Application {
     std::uint64_t generation = 0;  // bumped by every (re)deploy, so that stale timers do nothing
-    Json config;
+    // Behind a pointer: this header names Json without defining it (api/json.h), as every
+    // public header does. Set whenever the application is deployed.
+    std::shared_ptr<const Json> config;
     std::string status = "NOT_STARTED";
     std::string message;
     std::string deploymentStatus = "UPDATING";
