@@ -45,10 +45,13 @@ set(FAKEKUBE_PUBLIC_HEADERS
   fakekube/cluster/cronjob_controller.h
   fakekube/cluster/daemonset_controller.h
   fakekube/cluster/deployment_controller.h
+  fakekube/cluster/disruption_controller.h
   fakekube/cluster/endpoints_controller.h
   fakekube/cluster/endpointslice_controller.h
+  fakekube/cluster/garbage_collector.h
   fakekube/cluster/job_controller.h
   fakekube/cluster/kubelet.h
+  fakekube/cluster/namespace_controller.h
   fakekube/cluster/network.h
   fakekube/cluster/node_lifecycle_controller.h
   fakekube/cluster/pod_logs.h
@@ -57,6 +60,7 @@ set(FAKEKUBE_PUBLIC_HEADERS
   fakekube/cluster/scheduler.h
   fakekube/cluster/serviceaccount_controller.h
   fakekube/cluster/statefulset_controller.h
+  fakekube/cluster/ttl_after_finished_controller.h
   fakekube/http/http_server.h
   fakekube/http/tls_certificate.h
   fakekube/runtime/builder.h
