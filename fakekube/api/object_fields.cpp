@@ -94,6 +94,9 @@ Json valueFields(const Json& value, const Field& field, int depth) {
 Json objectFields(const Json& object, const PatchSchema& schema, Level level, const Scope& scope,
                   int depth) {
   Json out = Json::object();
+  // A metadata that is not an object (an applied `metadata: text`) owns nothing here; the
+  // write's type check refuses it.
+  if (!object.is_object()) return out;
   for (auto it = object.begin(); it != object.end(); ++it) {
     if (stripped(level, it.key(), scope)) continue;
     const Json& value = *it;
