@@ -50,10 +50,14 @@ Json packedFieldSet(const Json& set) {
 
 // A set's tree from its raw form; an unreadable one is the empty set (check() refuses those
 // before they are stored).
-Json unpackedFieldSet(const Json& raw) {
+// The text a raw set holds.
+std::string_view rawFieldSetText(const Json& raw) {
   const auto& bytes = raw.get_binary();
-  auto parsed =
-      parseJsonText(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+  return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
+}
+
+Json unpackedFieldSet(const Json& raw) {
+  auto parsed = parseJsonText(rawFieldSetText(raw));
   return parsed && parsed->is_object() ? std::move(*parsed) : Json::object();
 }
 
@@ -91,8 +95,7 @@ bool mayOverlapFieldSet(const Json& entry, const Json& other) {
   if (other.empty()) return false;
   const Json& fields = jsonAt(entry, {"fieldsV1"});
   if (!fields.is_binary()) return true;
-  const auto& bytes = fields.get_binary();
-  const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  const std::string_view text = rawFieldSetText(fields);
   for (const auto& [key, child] : other.get_ref<const Json::object_t&>()) {
     std::string needle = toJsonText(Json(key));
     needle += ':';
@@ -302,9 +305,7 @@ std::optional<std::string> check(const Json& managedFields) {
     }
     auto fields = entry.find("fieldsV1");
     if (fields != entry.end() && fields->is_binary()) {
-      const auto& bytes = fields->get_binary();
-      auto parsed = parseJsonText(
-          std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+      auto parsed = parseJsonText(rawFieldSetText(*fields));
       if (!parsed) return fmt::format("error decoding set: {}", parsed.error());
       if (auto error = field_set::check(*parsed)) {
         return fmt::format("error decoding set: {}", *error);
