@@ -28,6 +28,7 @@ set(FAKEKUBE_PUBLIC_HEADERS
   fakekube/api/watch_event.h
   fakekube/api/yaml.h
   fakekube/apiserver/api_server.h
+  fakekube/auth/user_info.h
   fakekube/apiserver/interceptor.h
   fakekube/apiserver/options.h
   fakekube/apiserver/watch.h

@@ -38,6 +38,7 @@
 #include "fakekube/apiserver/interceptor.h"
 #include "fakekube/apiserver/options.h"
 #include "fakekube/apiserver/watch.h"
+#include "fakekube/auth/user_info.h"
 
 // Clients: in process, cached, and over HTTP.
 #include "fakekube/cache/cache.h"

@@ -461,6 +461,7 @@ std::string ApiServer::Impl::prefix(const ResourceInfo& info, std::string_view n
 
 template <class T>
 Result<T> ApiServer::Impl::intercepted(Request request, Action<T> action) {
+  request.user = currentRequestUser();
   std::vector<std::shared_ptr<Interceptor>> chain;
   {
     std::lock_guard lock(interceptorsMu_);

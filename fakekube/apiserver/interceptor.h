@@ -14,6 +14,7 @@
 #include "fakekube/api/json.h"
 #include "fakekube/api/status.h"
 #include "fakekube/apiserver/options.h"
+#include "fakekube/auth/user_info.h"
 
 namespace fakekube {
 
@@ -30,6 +31,9 @@ struct Request {
   std::string_view patch;      // patch
   PatchType patchType = PatchType::Merge;
   bool dryRun = false;
+  // Who asks (auth/user_info.h): the user scoped by the caller, or nullptr for the server's own
+  // requests.
+  const UserInfo* user = nullptr;
 };
 
 class Interceptor {

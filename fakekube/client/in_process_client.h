@@ -7,9 +7,16 @@
 //
 // Not final: a test's client may answer some verbs its own way and pass the rest through (the
 // fixtures' ViewClient, which decides what an operator's lists and watches show).
+//
+// A client built with a UserInfo makes every request as that user (an operator running as its
+// ServiceAccount: the server authorizes each request and answers 403 where its roles do not
+// allow it); one built without makes them as the server itself.
 #pragma once
 
+#include <optional>
+
 #include "fakekube/apiserver/api_server.h"
+#include "fakekube/auth/user_info.h"
 #include "fakekube/client/client.h"
 
 namespace fakekube {
@@ -18,6 +25,7 @@ class InProcessClient : public Client {
  public:
   // `server` must outlive the client.
   explicit InProcessClient(ApiServer& server) : server_(server) {}
+  InProcessClient(ApiServer& server, UserInfo user) : server_(server), user_(std::move(user)) {}
 
   Result<Json> get(const GroupVersionResource& gvr, std::string_view ns,
                    std::string_view name) override;
@@ -56,9 +64,12 @@ class InProcessClient : public Client {
                                  const CreateOptions& options = {}) override;
 
   ApiServer& server() const { return server_; }
+  // Who this client's requests are made as; nullptr for the server's own identity.
+  const UserInfo* user() const { return user_ ? &*user_ : nullptr; }
 
  private:
   ApiServer& server_;
+  std::optional<UserInfo> user_;
 };
 
 }  // namespace fakekube
