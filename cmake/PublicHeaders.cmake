@@ -28,6 +28,9 @@ set(FAKEKUBE_PUBLIC_HEADERS
   fakekube/api/watch_event.h
   fakekube/api/yaml.h
   fakekube/apiserver/api_server.h
+  fakekube/auth/authorizer.h
+  fakekube/auth/rbac_policy.h
+  fakekube/auth/rbac_rules.h
   fakekube/auth/user_info.h
   fakekube/apiserver/interceptor.h
   fakekube/apiserver/options.h
