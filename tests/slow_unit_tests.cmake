@@ -25,3 +25,5 @@ set_tests_properties(GangCrashPoints.EveryKubeRayWriteCrashedConverges PROPERTIE
 set_tests_properties(GangCrashPoints.EveryVolcanoSchedulerWriteCrashedConverges PROPERTIES COST 15)
 set_tests_properties(RayServiceCrashPoints.EveryCrashPointOverAnUpgradeConverges
                      PROPERTIES COST 200)
+set_tests_properties(CrashtestBatchSchedulerTest.VolcanoRayJobSampleKeepsOneGangAtEveryCrashPoint
+                     PROPERTIES COST 40)

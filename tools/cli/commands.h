@@ -68,6 +68,9 @@ struct CrashtestOptions {
   // same whatever the number: every run is its own seeded cluster.
   int jobs = 0;
   bool teardown = true;  // delete the files' objects at the end and look for leftovers
+  // --batch-scheduler: volcano, scheduler-plugins, "" = none
+  // (tools/cli/crashtest_batch_scheduler.h)
+  std::string batchScheduler;
   // Exploration of stale, unobserved and intermediate states (tools/cli/explore.h).
   std::string explore;  // "stale,unobserved,intermediate"; "" = crash points
   int depth = 1;

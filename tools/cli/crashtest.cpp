@@ -51,6 +51,7 @@
 #include "fixtures/json_path.h"
 #include "fixtures/manifests.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/crashtest_batch_scheduler.h"
 #include "tools/cli/crashtest_invariants.h"
 #include "tools/cli/explore.h"
 #include "tools/cli/go_duration.h"
@@ -399,6 +400,8 @@ std::string replayCommand(const CrashtestOptions& options, std::uint64_t k, Cras
   if (options.nodes != CrashtestOptions{}.nodes)
     command += fmt::format(" --nodes {}", options.nodes);
   if (!options.teardown) command += " --no-teardown";
+  if (!options.batchScheduler.empty())
+    command += " --batch-scheduler " + quoted(options.batchScheduler);
   return command +
          fmt::format(" --seed {} --point {} --fault {}", options.seed, k, crashFaultName(fault));
 }
@@ -471,6 +474,8 @@ int runCrashtest(const CrashtestOptions& options) {
   if (options.nodes < 1 || options.nodes > 100) {
     return badInput(fmt::format("--nodes {}: expected 1..100", options.nodes));
   }
+  if (auto valid = validateCrashtestBatchScheduler(options.batchScheduler); !valid)
+    return badInput(valid.error().message);
 
   // KubeRay's CRDs are served from the start (the files' objects need them), unless the files
   // bring their own definitions.
@@ -533,9 +538,11 @@ int runCrashtest(const CrashtestOptions& options) {
     // run's same-instant work, and with it the crash points of the other scenarios).
     std::set<std::string> names = {"raycluster", "rayjob"};
     if (rayServices) names.insert("rayservice");
-    factory = [names](Manager& manager, const OperatorContext& context) -> Result<void> {
+    factory = [names, batchScheduler = options.batchScheduler](
+                  Manager& manager, const OperatorContext& context) -> Result<void> {
       ray::OperatorOptions operatorOptions;
       operatorOptions.randomSeed = context.seed * 1000003 + context.start;
+      operatorOptions.batchScheduler = batchScheduler;
       if (context.cluster != nullptr) {
         operatorOptions.httpProxyClients =
             ray::inProcessHttpProxyClients(context.cluster->network());
@@ -568,6 +575,7 @@ int runCrashtest(const CrashtestOptions& options) {
                               noOrphans(kJobs, ray::kRayJobs),
                               noOrphans(kPods, kJobs)};
   }
+  addCrashtestBatchScheduler(options.batchScheduler, scenario);
 
   if (wantsExploration(options)) return runExploration(options, std::move(scenario), out, err);
   CrashPointRunner runner(std::move(scenario));

@@ -97,6 +97,12 @@ table) per RayJob; RayJob counters matching its end (Complete: succeeded 1; Fail
 after the files' objects are deleted (unless --no-teardown), they are gone and nothing they owned
 is left.
 
+--batch-scheduler volcano runs the simulated Volcano scheduler beside the operator, which hands
+it its pods (KubeRay's volcano plug-in; a RayJob names its queue with the label
+volcano.sh/queue-name); scheduler-plugins runs KubeRay's scheduler-plugins plug-in and a second
+scheduler profile for its pods (the plug-in refuses RayJobs, as upstream). Every run also keeps:
+one PodGroup per RayJob or RayCluster, every pod of the operator in its owner's group.
+
 Goal (--until, repeatable, all must hold). Default: every RayJob of the files has
 status.jobDeploymentStatus Complete or Failed and every RayCluster status.state ready.
   KIND/NAME=VALUE           raycluster: .status.state, rayjob: .status.jobDeploymentStatus,
@@ -141,6 +147,9 @@ docs/exploring-states.md.)");
       ->capture_default_str();
   crashtestCmd->add_flag("--no-teardown", noTeardown,
                          "Skip deleting the files' objects at the end and the leak check");
+  crashtestCmd->add_option("--batch-scheduler", crashtest.batchScheduler,
+                           "Gang path: volcano (the simulated Volcano scheduler and KubeRay's "
+                           "plug-in) or scheduler-plugins");
   // Exploration of stale, unobserved and intermediate states (tools/cli/explore.h).
   crashtestCmd->add_option("--explore", crashtest.explore,
                            "Explore these kinds of plans: intermediate,stale,unobserved");
