@@ -1,5 +1,6 @@
 // `fakekube demo`: fakekube's stories in virtual time. First a Deployment on a simulated two-node
-// cluster (deployment_story.cpp); the RayJob demo-job from apply to cleanup (rayjob_story.cpp);
+// cluster (deployment_story.cpp); the RayJob demo-job from apply to cleanup (rayjob_story.cpp),
+// then again with the operator killed and restarted at each stage (restart_recovery_story.cpp);
 // a RayCluster whose last worker turns Ready, with the KubeRay operator (raycluster_story.cpp);
 // two RayJobs contending for room, without and with gang scheduling (contention_story.cpp);
 // a RayService's zero-downtime upgrade (rayservice_story.cpp);
@@ -30,6 +31,7 @@
 #include "tools/cli/raycluster_story.h"
 #include "tools/cli/rayjob_story.h"
 #include "tools/cli/rayservice_story.h"
+#include "tools/cli/restart_recovery_story.h"
 #include "tools/cli/timeline.h"
 
 namespace fakekube::cli {
@@ -364,6 +366,7 @@ int runDemo(const DemoOptions& options) {
       "fakekube demo: fakekube's stories on the embedded in-memory store, in virtual time\n");
   if (int failed = deploymentStory(options.color); failed != 0) return failed;
   if (int failed = rayJobStory(options.color); failed != 0) return failed;
+  if (int failed = restartRecoveryStory(options.color).exitCode; failed != 0) return failed;
   if (int failed = rayClusterStory(options.color); failed != 0) return failed;
   if (int failed = contentionStory(options.color); failed != 0) return failed;
   if (int failed = rayServiceStory(options.color); failed != 0) return failed;

@@ -47,36 +47,6 @@ Json rayContainer(const std::string& name, const std::string& cpu, const std::st
           {"resources", {{"requests", {{"cpu", cpu}, {"memory", memory}}}}}};
 }
 
-// The story's RayJob.
-Json demoJob() {
-  Json head = rayContainer("ray-head", "1", "2Gi");
-  head["ports"] = Json::array({{{"containerPort", 6379}, {"name", "gcs-server"}},
-                               {{"containerPort", 8265}, {"name", "dashboard"}},
-                               {{"containerPort", 10001}, {"name", "client"}}});
-  Json worker = {
-      {"groupName", "compute"},
-      {"replicas", 2},
-      {"minReplicas", 2},
-      {"maxReplicas", 2},
-      {"rayStartParams", Json::object()},
-      {"template",
-       {{"spec", {{"containers", Json::array({rayContainer("ray-worker", "1", "1Gi")})}}}}}};
-  return {{"apiVersion", "ray.io/v1"},
-          {"kind", "RayJob"},
-          {"metadata", {{"name", "demo-job"}, {"namespace", "default"}}},
-          {"spec",
-           {{"entrypoint", "python /app/main.py"},
-            {"submissionMode", "K8sJobMode"},
-            {"shutdownAfterJobFinishes", true},
-            {"ttlSecondsAfterFinished", 60},
-            {"rayClusterSpec",
-             {{"rayVersion", "2.52.0"},
-              {"headGroupSpec",
-               {{"rayStartParams", Json::object()},
-                {"template", {{"spec", {{"containers", Json::array({head})}}}}}}},
-              {"workerGroupSpecs", Json::array({worker})}}}}}};
-}
-
 std::string ownerText(const Json& object) {
   auto owner = meta::controllerOf(object);
   return owner ? fmt::format("{} {}", owner->kind, owner->name) : "nobody";
@@ -242,7 +212,7 @@ int tell(SimExecutor& executor, ApiServer& server, Cluster& cluster, Manager& ra
     std::fprintf(stderr, "fakekube: %s\n", opened.error().message.c_str());
     return 1;
   }
-  auto created = server.create(ray::kRayJobs, "default", demoJob());
+  auto created = server.create(ray::kRayJobs, "default", demoJobManifest());
   if (!created) {
     t.error("create RayJob default/demo-job", created.error());
     return 1;
@@ -283,6 +253,35 @@ int tell(SimExecutor& executor, ApiServer& server, Cluster& cluster, Manager& ra
 }
 
 }  // namespace
+
+Json demoJobManifest() {
+  Json head = rayContainer("ray-head", "1", "2Gi");
+  head["ports"] = Json::array({{{"containerPort", 6379}, {"name", "gcs-server"}},
+                               {{"containerPort", 8265}, {"name", "dashboard"}},
+                               {{"containerPort", 10001}, {"name", "client"}}});
+  Json worker = {
+      {"groupName", "compute"},
+      {"replicas", 2},
+      {"minReplicas", 2},
+      {"maxReplicas", 2},
+      {"rayStartParams", Json::object()},
+      {"template",
+       {{"spec", {{"containers", Json::array({rayContainer("ray-worker", "1", "1Gi")})}}}}}};
+  return {{"apiVersion", "ray.io/v1"},
+          {"kind", "RayJob"},
+          {"metadata", {{"name", "demo-job"}, {"namespace", "default"}}},
+          {"spec",
+           {{"entrypoint", "python /app/main.py"},
+            {"submissionMode", "K8sJobMode"},
+            {"shutdownAfterJobFinishes", true},
+            {"ttlSecondsAfterFinished", 60},
+            {"rayClusterSpec",
+             {{"rayVersion", "2.52.0"},
+              {"headGroupSpec",
+               {{"rayStartParams", Json::object()},
+                {"template", {{"spec", {{"containers", Json::array({head})}}}}}}},
+              {"workerGroupSpecs", Json::array({worker})}}}}}};
+}
 
 int rayJobStory(bool color) {
   SimExecutor executor(SimExecutor::Options{.seed = 1});

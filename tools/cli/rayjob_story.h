@@ -2,7 +2,12 @@
 // the KubeRay operator on a simulated cluster.
 #pragma once
 
+#include "fakekube/api/json.h"
+
 namespace fakekube::cli {
+
+// default/demo-job, the RayJob the story applies (and the restart-recovery chapter again).
+Json demoJobManifest();
 
 // `default/demo-job` (entrypoint `python /app/main.py`, K8sJobMode, shutdownAfterJobFinishes,
 // ttlSecondsAfterFinished 60, one head and the worker group `compute` of two) on three nodes:
