@@ -28,6 +28,9 @@ set(FAKEKUBE_PUBLIC_HEADERS
   fakekube/api/watch_event.h
   fakekube/api/yaml.h
   fakekube/apiserver/api_server.h
+  fakekube/apiserver/container_log_source.h
+  fakekube/apiserver/pod_logs.h
+  fakekube/apiserver/proxy_transport.h
   fakekube/auth/authorizer.h
   fakekube/auth/rbac_policy.h
   fakekube/auth/rbac_rules.h
@@ -58,7 +61,6 @@ set(FAKEKUBE_PUBLIC_HEADERS
   fakekube/cluster/namespace_controller.h
   fakekube/cluster/network.h
   fakekube/cluster/node_lifecycle_controller.h
-  fakekube/cluster/pod_logs.h
   fakekube/cluster/nodes.h
   fakekube/cluster/replicaset_controller.h
   fakekube/cluster/scheduler.h
@@ -73,7 +75,9 @@ set(FAKEKUBE_PUBLIC_HEADERS
   fakekube/runtime/handler.h
   fakekube/runtime/leader_election.h
   fakekube/runtime/manager.h
-  fakekube/runtime/metrics.h
+  fakekube/metrics/duration_histogram.h
+  fakekube/metrics/metrics_registry.h
+  fakekube/runtime/workqueue_metrics.h
   fakekube/runtime/predicate.h
   fakekube/runtime/priority_queue.h
   fakekube/runtime/rate_limiter.h

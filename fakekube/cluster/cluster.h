@@ -55,7 +55,7 @@
 #include "fakekube/cluster/network.h"
 #include "fakekube/cluster/node_lifecycle_controller.h"
 #include "fakekube/cluster/nodes.h"
-#include "fakekube/cluster/pod_logs.h"
+#include "fakekube/apiserver/pod_logs.h"
 #include "fakekube/cluster/replicaset_controller.h"
 #include "fakekube/cluster/scheduler.h"
 #include "fakekube/cluster/serviceaccount_controller.h"

@@ -108,8 +108,8 @@ std::size_t ContainerLogs::size() const {
   return logs_.size();
 }
 
-std::shared_ptr<ContainerLogs::LogReader> ContainerLogs::reader(const std::string& containerId,
-                                                                LogReadOptions options) {
+std::shared_ptr<ContainerLogReader> ContainerLogs::reader(const std::string& containerId,
+                                                          LogReadOptions options) {
   std::shared_ptr<Log> log;
   {
     std::lock_guard lock(shared_->mu);
@@ -167,8 +167,8 @@ void ContainerLogs::LogReader::take(std::string& out) {
   }
 }
 
-ContainerLogs::LogReader::Step ContainerLogs::LogReader::read(std::string& out,
-                                                              std::chrono::milliseconds wait) {
+ContainerLogReader::Step ContainerLogs::LogReader::read(std::string& out,
+                                                        std::chrono::milliseconds wait) {
   std::unique_lock lock(shared_->mu);
   auto available = [this] {
     if (done()) return true;

@@ -39,6 +39,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "fakekube/apiserver/container_log_source.h"
 #include "fakekube/sim/clock.h"
 
 namespace fakekube {
@@ -47,20 +48,7 @@ namespace fakekube {
 // timestamp prefix (RFC3339NanoFixed).
 std::string formatRfc3339NanoFixed(TimePoint t);
 
-struct LogReadOptions {
-  // The last N lines only (nullopt: all).
-  std::optional<std::int64_t> tailLines;
-  // Lines printed before this are skipped.
-  std::optional<TimePoint> since;
-  // Stop after this many bytes (nullopt: no limit).
-  std::optional<std::int64_t> limitBytes;
-  // Prefix each line with its time.
-  bool timestamps = false;
-  // Keep reading what is appended until the log is closed.
-  bool follow = false;
-};
-
-class ContainerLogs {
+class ContainerLogs final : public ContainerLogSource {
  public:
   struct Limits {
     std::size_t maxLines = 10000;
@@ -95,7 +83,8 @@ class ContainerLogs {
 
   class LogReader;
   // A reader over the log (an unknown log reads as empty and ends at once).
-  std::shared_ptr<LogReader> reader(const std::string& containerId, LogReadOptions options);
+  std::shared_ptr<ContainerLogReader> reader(const std::string& containerId,
+                                             LogReadOptions options) override;
 
   // Logs held now.
   std::size_t size() const;
@@ -127,19 +116,11 @@ class ContainerLogs {
   std::map<std::pair<std::string, std::string>, std::vector<std::string>> instances_;
 };
 
-class ContainerLogs::LogReader {
+class ContainerLogs::LogReader final : public ContainerLogReader {
  public:
-  enum class Step {
-    Data,   // text was appended to `out`
-    Idle,   // nothing new within `wait`
-    Ended,  // the reader is done (`out` may hold the last text)
-  };
-  // Waits up to `wait` for lines, then appends what is there.
-  Step read(std::string& out, std::chrono::milliseconds wait);
-  // Everything up to the end, for a reader that does not follow (a following one would wait).
-  std::string readAll();
-  // Ends the reader (its client went away). Safe from any thread.
-  void stop();
+  Step read(std::string& out, std::chrono::milliseconds wait) override;
+  std::string readAll() override;
+  void stop() override;
 
   LogReader(std::shared_ptr<Shared> shared, std::shared_ptr<Log> log, LogReadOptions options);
 

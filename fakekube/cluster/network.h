@@ -42,39 +42,14 @@
 #include <string_view>
 #include <tl/expected.hpp>
 
+#include "fakekube/apiserver/proxy_transport.h"
 #include "fakekube/client/client.h"
 
 namespace fakekube {
 
-struct HttpRequest {
-  std::string method = "GET";
-  std::string path = "/";
-  std::map<std::string, std::string> headers;
-  std::string body;
-};
-
-struct HttpResponse {
-  int status = 200;
-  std::map<std::string, std::string> headers;
-  std::string body;
-};
-
 using HttpHandler = std::function<HttpResponse(const HttpRequest& request)>;
 
-struct NetworkError {
-  enum class Kind {
-    NoSuchHost,
-    ConnectionRefused,
-    AddressInUse,
-  };
-  Kind kind = Kind::ConnectionRefused;
-  std::string message;
-};
-
-template <class T>
-using NetworkResult = tl::expected<T, NetworkError>;
-
-class Network {
+class Network final : public ProxyTransport {
  public:
   // `reader` (Services and Pods) must outlive the network.
   explicit Network(Reader& reader);
@@ -96,6 +71,11 @@ class Network {
   NetworkResult<HttpResponse> call(std::string_view callerNamespace, std::string_view host,
                                    int port, const HttpRequest& request,
                                    std::string_view callerPodIp = {});
+  // The API server's proxy: a call from outside any pod.
+  NetworkResult<HttpResponse> send(std::string_view callerNamespace, std::string_view host,
+                                   int port, const HttpRequest& request) override {
+    return call(callerNamespace, host, port, request);
+  }
 
  private:
   struct Target {

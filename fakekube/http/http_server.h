@@ -43,8 +43,8 @@
 namespace fakekube {
 
 class ApiServer;
-class ContainerLogs;
-class Network;
+class ContainerLogSource;
+class ProxyTransport;
 
 // One served request, for the optional request log.
 struct HttpRequestLog {
@@ -77,11 +77,11 @@ struct HttpServerOptions {
   // ended), on the connection's thread. Unset = no logging.
   std::function<void(const HttpRequestLog&)> requestLog;
   // The cluster's in-process network, which the services and pods proxy subresources reach
-  // (proxy.h). Unset: they answer 503. Must outlive the server.
-  Network* network = nullptr;
+  // (proxy.h): the cluster's Network. Unset: they answer 503. Must outlive the server.
+  ProxyTransport* network = nullptr;
   // What the kubelets' containers printed, which pods/<name>/log reads (pod_log.h). Unset: every
   // log is empty. Must outlive the server.
-  ContainerLogs* containerLogs = nullptr;
+  ContainerLogSource* containerLogs = nullptr;
   // Appended to GET /metrics after the server's own request metrics (fakekube serve passes the
   // controllers' metrics, Manager::renderMetrics). Unset = the request metrics alone.
   std::function<std::string()> extraMetrics;

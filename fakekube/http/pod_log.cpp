@@ -4,7 +4,7 @@
 
 #include <charconv>
 
-#include "fakekube/cluster/pod_logs.h"
+#include "fakekube/apiserver/pod_logs.h"
 #include "fakekube/http/request_parameters.h"
 #include "fakekube/http/rest_handler.h"
 
@@ -47,17 +47,16 @@ Result<PodLogOptions> podLogOptions(const RestRequest& request) {
 // A followed log as the body of the response.
 class LogStream final : public ResponseStream {
  public:
-  explicit LogStream(std::shared_ptr<ContainerLogs::LogReader> reader)
-      : reader_(std::move(reader)) {}
+  explicit LogStream(std::shared_ptr<ContainerLogReader> reader) : reader_(std::move(reader)) {}
   ~LogStream() override { reader_->stop(); }
 
   Step read(std::string& out, std::chrono::milliseconds wait) override {
     switch (reader_->read(out, wait)) {
-      case ContainerLogs::LogReader::Step::Data:
+      case ContainerLogReader::Step::Data:
         return Step::Data;
-      case ContainerLogs::LogReader::Step::Idle:
+      case ContainerLogReader::Step::Idle:
         return Step::Idle;
-      case ContainerLogs::LogReader::Step::Ended:
+      case ContainerLogReader::Step::Ended:
         break;
     }
     return Step::Ended;
@@ -65,7 +64,7 @@ class LogStream final : public ResponseStream {
   void stop() override { reader_->stop(); }
 
  private:
-  std::shared_ptr<ContainerLogs::LogReader> reader_;
+  std::shared_ptr<ContainerLogReader> reader_;
 };
 
 }  // namespace
@@ -75,7 +74,7 @@ bool isPodLogPath(const std::vector<std::string>& s) {
          s[6] == "log";
 }
 
-RestResponse podLogRequest(ApiServer& server, ContainerLogs* logs, const RestRequest& request,
+RestResponse podLogRequest(ApiServer& server, ContainerLogSource* logs, const RestRequest& request,
                            const std::vector<std::string>& s) {
   if (request.method != "GET" && request.method != "HEAD") {
     return RestHandler::errorResponse(

@@ -10,7 +10,7 @@
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/pod_status.h"
 #include "fakekube/api/resources.h"
-#include "fakekube/cluster/network.h"
+#include "fakekube/apiserver/proxy_transport.h"
 #include "fakekube/http/rest_handler.h"
 
 namespace fakekube {
@@ -84,15 +84,15 @@ RestResponse unavailable(std::string message) {
   return RestHandler::errorResponse(Status::serviceUnavailable(message));
 }
 
-RestResponse forward(Network& network, std::string_view ns, const std::string& host, int port,
-                     const RestRequest& request) {
+RestResponse forward(ProxyTransport& network, std::string_view ns, const std::string& host,
+                     int port, const RestRequest& request) {
   HttpRequest forwarded;
   forwarded.method = request.method;
   forwarded.path = forwardedPath(request);
   forwarded.body = request.body;
   if (!request.contentType.empty()) forwarded.headers["Content-Type"] = request.contentType;
   if (!request.accept.empty()) forwarded.headers["Accept"] = request.accept;
-  auto answer = network.call(ns, host, port, forwarded);
+  auto answer = network.send(ns, host, port, forwarded);
   if (!answer) return unavailable("error trying to reach service: " + answer.error().message);
   RestResponse response;
   response.status = answer->status;
@@ -126,7 +126,7 @@ std::optional<int> containerPort(const Json& pod, const Json& port) {
   return std::nullopt;
 }
 
-RestResponse proxyService(ApiServer& server, Network& network, const std::string& ns,
+RestResponse proxyService(ApiServer& server, ProxyTransport& network, const std::string& ns,
                           const ProxyTarget& target, const RestRequest& request) {
   auto service = server.get(kServices, ns, target.name);
   if (!service) return RestHandler::errorResponse(service.error());
@@ -170,7 +170,7 @@ RestResponse proxyService(ApiServer& server, Network& network, const std::string
   return forward(network, ns, host, servicePort->value("port", 0), request);
 }
 
-RestResponse proxyPod(ApiServer& server, Network& network, const std::string& ns,
+RestResponse proxyPod(ApiServer& server, ProxyTransport& network, const std::string& ns,
                       const ProxyTarget& target, const RestRequest& request) {
   auto pod = server.get(kPods, ns, target.name);
   if (!pod) return RestHandler::errorResponse(pod.error());
@@ -200,7 +200,7 @@ bool isProxyPath(const std::vector<std::string>& s) {
          (s[4] == "services" || s[4] == "pods") && s[6] == "proxy";
 }
 
-RestResponse proxyRequest(ApiServer& server, Network* network, const RestRequest& request) {
+RestResponse proxyRequest(ApiServer& server, ProxyTransport* network, const RestRequest& request) {
   std::vector<std::string> s;
   std::size_t start = 0;
   while (start <= request.path.size() && s.size() < 7) {

@@ -6,7 +6,7 @@
 //
 // Any method; the body, the query and the Content-Type go through, and the program's status,
 // body and Content-Type come back as they are. What answers is a listener of the in-process
-// network (network.h):
+// cluster (a ProxyTransport: the in-process network, cluster/network.h):
 //   services  <port> is a Service port's name or number (none: the first port); the request goes
 //             to that port of the Service, which forwards it to a Ready pod its selector matches
 //             (targetPort by number or container port name), as kube-proxy would
@@ -31,12 +31,12 @@
 
 namespace fakekube {
 
-class Network;
+class ProxyTransport;
 
 // Whether the path's segments address a proxy subresource (the shape above).
 bool isProxyPath(const std::vector<std::string>& segments);
 
 // Serves one proxy request. `network` may be null.
-RestResponse proxyRequest(ApiServer& server, Network* network, const RestRequest& request);
+RestResponse proxyRequest(ApiServer& server, ProxyTransport* network, const RestRequest& request);
 
 }  // namespace fakekube

@@ -19,7 +19,7 @@
 #include <string>
 
 #include "fakekube/http/rest_types.h"
-#include "fakekube/runtime/metrics.h"
+#include "fakekube/metrics/metrics_registry.h"
 
 namespace fakekube {
 

@@ -835,8 +835,8 @@ Json versionDocument() {
 
 }  // namespace
 
-RestHandler::RestHandler(ApiServer& server, std::string serverAddress, Network* network,
-                         ContainerLogs* containerLogs)
+RestHandler::RestHandler(ApiServer& server, std::string serverAddress, ProxyTransport* network,
+                         ContainerLogSource* containerLogs)
     : server_(server),
       serverAddress_(std::move(serverAddress)),
       network_(network),

@@ -35,16 +35,16 @@
 
 namespace fakekube {
 
-class ContainerLogs;
-class Network;
+class ContainerLogSource;
+class ProxyTransport;
 
 class RestHandler {
  public:
   // `serverAddress` ("host:port") is what /api reports as the address clients reach. `network`
   // (optional) is what the services/pods proxy subresources reach (proxy.h); `containerLogs`
   // (optional) what pods/log reads (pod_log.h).
-  RestHandler(ApiServer& server, std::string serverAddress, Network* network = nullptr,
-              ContainerLogs* containerLogs = nullptr);
+  RestHandler(ApiServer& server, std::string serverAddress, ProxyTransport* network = nullptr,
+              ContainerLogSource* containerLogs = nullptr);
 
   RestResponse handle(const RestRequest& request);
 
@@ -55,8 +55,8 @@ class RestHandler {
  private:
   ApiServer& server_;
   std::string serverAddress_;
-  Network* network_ = nullptr;
-  ContainerLogs* containerLogs_ = nullptr;
+  ProxyTransport* network_ = nullptr;
+  ContainerLogSource* containerLogs_ = nullptr;
 };
 
 }  // namespace fakekube

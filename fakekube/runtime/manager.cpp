@@ -8,6 +8,7 @@
 
 #include "fakekube/api/resource_registry.h"
 #include "fakekube/client/in_process_client.h"
+#include "fakekube/runtime/workqueue_metrics.h"
 
 namespace fakekube {
 

@@ -39,10 +39,10 @@
 #include "fakekube/cache/cache.h"
 #include "fakekube/cache/cached_client.h"
 #include "fakekube/client/client.h"
+#include "fakekube/metrics/metrics_registry.h"
 #include "fakekube/runtime/controller.h"
 #include "fakekube/runtime/event_recorder.h"
 #include "fakekube/runtime/leader_election.h"
-#include "fakekube/runtime/metrics.h"
 #include "fakekube/sim/executor.h"
 
 namespace fakekube {

@@ -45,6 +45,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fakekube/metrics/duration_histogram.h"
 #include "fakekube/runtime/rate_limiter.h"
 #include "fakekube/sim/executor.h"
 
@@ -73,20 +74,6 @@ struct QueueItem {
   // stops asking. An item handed out before shutDown() is still delivered, with shutdown false,
   // and must still be done().
   bool shutdown = false;
-};
-
-// A histogram in seconds, Prometheus-shaped: `counts[i]` is the number of observations
-// <= `bounds[i]` (cumulative), `count` and `sum` cover all of them.
-struct DurationHistogram {
-  // client-go's workqueue buckets: 10 ns, 100 ns, ..., 1000 s (ExponentialBuckets(1e-8, 10, 12)).
-  static std::vector<double> defaultBounds();
-
-  std::vector<double> bounds = defaultBounds();
-  std::vector<std::uint64_t> counts = std::vector<std::uint64_t>(bounds.size(), 0);
-  std::uint64_t count = 0;
-  double sum = 0;
-
-  void observe(double seconds);
 };
 
 // The workqueue_* metrics of one queue (a metrics registry that exports them comes later).

@@ -1,7 +1,7 @@
 // Container logs and the pods/log subresource on virtual time: what simulated containers print,
 // per container and restart; every PodLogOptions field; the API server's and the kubelet's
 // errors; following a log until its container ends; the bounds that keep long runs small.
-#include "fakekube/cluster/pod_logs.h"
+#include "fakekube/apiserver/pod_logs.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -194,15 +194,15 @@ TEST_F(PodLogsTest, FollowingALogEndsWhenTheContainerEnds) {
   auto reader = podLogs->open("default", "tick", {.follow = true});
   ASSERT_TRUE(reader.has_value()) << reader.error().str();
   std::string out;
-  EXPECT_EQ((*reader)->read(out, milliseconds(0)), ContainerLogs::LogReader::Step::Data);
+  EXPECT_EQ((*reader)->read(out, milliseconds(0)), ContainerLogReader::Step::Data);
   EXPECT_EQ(out, "tick 0\n");
-  EXPECT_EQ((*reader)->read(out, milliseconds(0)), ContainerLogs::LogReader::Step::Idle);
+  EXPECT_EQ((*reader)->read(out, milliseconds(0)), ContainerLogReader::Step::Idle);
   run(seconds(1));
-  EXPECT_EQ((*reader)->read(out, milliseconds(0)), ContainerLogs::LogReader::Step::Data);
+  EXPECT_EQ((*reader)->read(out, milliseconds(0)), ContainerLogReader::Step::Data);
   EXPECT_EQ(out, "tick 0\ntick 1\n");
   // The last line, and the container exits: the reader ends with it.
   run(seconds(1));
-  EXPECT_EQ((*reader)->read(out, milliseconds(0)), ContainerLogs::LogReader::Step::Ended);
+  EXPECT_EQ((*reader)->read(out, milliseconds(0)), ContainerLogReader::Step::Ended);
   EXPECT_EQ(out, "tick 0\ntick 1\ntick 2\n");
   EXPECT_EQ(getPod("tick")["status"]["phase"], "Succeeded");
 
@@ -210,7 +210,7 @@ TEST_F(PodLogsTest, FollowingALogEndsWhenTheContainerEnds) {
   auto again = podLogs->open("default", "tick", {.follow = true, .tailLines = 1});
   ASSERT_TRUE(again.has_value());
   std::string last;
-  EXPECT_EQ((*again)->read(last, milliseconds(0)), ContainerLogs::LogReader::Step::Ended);
+  EXPECT_EQ((*again)->read(last, milliseconds(0)), ContainerLogReader::Step::Ended);
   EXPECT_EQ(last, "tick 2\n");
 }
 
@@ -220,13 +220,13 @@ TEST_F(PodLogsTest, FollowingARunningContainerEndsWhenItsPodIsDeleted) {
   auto reader = podLogs->open("default", "web", {.follow = true, .limitBytes = 1000});
   ASSERT_TRUE(reader.has_value());
   std::string out;
-  EXPECT_EQ((*reader)->read(out, milliseconds(0)), ContainerLogs::LogReader::Step::Data);
+  EXPECT_EQ((*reader)->read(out, milliseconds(0)), ContainerLogReader::Step::Data);
   run(minutes(5));
-  EXPECT_EQ((*reader)->read(out, milliseconds(0)), ContainerLogs::LogReader::Step::Idle);
+  EXPECT_EQ((*reader)->read(out, milliseconds(0)), ContainerLogReader::Step::Idle);
   remove(kPods, "default", "web");
   run(seconds(5));
   EXPECT_FALSE(podExists("web"));
-  EXPECT_EQ((*reader)->read(out, milliseconds(0)), ContainerLogs::LogReader::Step::Ended);
+  EXPECT_EQ((*reader)->read(out, milliseconds(0)), ContainerLogReader::Step::Ended);
   EXPECT_EQ(logs.size(), 0u);  // the pod's logs went with it
 }
 
@@ -236,9 +236,9 @@ TEST_F(PodLogsTest, LimitBytesEndsAFollowingReader) {
   auto reader = podLogs->open("default", "tick", {.follow = true, .limitBytes = 10});
   ASSERT_TRUE(reader.has_value());
   std::string out;
-  EXPECT_EQ((*reader)->read(out, milliseconds(0)), ContainerLogs::LogReader::Step::Data);
+  EXPECT_EQ((*reader)->read(out, milliseconds(0)), ContainerLogReader::Step::Data);
   run(seconds(1));
-  EXPECT_EQ((*reader)->read(out, milliseconds(0)), ContainerLogs::LogReader::Step::Ended);
+  EXPECT_EQ((*reader)->read(out, milliseconds(0)), ContainerLogReader::Step::Ended);
   EXPECT_EQ(out, "tick 0\ntic");
 }
 
@@ -263,11 +263,11 @@ TEST(ContainerLogsTest, EachLogKeepsItsNewestLinesWithinItsBounds) {
   small.append("c1", t, "dddd");
   small.append("c1", t, "eeee");
   std::string out;
-  EXPECT_EQ(reader->read(out, std::chrono::milliseconds(0)), ContainerLogs::LogReader::Step::Data);
+  EXPECT_EQ(reader->read(out, std::chrono::milliseconds(0)), ContainerLogReader::Step::Data);
   EXPECT_EQ(out, "dddd\neeee\n");
   small.close("c1");
   small.append("c1", t, "after close");
-  EXPECT_EQ(reader->read(out, std::chrono::milliseconds(0)), ContainerLogs::LogReader::Step::Ended);
+  EXPECT_EQ(reader->read(out, std::chrono::milliseconds(0)), ContainerLogReader::Step::Ended);
   EXPECT_THAT(small.lines("c1"), ElementsAre("dddd", "eeee"));
 }
 
@@ -308,7 +308,7 @@ TEST(ContainerLogsTest, RemovingAPodDropsOnlyItsOwnLogs) {
   EXPECT_EQ(logs.size(), 2u);
   // The reader still hands out what was written, and ends with it.
   std::string out;
-  EXPECT_EQ(reader->read(out, std::chrono::milliseconds(0)), ContainerLogs::LogReader::Step::Ended);
+  EXPECT_EQ(reader->read(out, std::chrono::milliseconds(0)), ContainerLogReader::Step::Ended);
   EXPECT_EQ(out, "line\n");
   // The pod's container names are free again: a new pod with its uid starts afresh.
   logs.open("a3", "pod-a", "main");

@@ -1,5 +1,3 @@
-#include "fakekube/runtime/metrics.h"
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -7,7 +5,9 @@
 #include <limits>
 #include <string>
 
+#include "fakekube/metrics/metrics_registry.h"
 #include "fakekube/runtime/priority_queue.h"
+#include "fakekube/runtime/workqueue_metrics.h"
 #include "fakekube/sim/sim_executor.h"
 
 namespace fakekube {

@@ -20,9 +20,9 @@
 //               back-off with no earlier instance)
 // Then the log of the instance the status names — the running or last terminated one
 // (containerID), or with `previous` the one before (lastState.terminated.containerID) — read
-// from the kubelet's ContainerLogs (container_logs.h) with the options. sinceSeconds counts back
-// from the server's clock; of sinceSeconds and sinceTime the later instant wins, as in the
-// kubelet. A log the kubelet no longer holds (a restarted server) reads as empty.
+// from the kubelet's logs (a ContainerLogSource: the cluster's ContainerLogs) with the options.
+// sinceSeconds counts back from the server's clock; of sinceSeconds and sinceTime the later instant
+// wins, as in the kubelet. A log the kubelet no longer holds (a restarted server) reads as empty.
 #pragma once
 
 #include <cstdint>
@@ -31,7 +31,7 @@
 #include <string>
 
 #include "fakekube/api/status.h"
-#include "fakekube/cluster/container_logs.h"
+#include "fakekube/apiserver/container_log_source.h"
 
 namespace fakekube {
 
@@ -52,18 +52,17 @@ struct PodLogOptions {
 class PodLogs {
  public:
   // `logs` may be null (no kubelet keeps logs: every log is empty). Both must outlive this.
-  PodLogs(ApiServer& server, ContainerLogs* logs);
+  PodLogs(ApiServer& server, ContainerLogSource* logs);
 
   // A reader of the log: it follows with options.follow, else ends at what is there now.
-  Result<std::shared_ptr<ContainerLogs::LogReader>> open(const std::string& ns,
-                                                         const std::string& name,
-                                                         const PodLogOptions& options);
+  Result<std::shared_ptr<ContainerLogReader>> open(const std::string& ns, const std::string& name,
+                                                   const PodLogOptions& options);
   // The log as it is now (options.follow is ignored).
   Result<std::string> read(const std::string& ns, const std::string& name, PodLogOptions options);
 
  private:
   ApiServer& server_;
-  ContainerLogs* logs_;
+  ContainerLogSource* logs_;
 };
 
 }  // namespace fakekube

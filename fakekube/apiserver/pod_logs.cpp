@@ -1,4 +1,4 @@
-#include "fakekube/cluster/pod_logs.h"
+#include "fakekube/apiserver/pod_logs.h"
 
 #include <fmt/format.h>
 
@@ -138,13 +138,21 @@ Result<std::string> containerIdFor(const Json& pod, const std::string& name,
                                      goQuote(container), goQuote(name))));
 }
 
+// The log of a pod no kubelet runs: empty, and ended.
+class EmptyContainerLog final : public ContainerLogReader {
+ public:
+  Step read(std::string& out, std::chrono::milliseconds wait) override { return Step::Ended; }
+  std::string readAll() override { return {}; }
+  void stop() override {}
+};
+
 }  // namespace
 
-PodLogs::PodLogs(ApiServer& server, ContainerLogs* logs) : server_(server), logs_(logs) {}
+PodLogs::PodLogs(ApiServer& server, ContainerLogSource* logs) : server_(server), logs_(logs) {}
 
-Result<std::shared_ptr<ContainerLogs::LogReader>> PodLogs::open(const std::string& ns,
-                                                                const std::string& name,
-                                                                const PodLogOptions& options) {
+Result<std::shared_ptr<ContainerLogReader>> PodLogs::open(const std::string& ns,
+                                                          const std::string& name,
+                                                          const PodLogOptions& options) {
   if (auto invalid = validateOptions(name, options)) return tl::unexpected(*invalid);
   auto got = server_.get(kPods, ns, name);
   if (!got) return tl::unexpected(got.error());
@@ -165,8 +173,7 @@ Result<std::shared_ptr<ContainerLogs::LogReader>> PodLogs::open(const std::strin
   }
   // Not scheduled: no kubelet to ask, an empty log.
   if (textAt(pod, {"spec", "nodeName"}).empty() || logs_ == nullptr) {
-    ContainerLogs none;
-    return none.reader("", read);
+    return std::make_shared<EmptyContainerLog>();
   }
   auto id = containerIdFor(pod, name, *container, options.previous);
   if (!id) return tl::unexpected(id.error());
