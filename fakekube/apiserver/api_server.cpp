@@ -1024,6 +1024,13 @@ Result<Json> ApiServer::Impl::createSubresource(const GroupVersionResource& gvr,
   Request request{Verb::Create,      gvr,  std::string(subresource), std::string(ns),
                   std::string(name), &body};
   request.dryRun = options.dryRun;
+  if (gvr.group.empty() && gvr.resource == "serviceaccounts" && subresource == "token") {
+    auto issued = intercepted<ObjectPtr>(request, [&]() -> Result<ObjectPtr> {
+      return issueServiceAccountToken(gvr, ns, name, std::move(body));
+    });
+    if (!issued) return tl::unexpected(issued.error());
+    return **issued;
+  }
   auto bound = intercepted<ObjectPtr>(request, [&]() -> Result<ObjectPtr> {
     auto t = target(gvr, ns);
     if (!t) return tl::unexpected(t.error());

@@ -94,8 +94,10 @@ class ApiServer {
                                       Json object, std::string_view subresource,
                                       const UpdateOptions& options = {});
   // POST …/<name>/<subresource>: "binding" on pods (what the scheduler does: sets spec.nodeName
-  // and the PodScheduled condition; 409 if the pod is bound already or being deleted). Answers
-  // the wire body (a 201 Success Status for a binding).
+  // and the PodScheduled condition; 409 if the pod is bound already or being deleted), and
+  // "token" on serviceaccounts (a TokenRequest, `kubectl create token`: answers it with
+  // status.token and status.expirationTimestamp; 404 for a missing ServiceAccount). Answers the
+  // wire body (a 201 Success Status for a binding).
   Result<Json> createSubresource(const GroupVersionResource& gvr, std::string_view ns,
                                  std::string_view name, std::string_view subresource, Json body,
                                  const CreateOptions& options = {});
@@ -144,6 +146,13 @@ class ApiServer {
 
   void addInterceptor(std::shared_ptr<Interceptor> interceptor);
   void removeInterceptor(const Interceptor* interceptor);
+
+  // --- authentication ---
+  // The user a bearer token names: a ServiceAccount token this server issued (the "token"
+  // subresource above), not expired on the server's clock, whose ServiceAccount still exists with
+  // the uid the token names. nullopt for any other text. A file-backed store keeps the signing
+  // key: tokens authenticate again after a restart.
+  std::optional<UserInfo> authenticateToken(std::string_view token) const;
 
  private:
   class Impl;

@@ -52,6 +52,10 @@ Result<Json> ApiServer::createSubresource(const GroupVersionResource& gvr, std::
   return impl_->createSubresource(gvr, ns, name, subresource, std::move(body), options);
 }
 
+std::optional<UserInfo> ApiServer::authenticateToken(std::string_view token) const {
+  return impl_->authenticateToken(token);
+}
+
 Result<ObjectPtr> ApiServer::patch(const GroupVersionResource& gvr, std::string_view ns,
                                    std::string_view name, PatchType type, std::string_view patch,
                                    const PatchOptions& options, std::string_view subresource,

@@ -72,6 +72,7 @@ class ApiServer::Impl {
   Clock& clock() const { return clock_; }
   void addInterceptor(std::shared_ptr<Interceptor> interceptor);
   void removeInterceptor(const Interceptor* interceptor);
+  std::optional<UserInfo> authenticateToken(std::string_view token) const;
 
  private:
   struct Target {
@@ -121,8 +122,8 @@ class ApiServer::Impl {
   };
 
   // Verb bodies; the caller holds mu_.
-  Result<ObjectPtr> createLocked(const ResourceInfo& info, std::string ns, Json object,
-                                 bool dryRun, const Writer& writer);
+  Result<ObjectPtr> createLocked(const ResourceInfo& info, std::string ns, Json object, bool dryRun,
+                                 const Writer& writer);
   Result<ObjectPtr> updateLocked(const ResourceInfo& info, std::string ns, Json object,
                                  std::string_view subresource, bool dryRun, bool fromPatch,
                                  const Writer& writer);
@@ -151,6 +152,13 @@ class ApiServer::Impl {
   Result<ObjectPtr> put(const std::string& key, Json object, EventType type);
   void onCustomResourceDefinition(const Json& crd, bool removed);
   Result<void> ensureSystemNamespaces();
+  // ServiceAccount tokens (service_account_token.cpp): the TokenRequest's answer, under mu_; the
+  // key the tokens are signed with, made on first use ("" while none was made; the caller holds
+  // mu_).
+  Result<ObjectPtr> issueServiceAccountToken(const GroupVersionResource& gvr, std::string_view ns,
+                                             std::string_view name, Json body);
+  Result<std::string> serviceAccountSigningKey();
+  std::string storedSigningKey() const;
   // Gives a Service its cluster IP (or checks the one it asks for); 422 when it cannot.
   std::optional<Status> assignClusterIp(Json& service, bool dryRun);
 

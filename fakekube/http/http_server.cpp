@@ -27,6 +27,7 @@
 
 #include "fakekube/api/json_writer.h"
 #include "fakekube/apiserver/api_server.h"
+#include "fakekube/http/authentication.h"
 #include "fakekube/http/query_string.h"
 #include "fakekube/http/request_framing.h"
 #include "fakekube/http/request_metrics.h"
@@ -473,9 +474,11 @@ void HttpServer::Impl::serve(const httplib::Request& req, httplib::Response& res
 
   RestRequest request;
   const BodyRead body = readBody(reader, request.body);
-  if (!options.bearerToken.empty() &&
-      req.get_header_value("Authorization") != "Bearer " + options.bearerToken) {
-    writeStatus(res, Status::unauthorized());
+  // Who asks (authentication.h), before anything else: a request that is not authenticated
+  // learns nothing else.
+  auto user = authenticateRequest(api, options.bearerToken, req.get_header_value("Authorization"));
+  if (!user) {
+    writeStatus(res, user.error());
     return;
   }
   if (body == BodyRead::TooLarge) {
@@ -501,6 +504,8 @@ void HttpServer::Impl::serve(const httplib::Request& req, httplib::Response& res
 
   const auto started = std::chrono::steady_clock::now();
   const RequestLabels labels = requestLabels(request);
+  // The ApiServer authorizes every verb the handler calls as this user.
+  RequestUserScope scope(&*user);
   writeResponse(res, respond(request), labels, started);
 }
 

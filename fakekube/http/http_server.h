@@ -10,9 +10,11 @@
 // kind, watch streams, followed logs, Tables, Status errors; and GET /metrics, kube-apiserver's
 // request counters and latencies of every request it served (request_metrics.h) in Prometheus text,
 // followed by what HttpServerOptions::extraMetrics adds. This class is the transport: it listens,
-// reads requests (bodies over maxBodyBytes are refused with 413), checks the bearer token when one
-// is configured (401 otherwise), and writes responses, watch streams as chunked newline-delimited
-// JSON flushed event by event.
+// reads requests (bodies over maxBodyBytes are refused with 413), authenticates each
+// (authentication.h: the admin, or the ServiceAccount of a token the ApiServer issued; 401
+// otherwise), and writes responses, watch streams as chunked newline-delimited JSON flushed event
+// by event. Each request is served under a RequestUserScope of its user, so the ApiServer
+// authorizes what it asks for.
 //
 // Threads. The server owns all of its threads: one accepts connections, and each open connection
 // is served by a thread of its own, taken from a pool that grows on demand up to maxConnections
@@ -60,7 +62,10 @@ struct HttpServerOptions {
   std::string host = "127.0.0.1";
   // 0 picks a free port; port() tells which.
   int port = 0;
-  // When set, every request must carry "Authorization: Bearer <token>" (else 401 Unauthorized).
+  // When set, a request is the admin's only with "Authorization: Bearer <token>" (a request
+  // without credentials is then refused with 401 Unauthorized); unset, a request without
+  // credentials is the admin's. A ServiceAccount token the ApiServer issued authenticates either
+  // way.
   std::string bearerToken;
   // When set, the server speaks HTTPS with this certificate (clients send tokens only over TLS).
   std::optional<TlsCertificate> tls;

@@ -18,14 +18,8 @@ namespace fakekube {
 
 namespace {
 
-constexpr const char* kAdminUser = "kubernetes-admin";
 constexpr const char* kDefaultAudience = "https://kubernetes.default.svc.cluster.local";
 constexpr const char* kNotEnforced = "fakekube does not enforce RBAC: every request is allowed";
-
-Json adminUserInfo() {
-  return {{"username", kAdminUser},
-          {"groups", Json::array({"system:masters", "system:authenticated"})}};
-}
 
 RestResponse json(int code, const Json& body) {
   RestResponse response;
@@ -129,114 +123,40 @@ RestResponse rulesReview(const RestRequest& request) {
   return json(201, answer);
 }
 
+// The user as authentication.k8s.io/v1 UserInfo writes it (empty members omitted).
+Json userInfoJson(const UserInfo& user) {
+  Json info = {{"username", user.name}};
+  if (!user.uid.empty()) info["uid"] = user.uid;
+  if (!user.groups.empty()) info["groups"] = user.groups;
+  if (!user.extra.empty()) info["extra"] = user.extra;
+  return info;
+}
+
+// SelfSubjectReview (`kubectl auth whoami`): the requesting user's attributes.
 RestResponse selfSubjectReview(const RestRequest& request) {
   auto body = decode(request);
   if (!body) return error(body.error());
+  const UserInfo* user = currentRequestUser();
   Json answer = answerOf(std::move(*body), "authentication.k8s.io/v1", "SelfSubjectReview");
-  answer["status"] = {{"userInfo", adminUserInfo()}};
+  answer["status"] = {{"userInfo", userInfoJson(user != nullptr ? *user : loopbackUser())}};
   return json(201, answer);
 }
 
-// --- service account tokens ---
-
-std::string base64Url(std::string_view data) {
-  std::string text = base64Encode(data);
-  for (auto& c : text) {
-    if (c == '+') c = '-';
-    if (c == '/') c = '_';
-  }
-  while (!text.empty() && text.back() == '=') text.pop_back();
-  return text;
-}
-
-std::optional<std::string> fromBase64Url(std::string_view text) {
-  std::string padded(text);
-  for (auto& c : padded) {
-    if (c == '-') c = '+';
-    if (c == '_') c = '/';
-  }
-  while (padded.size() % 4 != 0) padded.push_back('=');
-  return base64Decode(padded);
-}
-
-// FNV-1a, as the token's "signature": it lets a TokenReview tell its own tokens from others'
-// without keeping them; it proves nothing.
-std::string digest(std::string_view text) {
-  std::uint64_t hash = 1469598103934665603ULL;
-  for (unsigned char c : text) {
-    hash ^= c;
-    hash *= 1099511628211ULL;
-  }
-  return fmt::format("{:016x}", hash);
-}
-
-std::string serviceAccountToken(const Json& claims) {
-  const std::string signedPart =
-      base64Url(R"({"alg":"RS256","kid":"fakekube"})") + "." + base64Url(toJsonText(claims));
-  return signedPart + "." + base64Url(digest(signedPart));
-}
-
-// The claims of a token this server issued; nullopt for any other text.
-std::optional<Json> claimsOf(const std::string& token) {
-  auto first = token.find('.');
-  auto last = token.rfind('.');
-  if (first == std::string::npos || first == last) return std::nullopt;
-  const std::string signedPart = token.substr(0, last);
-  if (token.substr(last + 1) != base64Url(digest(signedPart))) return std::nullopt;
-  auto payload = fromBase64Url(std::string_view(token).substr(first + 1, last - first - 1));
-  if (!payload) return std::nullopt;
-  auto claims = parseJsonText(*payload);
-  if (claims && claims->is_object()) return std::move(*claims);
-  return std::nullopt;
-}
-
+// POST serviceaccounts/<name>/token: the ApiServer issues the token (service_account_token.cpp).
 RestResponse tokenRequest(ApiServer& server, const RestRequest& request, const std::string& ns,
                           const std::string& name) {
-  auto account = server.get({"", "v1", "serviceaccounts"}, ns, name);
-  if (!account) return error(account.error());
   auto body = decode(request);
   if (!body) return error(body.error());
-  const Json& requested = jsonAt(*body, {"spec", "expirationSeconds"});
-  std::int64_t expirationSeconds = 3600;
-  if (!requested.is_null()) {
-    if (!requested.is_number_integer() || requested.get<std::int64_t>() < 600) {
-      return error(Status::invalid("authentication.k8s.io", "TokenRequest", name,
-                                   {FieldError::invalid("spec.expirationSeconds", requested.dump(),
-                                                        "may not specify a duration less than 10 "
-                                                        "minutes")}));
-    }
-    expirationSeconds = requested.get<std::int64_t>();
-  }
-  Json audiences = jsonAt(*body, {"spec", "audiences"});
-  if (!audiences.is_array() || audiences.empty()) audiences = Json::array({kDefaultAudience});
-
-  const TimePoint now = server.clock().now();
-  const TimePoint expires = now + std::chrono::seconds(expirationSeconds);
-  const auto unix = [](TimePoint t) {
-    return std::chrono::duration_cast<std::chrono::seconds>(t.time_since_epoch()).count();
-  };
-  Json claims = {
-      {"aud", audiences},
-      {"exp", unix(expires)},
-      {"iat", unix(now)},
-      {"iss", kDefaultAudience},
-      {"kubernetes.io",
-       {{"namespace", ns}, {"serviceaccount", {{"name", name}, {"uid", meta::uid(**account)}}}}},
-      {"nbf", unix(now)},
-      {"sub", fmt::format("system:serviceaccount:{}:{}", ns, name)}};
-  Json answer = answerOf(std::move(*body), "authentication.k8s.io/v1", "TokenRequest");
-  answer["metadata"]["name"] = name;
-  answer["metadata"]["namespace"] = ns;
-  answer["metadata"]["creationTimestamp"] = formatRfc3339(now);
-  answer["spec"]["audiences"] = audiences;
-  answer["spec"]["expirationSeconds"] = expirationSeconds;
-  if (!answer["spec"].contains("boundObjectRef")) answer["spec"]["boundObjectRef"] = nullptr;
-  answer["status"] = {{"token", serviceAccountToken(claims)},
-                      {"expirationTimestamp", formatRfc3339(expires)}};
-  return json(201, answer);
+  CreateOptions options;
+  options.dryRun = request.param("dryRun").has_value();
+  auto answer = server.createSubresource({"", "v1", "serviceaccounts"}, ns, name, "token",
+                                         std::move(*body), options);
+  if (!answer) return error(answer.error());
+  return json(201, *answer);
 }
 
-RestResponse tokenReview(const RestRequest& request) {
+// TokenReview: what the server's token authenticator says of spec.token.
+RestResponse tokenReview(ApiServer& server, const RestRequest& request) {
   auto body = decode(request);
   if (!body) return error(body.error());
   const Json& token = jsonAt(*body, {"spec", "token"});
@@ -244,25 +164,17 @@ RestResponse tokenReview(const RestRequest& request) {
     return error(Status::invalid("authentication.k8s.io", "TokenReview", "",
                                  {FieldError::required("spec.token")}));
   }
+  auto user = server.authenticateToken(token.get<std::string>());
   Json answer = answerOf(std::move(*body), "authentication.k8s.io/v1", "TokenReview");
-  auto claims = claimsOf(token.get<std::string>());
-  if (!claims) {
+  if (!user) {
     answer["status"] = {{"authenticated", false},
                         {"user", Json::object()},
                         {"error", "[invalid bearer token, token lookup failed]"}};
     return json(201, answer);
   }
-  const std::string ns = jsonAt(*claims, {"kubernetes.io", "namespace"}).is_string()
-                             ? jsonAt(*claims, {"kubernetes.io", "namespace"}).get<std::string>()
-                             : "";
-  answer["status"] = {
-      {"authenticated", true},
-      {"user",
-       {{"username", (*claims).value("sub", "")},
-        {"uid", jsonAt(*claims, {"kubernetes.io", "serviceaccount", "uid"})},
-        {"groups", Json::array({"system:serviceaccounts", "system:serviceaccounts:" + ns,
-                                "system:authenticated"})}}},
-      {"audiences", (*claims)["aud"]}};
+  answer["status"] = {{"authenticated", true},
+                      {"user", userInfoJson(*user)},
+                      {"audiences", Json::array({kDefaultAudience})}};
   return json(201, answer);
 }
 
@@ -330,7 +242,7 @@ std::optional<RestResponse> handleReview(ApiServer& server, const RestRequest& r
   if (resource == "selfsubjectreviews") {
     return post ? selfSubjectReview(request) : methodNotAllowed();
   }
-  if (resource == "tokenreviews") return post ? tokenReview(request) : methodNotAllowed();
+  if (resource == "tokenreviews") return post ? tokenReview(server, request) : methodNotAllowed();
   return std::nullopt;
 }
 

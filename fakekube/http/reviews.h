@@ -10,14 +10,12 @@
 //   POST /api/v1/namespaces/<ns>/bindings                           a Binding, as
 //        pods/<name>/binding (the pod is the Binding's metadata.name)
 //
-// RBAC is not enforced: every access review answers allowed, with a reason saying so, and the
-// rules review answers every verb on every resource. Every client is the one user a kubeadm
-// cluster's kubeconfig holds, "kubernetes-admin" in system:masters and system:authenticated.
-// A TokenRequest answers a token shaped like a service account's JWT (header, claims with the
-// namespace, service account and expiry, and a signature that is a digest, not a signature); a
-// TokenReview of such a token authenticates it as system:serviceaccount:<ns>:<name>, any other
-// token is not authenticated. The answer is the request with its status filled in, as from
-// kube-apiserver; bad requests get the same 400/422 Status a real server sends.
+// RBAC is not enforced here yet: every access review answers allowed, with a reason saying so,
+// and the rules review answers every verb on every resource. SelfSubjectReview names the
+// requesting user (authentication.h). A TokenRequest is the ApiServer's "token" subresource
+// (ApiServer::createSubresource); a TokenReview asks ApiServer::authenticateToken. The answer is
+// the request with its status filled in, as from kube-apiserver; bad requests get the same
+// 400/422 Status a real server sends.
 #pragma once
 
 #include <optional>
