@@ -775,6 +775,193 @@ Result<ObjectPtr> ApiServer::Impl::updateSubresource(const GroupVersionResource&
   });
 }
 
+namespace {
+
+// The storage preconditions: the uid first (checked before the update function, which compares
+// resourceVersions), then the resourceVersion.
+std::optional<Status> checkUpdatePreconditions(const ResourceInfo& info, const Json& old,
+                                               const Json& object, const std::string& name) {
+  const GroupResource gr = info.groupResource();
+  const std::string uid = meta::uid(object);
+  if (!uid.empty() && uid != meta::uid(old)) {
+    return Status::conflict(
+        gr, name,
+        fmt::format("Precondition failed: UID in precondition: {}, UID in object meta: {}", uid,
+                    meta::uid(old)));
+  }
+  const std::string rv = meta::resourceVersion(object);
+  if (rv.empty()) {
+    if (!info.allowUnconditionalUpdate) {
+      return Status::invalid(info.group, info.kind, name,
+                             {FieldError::invalid("metadata.resourceVersion", "0x0",
+                                                  "must be specified for an update")});
+    }
+  } else if (rv != meta::resourceVersion(old)) {
+    if (rv.find_first_not_of("0123456789") != std::string::npos) {
+      return Status::badRequest(fmt::format("invalid resource version: {}", rv));
+    }
+    return Status::conflictModified(gr, name);
+  }
+  return std::nullopt;
+}
+
+// PUT .../status: the stored object with the request's status.
+Json statusUpdated(const Json& old, Json& object) {
+  // The body is the stored object with a new status (a client's read-modify-write): it is the
+  // result as it is, and neither the stored members nor the body's are copied.
+  if (sameOutsideStatus(object, old)) return std::move(object);
+  // Every member but the old status comes from the stored object: the request's status replaces
+  // it. A member the body carries with the stored value (the metadata of a metadata-and-status
+  // body, whose precondition just matched) is moved from the body instead: comparing allocates
+  // nothing, and copying a document allocates every string and object in it (and frees the
+  // body's afterwards).
+  Json updated = Json::object();
+  auto& members = updated.get_ref<Json::object_t&>();
+  members.reserve(old.size());
+  for (auto it = old.begin(); it != old.end(); ++it) {
+    if (it.key() == "status") continue;
+    auto mine = object.find(it.key());
+    if (mine != object.end() && sameJson(*mine, *it)) {
+      members.appendUnsorted(it.key(), std::move(*mine));
+    } else {
+      members.appendUnsorted(it.key(), *it);
+    }
+  }
+  members.sortMembers();  // already in order (the stored object's): a check, no sort
+  if (auto status = object.find("status"); status != object.end()) {
+    updated.emplace("status", std::move(*status));
+  }
+  return updated;
+}
+
+// PUT namespaces/<name>/finalize: the stored namespace with the request's spec.finalizers.
+Json finalizeUpdated(const Json& old, const Json& object) {
+  Json updated = old;
+  Json finalizers =
+      object.contains("spec") && object["spec"].is_object() && object["spec"].contains("finalizers")
+          ? object["spec"]["finalizers"]
+          : Json::array();
+  updated["spec"]["finalizers"] = std::move(finalizers);
+  return updated;
+}
+
+// The status and finalize subresources: only .status (or a namespace's spec.finalizers) comes
+// from the request.
+Result<Json> subresourceUpdated(const ResourceInfo& info, const Json& old, Json& object,
+                                std::string_view subresource, const std::string& name) {
+  Json updated =
+      subresource == "status" ? statusUpdated(old, object) : finalizeUpdated(old, object);
+  if (const StructuralSchema* schema = schemaOf(info, updated)) {
+    FieldErrors errors = subresource == "status" ? schema->validateStatusUpdate(updated, old)
+                                                 : schema->validateUpdate(updated, old);
+    if (!errors.empty())
+      return tl::unexpected(Status::invalid(info.group, info.kind, name, errors));
+  }
+  return updated;
+}
+
+// rest.BeforeUpdate's part on metadata: the fields only the server sets come from the stored
+// object, and a client may not start a deletion by writing them.
+void keepServerSetMetadata(const Json& oldMeta, Json& metadata, FieldErrors& errors) {
+  metadata["uid"] = oldMeta["uid"];
+  metadata["creationTimestamp"] = oldMeta["creationTimestamp"];
+  if (oldMeta.contains("generation")) {
+    metadata["generation"] = oldMeta["generation"];
+  } else {
+    metadata.erase("generation");
+  }
+  if (oldMeta.contains("deletionTimestamp")) {
+    metadata["deletionTimestamp"] = oldMeta["deletionTimestamp"];
+  } else if (metadata.contains("deletionTimestamp") && !metadata["deletionTimestamp"].is_null()) {
+    errors.push_back(FieldError::invalid("metadata.deletionTimestamp",
+                                         goTimeString(metadata["deletionTimestamp"]),
+                                         "field is immutable"));
+  }
+  if (oldMeta.contains("deletionGracePeriodSeconds")) {
+    if (!metadata.contains("deletionGracePeriodSeconds")) {
+      metadata["deletionGracePeriodSeconds"] = oldMeta["deletionGracePeriodSeconds"];
+    } else if (metadata["deletionGracePeriodSeconds"] != oldMeta["deletionGracePeriodSeconds"]) {
+      errors.push_back(FieldError::invalid("metadata.deletionGracePeriodSeconds",
+                                           metadata["deletionGracePeriodSeconds"].dump(),
+                                           "field is immutable"));
+    }
+  } else if (metadata.contains("deletionGracePeriodSeconds")) {
+    errors.push_back(FieldError::invalid("metadata.deletionGracePeriodSeconds",
+                                         metadata["deletionGracePeriodSeconds"].dump(),
+                                         "field is immutable"));
+  }
+  metadata.erase("selfLink");
+}
+
+// Once deletion has started, finalizers may only be removed.
+void checkNoFinalizerAddedWhileDeleting(const Json& old, const Json& updated, FieldErrors& errors) {
+  if (!meta::isDeleting(old)) return;
+  std::vector<std::string> added;
+  for (const auto& f : meta::finalizers(updated)) {
+    if (!meta::hasFinalizer(old, f)) added.push_back(f);
+  }
+  // Kubernetes lists them as a sorted set.
+  std::sort(added.begin(), added.end());
+  added.erase(std::unique(added.begin(), added.end()), added.end());
+  if (added.empty()) return;
+  errors.push_back(FieldError::forbidden(
+      "metadata.finalizers",
+      fmt::format("no new finalizers can be added if the object is being deleted, found new "
+                  "finalizers {}",
+                  quotedList(added))));
+}
+
+// An update of the main resource: the request's object, with the stored status (when the kind
+// has a status subresource) and server-set metadata, prepared and validated by the kind's
+// strategy, its generation bumped when its spec changed.
+Result<Json> mainResourceUpdated(const ResourceInfo& info, const Json& old, Json object,
+                                 const std::string& name) {
+  Json updated = std::move(object);
+  if (info.hasStatus) {
+    if (old.contains("status")) {
+      updated["status"] = old["status"];
+    } else {
+      updated.erase("status");
+    }
+  }
+  FieldErrors errors;
+  keepServerSetMetadata(old["metadata"], meta::metadata(updated), errors);
+  checkNoFinalizerAddedWhileDeleting(old, updated, errors);
+  strategy::prepareForUpdate(info, updated, old);
+  FieldErrors metaErrors = validateObjectMetaOnCreate(updated, info.nameRule, info.namespaced);
+  FieldErrors kindErrors = strategy::validateUpdate(info, updated, old);
+  errors.insert(errors.end(), metaErrors.begin(), metaErrors.end());
+  errors.insert(errors.end(), kindErrors.begin(), kindErrors.end());
+  if (const StructuralSchema* schema = schemaOf(info, updated)) {
+    FieldErrors schemaErrors = schema->validateUpdate(updated, old);
+    errors.insert(errors.end(), schemaErrors.begin(), schemaErrors.end());
+  }
+  if (info.is("apiextensions.k8s.io", "customresourcedefinitions")) {
+    auto crd = ResourceRegistry::fromCustomResourceDefinition(updated);
+    if (!crd) return tl::unexpected(crd.error());
+  }
+  if (!errors.empty()) {
+    return tl::unexpected(Status::invalid(info.storedGroup(), info.kind, name, errors));
+  }
+  if (strategy::generationChanged(info, updated, old)) {
+    meta::metadata(updated)["generation"] = meta::generation(old) + 1;
+  }
+  return updated;
+}
+
+// What server-side apply recorded in the body's managedFields (patch() did), taken out before the
+// body is decoded: a subresource write does not take managedFields from its body.
+Json takeAppliedManagedFields(Json& object) {
+  Json& metadata = meta::metadata(object);
+  auto it = metadata.find("managedFields");
+  if (it == metadata.end()) return Json();
+  Json applied = std::move(*it);
+  metadata.erase("managedFields");
+  return applied;
+}
+
+}  // namespace
+
 Result<ObjectPtr> ApiServer::Impl::updateLocked(const ResourceInfo& info, std::string requestNs,
                                                 Json object, std::string_view subresource,
                                                 bool dryRun, bool fromPatch, const Writer& writer) {
@@ -792,182 +979,29 @@ Result<ObjectPtr> ApiServer::Impl::updateLocked(const ResourceInfo& info, std::s
     return tl::unexpected(Status::notFound(info.groupResource(), name));
   }
   const Json& old = *oldPtr;
-  const GroupResource gr = info.groupResource();
-
-  // Preconditions: the uid first (storage preconditions are checked before the update function,
-  // which compares resourceVersions), then the resourceVersion.
-  const std::string uid = meta::uid(object);
-  if (!uid.empty() && uid != meta::uid(old)) {
-    return tl::unexpected(Status::conflict(
-        gr, name,
-        fmt::format("Precondition failed: UID in precondition: {}, UID in object meta: {}", uid,
-                    meta::uid(old))));
+  if (auto failed = checkUpdatePreconditions(info, old, object, name)) {
+    return tl::unexpected(*failed);
   }
-  const std::string rv = meta::resourceVersion(object);
-  if (rv.empty()) {
-    if (!info.allowUnconditionalUpdate) {
-      return tl::unexpected(
-          Status::invalid(info.group, info.kind, name,
-                          {FieldError::invalid("metadata.resourceVersion", "0x0",
-                                               "must be specified for an update")}));
-    }
-  } else if (rv != meta::resourceVersion(old)) {
-    if (rv.find_first_not_of("0123456789") != std::string::npos) {
-      return tl::unexpected(Status::badRequest(fmt::format("invalid resource version: {}", rv)));
-    }
-    return tl::unexpected(Status::conflictModified(gr, name));
-  }
-
-  Json appliedManagedFields;
-  if (writer.applied) {
-    Json& metadata = meta::metadata(object);
-    if (auto it = metadata.find("managedFields"); it != metadata.end()) {
-      appliedManagedFields = std::move(*it);
-      metadata.erase("managedFields");
-    }
-  }
+  Json appliedManagedFields = writer.applied ? takeAppliedManagedFields(object) : Json();
   // The body is decoded as kube-apiserver decodes it (pruned, defaulted), whichever part of it
   // the verb keeps.
   if (const StructuralSchema* bodySchema = schemaOf(info, object)) bodySchema->decode(object);
 
-  Json updated;
-  if (subresource == "status" || subresource == "finalize") {
-    // Only .status (or a namespace's spec.finalizers) comes from the request.
-    if (subresource == "status") {
-      if (sameOutsideStatus(object, old)) {
-        // The body is the stored object with a new status (a client's read-modify-write): it
-        // is the result as it is, and neither the stored members nor the body's are copied.
-        updated = std::move(object);
-      } else {
-        // Every member but the old status comes from the stored object: the request's status
-        // replaces it. A member the body carries with the stored value (the metadata of a
-        // metadata-and-status body, whose precondition just matched) is moved from the body
-        // instead: comparing allocates nothing, and copying a document allocates every string
-        // and object in it (and frees the body's afterwards).
-        updated = Json::object();
-        auto& members = updated.get_ref<Json::object_t&>();
-        members.reserve(old.size());
-        for (auto it = old.begin(); it != old.end(); ++it) {
-          if (it.key() == "status") continue;
-          auto mine = object.find(it.key());
-          if (mine != object.end() && sameJson(*mine, *it)) {
-            members.appendUnsorted(it.key(), std::move(*mine));
-          } else {
-            members.appendUnsorted(it.key(), *it);
-          }
-        }
-        members.sortMembers();  // already in order (the stored object's): a check, no sort
-        if (auto status = object.find("status"); status != object.end()) {
-          updated.emplace("status", std::move(*status));
-        }
-      }
-    } else {
-      updated = old;
-      Json finalizers = object.contains("spec") && object["spec"].is_object() &&
-                                object["spec"].contains("finalizers")
-                            ? object["spec"]["finalizers"]
-                            : Json::array();
-      updated["spec"]["finalizers"] = std::move(finalizers);
-    }
-    if (const StructuralSchema* schema = schemaOf(info, updated)) {
-      FieldErrors errors = subresource == "status" ? schema->validateStatusUpdate(updated, old)
-                                                   : schema->validateUpdate(updated, old);
-      if (!errors.empty()) {
-        return tl::unexpected(Status::invalid(info.group, info.kind, name, errors));
-      }
-    }
-  } else {
-    updated = std::move(object);
-    if (info.hasStatus) {
-      if (old.contains("status")) {
-        updated["status"] = old["status"];
-      } else {
-        updated.erase("status");
-      }
-    }
-    // Fields only the server sets: copied from the stored object (rest.BeforeUpdate).
-    Json& metadata = meta::metadata(updated);
-    const Json& oldMeta = old["metadata"];
-    metadata["uid"] = oldMeta["uid"];
-    metadata["creationTimestamp"] = oldMeta["creationTimestamp"];
-    if (oldMeta.contains("generation")) {
-      metadata["generation"] = oldMeta["generation"];
-    } else {
-      metadata.erase("generation");
-    }
-    FieldErrors errors;
-    if (oldMeta.contains("deletionTimestamp")) {
-      metadata["deletionTimestamp"] = oldMeta["deletionTimestamp"];
-    } else if (metadata.contains("deletionTimestamp") && !metadata["deletionTimestamp"].is_null()) {
-      errors.push_back(FieldError::invalid("metadata.deletionTimestamp",
-                                           goTimeString(metadata["deletionTimestamp"]),
-                                           "field is immutable"));
-    }
-    if (oldMeta.contains("deletionGracePeriodSeconds")) {
-      if (!metadata.contains("deletionGracePeriodSeconds")) {
-        metadata["deletionGracePeriodSeconds"] = oldMeta["deletionGracePeriodSeconds"];
-      } else if (metadata["deletionGracePeriodSeconds"] != oldMeta["deletionGracePeriodSeconds"]) {
-        errors.push_back(FieldError::invalid("metadata.deletionGracePeriodSeconds",
-                                             metadata["deletionGracePeriodSeconds"].dump(),
-                                             "field is immutable"));
-      }
-    } else if (metadata.contains("deletionGracePeriodSeconds")) {
-      errors.push_back(FieldError::invalid("metadata.deletionGracePeriodSeconds",
-                                           metadata["deletionGracePeriodSeconds"].dump(),
-                                           "field is immutable"));
-    }
-    metadata.erase("selfLink");
-
-    // Once deletion has started, finalizers may only be removed.
-    if (meta::isDeleting(old)) {
-      std::vector<std::string> added;
-      for (const auto& f : meta::finalizers(updated)) {
-        if (!meta::hasFinalizer(old, f)) added.push_back(f);
-      }
-      // Kubernetes lists them as a sorted set.
-      std::sort(added.begin(), added.end());
-      added.erase(std::unique(added.begin(), added.end()), added.end());
-      if (!added.empty()) {
-        errors.push_back(FieldError::forbidden(
-            "metadata.finalizers",
-            fmt::format("no new finalizers can be added if the object is being deleted, found new "
-                        "finalizers {}",
-                        quotedList(added))));
-      }
-    }
-    strategy::prepareForUpdate(info, updated, old);
-    FieldErrors metaErrors = validateObjectMetaOnCreate(updated, info.nameRule, info.namespaced);
-    FieldErrors kindErrors = strategy::validateUpdate(info, updated, old);
-    errors.insert(errors.end(), metaErrors.begin(), metaErrors.end());
-    errors.insert(errors.end(), kindErrors.begin(), kindErrors.end());
-    if (const StructuralSchema* schema = schemaOf(info, updated)) {
-      FieldErrors schemaErrors = schema->validateUpdate(updated, old);
-      errors.insert(errors.end(), schemaErrors.begin(), schemaErrors.end());
-    }
-    if (info.is("apiextensions.k8s.io", "customresourcedefinitions")) {
-      auto crd = ResourceRegistry::fromCustomResourceDefinition(updated);
-      if (!crd) return tl::unexpected(crd.error());
-    }
-    if (!errors.empty())
-      return tl::unexpected(Status::invalid(info.storedGroup(), info.kind, name, errors));
-    if (strategy::generationChanged(info, updated, old)) {
-      metadata["generation"] = meta::generation(old) + 1;
-    }
-  }
+  Result<Json> updated = subresource == "status" || subresource == "finalize"
+                             ? subresourceUpdated(info, old, object, subresource, name)
+                             : mainResourceUpdated(info, old, std::move(object), name);
+  if (!updated) return tl::unexpected(updated.error());
   if (writer.applied) {
-    // patch() recorded the apply in the body's managedFields, which a subresource write does
-    // not take from the body.
-    Json applied = std::move(appliedManagedFields);
-    if (applied.is_null()) {
-      meta::metadata(updated).erase("managedFields");
+    if (appliedManagedFields.is_null()) {
+      meta::metadata(*updated).erase("managedFields");
     } else {
-      meta::metadata(updated)["managedFields"] = std::move(applied);
+      meta::metadata(*updated)["managedFields"] = std::move(appliedManagedFields);
     }
   } else {
-    recordUpdate(info, &old, updated, subresource, writer);
+    recordUpdate(info, &old, *updated, subresource, writer);
   }
   // A status write took everything but .status from the stored object.
-  return commitUpdate(info, objectKey, oldPtr, std::move(updated), dryRun,
+  return commitUpdate(info, objectKey, oldPtr, std::move(*updated), dryRun,
                       subresource == "status" ? std::string_view("status") : std::string_view());
 }
 
