@@ -110,6 +110,7 @@ set(FAKEKUBE_RAY_PUBLIC_HEADERS
 
 # The test library (fakekube::fixtures): all of it.
 set(FAKEKUBE_FIXTURES_PUBLIC_HEADERS
+  fixtures/access_audit.h
   fixtures/child_process.h
   fixtures/chrome_trace.h
   fixtures/controller_checks.h

@@ -65,6 +65,11 @@ struct OperatorOptions {
   // head / worker pod after KubeRay's own.
   std::vector<Json> headSidecarContainers;
   std::vector<Json> workerSidecarContainers;
+  // Not upstream's: fakekube's operator installs KubeRay's CRDs itself when they are missing
+  // (ray_operator.h). False when the installer applied them, as `kubectl apply -k
+  // config/default` does: the operator running under KubeRay's own ClusterRole may not read
+  // CustomResourceDefinitions. Not read from the environment.
+  bool installCustomResourceDefinitions = true;
 
   // How the RayJob controller reaches a RayCluster's dashboard (upstream's ClientProvider
   // GetDashboardClient). Unset: over HTTP to the dashboardURL, or through the API server's proxy

@@ -47,10 +47,12 @@ Result<void> addRayOperator(Manager& manager, const std::set<std::string>& contr
   if (controllers.contains("rayservice")) {
     definitions.push_back(rayServiceCustomResourceDefinition());
   }
-  if (auto installed =
-          installCustomResourceDefinitions(manager.client().underlyingClient(), definitions);
-      !installed) {
-    return tl::unexpected(installed.error());
+  if (options.installCustomResourceDefinitions) {
+    if (auto installed =
+            installCustomResourceDefinitions(manager.client().underlyingClient(), definitions);
+        !installed) {
+      return tl::unexpected(installed.error());
+    }
   }
   if (controllers.contains("raycluster")) {
     if (auto added = addRayClusterController(manager, options); !added)

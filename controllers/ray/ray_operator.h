@@ -29,8 +29,8 @@ const std::vector<std::string>& rayControllerNames();
 bool isRayControllerName(std::string_view name);
 
 // Installs the CRDs (existing definitions are kept: RayCluster and RayJob, and RayService when
-// its controller is named) and adds each named controller to `manager`. Unknown names are a 400
-// error listing the known ones.
+// its controller is named; not when options.installCustomResourceDefinitions is false) and adds
+// each named controller to `manager`. Unknown names are a 400 error listing the known ones.
 //
 // The RayJob and RayService controllers ask Ray dashboards through `dashboards`, else through
 // options.dashboardClients. Without either: with options.useKubernetesProxy and a manager over a

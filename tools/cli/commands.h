@@ -36,6 +36,9 @@ struct ServeOptions {
   // "volcano": the simulated Volcano scheduler runs and the operator hands it its pods;
   // "scheduler-plugins": the operator's plug-in only; "" = none.
   std::string batchScheduler;
+  // "NAMESPACE/NAME": the KubeRay operator runs as that ServiceAccount, bound to KubeRay's own
+  // roles (controllers/ray/operator_rbac.h); "" = as the server's own identity.
+  std::string operatorServiceAccount;
 };
 
 // `fakekube serve`: the Kubernetes API for kubectl, until SIGINT / SIGTERM.

@@ -42,6 +42,9 @@ int main(int argc, char** argv) {
   serveCmd->add_option("--batch-scheduler", serve.batchScheduler,
                        "Gang scheduler: volcano (runs the simulated Volcano scheduler and hands "
                        "KubeRay's pods to it) or scheduler-plugins");
+  serveCmd->add_option("--operator-service-account", serve.operatorServiceAccount,
+                       "Run the KubeRay operator as this ServiceAccount (NAMESPACE/NAME), bound "
+                       "to KubeRay's own ClusterRole and leader-election Role");
   serveCmd->add_option("--nodes", serve.nodes, "Simulated nodes to create (node-1 ... node-N)")
       ->capture_default_str();
   serveCmd

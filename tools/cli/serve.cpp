@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "controllers/ray/custom_resource_definitions.h"
+#include "controllers/ray/operator_rbac.h"
 #include "controllers/ray/ray_operator.h"
 #include "controllers/ray/sim/ray_simulation.h"
 #include "controllers/volcano/volcano_scheduler.h"
@@ -178,6 +180,31 @@ std::shared_ptr<std::function<void()>> scheduleBookmarks(Executor& executor, Api
   return bookmarks;
 }
 
+// The KubeRay operator's client. With --operator-service-account NS/NAME: KubeRay's CRDs and
+// RBAC installed by the server's own identity, as `kubectl apply -k config/default` would, and
+// every request of the operator made as system:serviceaccount:NS:NAME.
+Result<std::unique_ptr<InProcessClient>> operatorClientFor(const ServeOptions& options,
+                                                           ApiServer& server) {
+  if (options.operatorServiceAccount.empty()) return std::make_unique<InProcessClient>(server);
+  const std::string& text = options.operatorServiceAccount;
+  const auto slash = text.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == text.size() ||
+      text.find('/', slash + 1) != std::string::npos) {
+    return tl::unexpected(Status::badRequest(
+        fmt::format("--operator-service-account \"{}\": expected NAMESPACE/NAME", text)));
+  }
+  const std::string ns = text.substr(0, slash);
+  const std::string name = text.substr(slash + 1);
+  InProcessClient admin(server);
+  if (auto installed = ray::installCustomResourceDefinitions(admin); !installed) {
+    return tl::unexpected(installed.error());
+  }
+  if (auto installed = ray::installOperatorRbac(admin, ns, name); !installed) {
+    return tl::unexpected(installed.error());
+  }
+  return std::make_unique<InProcessClient>(server, serviceAccountUser(ns, name));
+}
+
 }  // namespace
 
 int runServe(const ServeOptions& options) {
@@ -222,9 +249,12 @@ int runServe(const ServeOptions& options) {
   }
 
   // The KubeRay operator runs beside the cluster on a manager of its own (its own cache and
-  // queues), as it would in its own pod.
-  Manager rayOperator(executor, *server);
+  // queues), as it would in its own pod; with --operator-service-account, as that identity.
+  auto operatorClient = operatorClientFor(options, *server);
+  if (!operatorClient) return serveError(operatorClient.error().message);
+  Manager rayOperator(executor, **operatorClient);
   ray::OperatorOptions operatorOptions = ray::OperatorOptions::fromEnvironment();
+  operatorOptions.installCustomResourceDefinitions = options.operatorServiceAccount.empty();
   operatorOptions.batchScheduler = options.batchScheduler;
   // In process, the RayJob and RayService controllers reach each Ray head's dashboard (and Serve
   // proxy) through the cluster's network, as a pod of the cluster would.
