@@ -145,6 +145,8 @@ class ApiServer::Impl {
                                  std::string_view changedMember = {});
   Result<DeleteResult> deleteLocked(const ResourceInfo& info, const std::string& ns,
                                     const std::string& name, const DeleteOptions& options);
+  Result<DeleteResult> removeObject(const ResourceInfo& info, const std::string& objectKey,
+                                    Json finalState, bool dryRun);
   Result<ObjectList> listLocked(const ResourceInfo& info, const std::string& ns,
                                 const ListOptions& options);
   std::optional<Status> checkNamespaceForCreate(const ResourceInfo& info, const std::string& ns,

@@ -60,107 +60,102 @@ Json ApiServer::Impl::deleteResponse(const GroupVersionResource& gvr,
       .toJson();
 }
 
-Result<DeleteResult> ApiServer::Impl::deleteLocked(const ResourceInfo& info, const std::string& ns,
-                                                   const std::string& name,
-                                                   const DeleteOptions& options) {
-  const GroupResource gr = info.groupResource();
-  if (options.propagationPolicy) {
-    const std::string& policy = *options.propagationPolicy;
-    if (policy != "Foreground" && policy != "Background" && policy != "Orphan") {
-      return tl::unexpected(Status::invalid(
-          "meta.k8s.io", "DeleteOptions", "",
-          {FieldError::notSupported(
-              "propagationPolicy", goQuote(policy),
-              "supported values: \"Foreground\", \"Background\", \"Orphan\", \"nil\"")}));
-    }
-  }
-  const std::string objectKey = key(info, ns, name);
-  ObjectPtr oldPtr = fromStorage(info, store_->get(objectKey));
-  if (oldPtr == nullptr) return tl::unexpected(Status::notFound(gr, name));
-  const Json& old = *oldPtr;
+namespace {
 
-  // rest.BeforeDelete checks the preconditions first, naming the Kind (not the resource).
+std::optional<Status> validatePropagationPolicy(const DeleteOptions& options) {
+  if (!options.propagationPolicy) return std::nullopt;
+  const std::string& policy = *options.propagationPolicy;
+  if (policy == "Foreground" || policy == "Background" || policy == "Orphan") return std::nullopt;
+  return Status::invalid(
+      "meta.k8s.io", "DeleteOptions", "",
+      {FieldError::notSupported(
+          "propagationPolicy", goQuote(policy),
+          "supported values: \"Foreground\", \"Background\", \"Orphan\", \"nil\"")});
+}
+
+// rest.BeforeDelete checks the preconditions first, naming the Kind (not the resource); then the
+// namespace lifecycle admission refuses the namespaces the system needs.
+std::optional<Status> checkDeletePreconditions(const ResourceInfo& info, const Json& old,
+                                               const std::string& name,
+                                               const DeleteOptions& options) {
   const GroupResource kindGr{info.group, info.kind};
   if (options.preconditions.uid && *options.preconditions.uid != meta::uid(old)) {
-    return tl::unexpected(Status::conflict(
+    return Status::conflict(
         kindGr, name,
         fmt::format("the UID in the precondition ({}) does not match the UID in record ({}). The "
                     "object might have been deleted and then recreated",
-                    *options.preconditions.uid, meta::uid(old))));
+                    *options.preconditions.uid, meta::uid(old)));
   }
   if (options.preconditions.resourceVersion &&
       *options.preconditions.resourceVersion != meta::resourceVersion(old)) {
-    return tl::unexpected(Status::conflict(
+    return Status::conflict(
         kindGr, name,
         fmt::format("the ResourceVersion in the precondition ({}) does not match the "
                     "ResourceVersion in record ({}). The object might have been modified",
-                    *options.preconditions.resourceVersion, meta::resourceVersion(old))));
+                    *options.preconditions.resourceVersion, meta::resourceVersion(old)));
   }
   if (info.is("", "namespaces") &&
       (name == "default" || name == "kube-system" || name == "kube-public")) {
-    return tl::unexpected(Status::forbidden(gr, name, "this namespace may not be deleted"));
+    return Status::forbidden(info.groupResource(), name, "this namespace may not be deleted");
   }
+  return std::nullopt;
+}
 
-  auto unchanged = [&]() -> Result<DeleteResult> { return DeleteResult{oldPtr, false}; };
-  auto removeNow = [&](Json finalState) -> Result<DeleteResult> {
-    if (options.dryRun)
-      return DeleteResult{std::make_shared<const Json>(std::move(finalState)), true};
-    auto removed = store_->remove(objectKey, toStorage(info, std::move(finalState)));
-    if (!removed) return tl::unexpected(removed.error());
-    if (info.is("apiextensions.k8s.io", "customresourcedefinitions"))
-      onCustomResourceDefinition(**removed, true);
-    return DeleteResult{toServed(info, *removed), true};
-  };
-  auto write = [&](Json updated) -> Result<DeleteResult> {
-    if (options.dryRun)
-      return DeleteResult{std::make_shared<const Json>(std::move(updated)), false};
-    auto stored = put(objectKey, toStorage(info, std::move(updated)), EventType::Modified);
-    if (!stored) return tl::unexpected(stored.error());
-    return DeleteResult{toServed(info, *stored), false};
-  };
+// What a delete does to the stored object.
+struct DeletionStep {
+  enum class Kind { Unchanged, Remove, Write } kind = Kind::Unchanged;
+  Json object;  // Remove: the final state; Write: the object being deleted
+};
 
-  const TimePoint nowTime = clock_.now();
-  if (meta::isDeleting(old)) {
-    // Already deleting: a no-op, except that a pod's grace period may be shortened (the kubelet
-    // confirms a pod's shutdown by deleting it with grace 0).
-    if (!info.is("", "pods") || !options.gracePeriodSeconds) return unchanged();
-    std::int64_t grace = *options.gracePeriodSeconds < 0 ? 1 : *options.gracePeriodSeconds;
-    std::int64_t current = meta::deletionGracePeriodSeconds(old).value_or(0);
-    if (grace >= current) return unchanged();  // a grace period can only shrink
-    if (grace == 0 && meta::finalizers(old).empty()) return removeNow(old);
-    // The deadline moves back to when deletion was requested plus the new grace period
-    // (rest.BeforeDelete), but never into the past: then it is now, and a graceful delete keeps
-    // a minimal 1 s so that the kubelet still confirms it.
-    TimePoint oldDeadline;
-    if (!parseRfc3339(meta::deletionTimestamp(old), &oldDeadline)) {
-      oldDeadline = nowTime + std::chrono::seconds(current);
-    }
-    TimePoint deadline = oldDeadline - std::chrono::seconds(current) + std::chrono::seconds(grace);
-    if (deadline < nowTime) {
-      deadline = nowTime;
-      if (grace != 0) grace = 1;
-    }
-    Json updated = old;
-    Json& metadata = meta::metadata(updated);
-    metadata["deletionGracePeriodSeconds"] = grace;
-    metadata["deletionTimestamp"] = formatRfc3339(deadline);
-    return write(std::move(updated));
+// A delete of an object already being deleted: a no-op, except that a pod's grace period may be
+// shortened (the kubelet confirms a pod's shutdown by deleting it with grace 0).
+DeletionStep deleteAgain(const ResourceInfo& info, const Json& old, const DeleteOptions& options,
+                         TimePoint now) {
+  if (!info.is("", "pods") || !options.gracePeriodSeconds) return {};
+  std::int64_t grace = *options.gracePeriodSeconds < 0 ? 1 : *options.gracePeriodSeconds;
+  std::int64_t current = meta::deletionGracePeriodSeconds(old).value_or(0);
+  if (grace >= current) return {};  // a grace period can only shrink
+  if (grace == 0 && meta::finalizers(old).empty()) return {DeletionStep::Kind::Remove, old};
+  // The deadline moves back to when deletion was requested plus the new grace period
+  // (rest.BeforeDelete), but never into the past: then it is now, and a graceful delete keeps a
+  // minimal 1 s so that the kubelet still confirms it.
+  TimePoint oldDeadline;
+  if (!parseRfc3339(meta::deletionTimestamp(old), &oldDeadline)) {
+    oldDeadline = now + std::chrono::seconds(current);
   }
-
+  TimePoint deadline = oldDeadline - std::chrono::seconds(current) + std::chrono::seconds(grace);
+  if (deadline < now) {
+    deadline = now;
+    if (grace != 0) grace = 1;
+  }
   Json updated = old;
-  // Propagation finalizers change only when deletion starts.
+  Json& metadata = meta::metadata(updated);
+  metadata["deletionGracePeriodSeconds"] = grace;
+  metadata["deletionTimestamp"] = formatRfc3339(deadline);
+  return {DeletionStep::Kind::Write, std::move(updated)};
+}
+
+// Propagation finalizers change only when deletion starts.
+void setPropagationFinalizers(Json& object, const DeleteOptions& options) {
   const std::string policy = options.propagationPolicy.value_or("Background");
   if (policy == "Orphan") {
-    meta::removeFinalizer(updated, kForeground);
-    meta::addFinalizer(updated, kOrphan);
+    meta::removeFinalizer(object, kForeground);
+    meta::addFinalizer(object, kOrphan);
   } else if (policy == "Foreground") {
-    meta::removeFinalizer(updated, kOrphan);
-    meta::addFinalizer(updated, kForeground);
+    meta::removeFinalizer(object, kOrphan);
+    meta::addFinalizer(object, kForeground);
   } else {
-    meta::removeFinalizer(updated, kOrphan);
-    meta::removeFinalizer(updated, kForeground);
+    meta::removeFinalizer(object, kOrphan);
+    meta::removeFinalizer(object, kForeground);
   }
+}
 
+// The first delete: the object goes at once, or waits for its finalizers, a pod's grace period or
+// a namespace's content with deletionTimestamp set.
+DeletionStep startDeletion(const ResourceInfo& info, const Json& old, const DeleteOptions& options,
+                           TimePoint now) {
+  Json updated = old;
+  setPropagationFinalizers(updated, options);
   std::int64_t grace = info.is("", "pods") ? podGracePeriod(old, options) : 0;
   bool namespaceWaits = false;
   if (info.is("", "namespaces")) {
@@ -169,11 +164,10 @@ Result<DeleteResult> ApiServer::Impl::deleteLocked(const ResourceInfo& info, con
                      spec["finalizers"].is_array() && !spec["finalizers"].empty();
   }
   if (meta::finalizers(updated).empty() && grace == 0 && !namespaceWaits) {
-    return removeNow(std::move(updated));
+    return {DeletionStep::Kind::Remove, std::move(updated)};
   }
-
   Json& metadata = meta::metadata(updated);
-  metadata["deletionTimestamp"] = formatRfc3339(nowTime + std::chrono::seconds(grace));
+  metadata["deletionTimestamp"] = formatRfc3339(now + std::chrono::seconds(grace));
   metadata["deletionGracePeriodSeconds"] = grace;
   if (meta::generation(updated) > 0) metadata["generation"] = meta::generation(updated) + 1;
   if (info.is("", "namespaces")) {
@@ -181,7 +175,51 @@ Result<DeleteResult> ApiServer::Impl::deleteLocked(const ResourceInfo& info, con
     if (!status.is_object()) status = Json::object();
     status["phase"] = "Terminating";
   }
-  return write(std::move(updated));
+  return {DeletionStep::Kind::Write, std::move(updated)};
+}
+
+}  // namespace
+
+Result<DeleteResult> ApiServer::Impl::deleteLocked(const ResourceInfo& info, const std::string& ns,
+                                                   const std::string& name,
+                                                   const DeleteOptions& options) {
+  if (auto invalid = validatePropagationPolicy(options)) return tl::unexpected(*invalid);
+  const std::string objectKey = key(info, ns, name);
+  ObjectPtr oldPtr = fromStorage(info, store_->get(objectKey));
+  if (oldPtr == nullptr) return tl::unexpected(Status::notFound(info.groupResource(), name));
+  const Json& old = *oldPtr;
+  if (auto failed = checkDeletePreconditions(info, old, name, options)) {
+    return tl::unexpected(*failed);
+  }
+  DeletionStep step = meta::isDeleting(old) ? deleteAgain(info, old, options, clock_.now())
+                                            : startDeletion(info, old, options, clock_.now());
+  switch (step.kind) {
+    case DeletionStep::Kind::Unchanged:
+      return DeleteResult{oldPtr, false};
+    case DeletionStep::Kind::Remove:
+      return removeObject(info, objectKey, std::move(step.object), options.dryRun);
+    case DeletionStep::Kind::Write:
+      break;
+  }
+  if (options.dryRun) {
+    return DeleteResult{std::make_shared<const Json>(std::move(step.object)), false};
+  }
+  auto stored = put(objectKey, toStorage(info, std::move(step.object)), EventType::Modified);
+  if (!stored) return tl::unexpected(stored.error());
+  return DeleteResult{toServed(info, *stored), false};
+}
+
+// The object leaves the store (a dry run only says what it would have been).
+Result<DeleteResult> ApiServer::Impl::removeObject(const ResourceInfo& info,
+                                                   const std::string& objectKey, Json finalState,
+                                                   bool dryRun) {
+  if (dryRun) return DeleteResult{std::make_shared<const Json>(std::move(finalState)), true};
+  auto removed = store_->remove(objectKey, toStorage(info, std::move(finalState)));
+  if (!removed) return tl::unexpected(removed.error());
+  if (info.is("apiextensions.k8s.io", "customresourcedefinitions")) {
+    onCustomResourceDefinition(**removed, true);
+  }
+  return DeleteResult{toServed(info, *removed), true};
 }
 
 Result<ObjectList> ApiServer::Impl::deleteCollection(const GroupVersionResource& gvr,
