@@ -68,6 +68,63 @@ Status listOptionsInvalid(FieldError error) {
   return Status::invalid("meta.k8s.io", "ListOptions", "", {std::move(error)});
 }
 
+// resourceVersion and resourceVersionMatch, as metainternalversion's validation checks them.
+std::optional<Status> validateResourceVersionOptions(const ListOptions& options) {
+  const std::string& match = options.resourceVersionMatch;
+  if (!match.empty() && match != "NotOlderThan" && match != "Exact") {
+    return listOptionsInvalid(
+        FieldError::notSupported("resourceVersionMatch", goQuote(match),
+                                 "supported values: \"Exact\", \"NotOlderThan\", \"\""));
+  }
+  if (!match.empty() && options.resourceVersion.empty()) {
+    return listOptionsInvalid(FieldError::forbidden(
+        "resourceVersionMatch",
+        "resourceVersionMatch is forbidden unless resourceVersion is provided"));
+  }
+  if (!options.continueToken.empty() && !options.resourceVersion.empty() &&
+      options.resourceVersion != "0") {
+    return listOptionsInvalid(FieldError::forbidden(
+        "resourceVersion", "specifying resource version is not allowed when using continue"));
+  }
+  if (match == "Exact" && options.resourceVersion == "0") {
+    return listOptionsInvalid(FieldError::forbidden(
+        "resourceVersionMatch",
+        "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\""));
+  }
+  return std::nullopt;
+}
+
+// The revision a list reads without a continue token: the newest, or an Exact older one; a
+// resourceVersion beyond the newest times out as the watch cache does when it cannot catch up.
+Result<std::int64_t> listRevisionFor(const ListOptions& options, std::int64_t current) {
+  if (options.resourceVersion.empty() || options.resourceVersion == "0") return current;
+  auto requested = parseResourceVersion(options.resourceVersion);
+  if (!requested) return tl::unexpected(requested.error());
+  if (*requested > current) {
+    Status s = Status::timeout(
+        fmt::format("Too large resource version: {}, current: {}", *requested, current), 1);
+    s.details.causes.push_back({"ResourceVersionTooLarge", "Too large resource version", ""});
+    return tl::unexpected(s);
+  }
+  return options.resourceVersionMatch == "Exact" ? *requested : current;
+}
+
+// A later page's token, refused with 410 once its revision is compacted.
+Result<ContinueToken> continueTokenFor(std::string_view token, std::int64_t compactedRevision) {
+  auto decoded = decodeContinue(token);
+  if (!decoded) return tl::unexpected(decoded.error());
+  if (decoded->revision < compactedRevision) {
+    return tl::unexpected(Status::expired(
+        "The provided continue parameter is too old to display a consistent list result. You "
+        "can start a new list without the continue parameter, or use the continue token in "
+        "this response to retrieve the remainder of the results. Continuing with the provided "
+        "token results in an inconsistent list - objects that were created, modified, or "
+        "deleted between the time the first chunk was returned and now may show up in the "
+        "list."));
+  }
+  return decoded;
+}
+
 }  // namespace
 
 Result<ObjectList> ApiServer::Impl::list(const GroupVersionResource& gvr, std::string_view ns,
@@ -90,67 +147,23 @@ Result<ObjectList> ApiServer::Impl::listLocked(const ResourceInfo& info, const s
                                                const ListOptions& options) {
   auto selection = Selection::parse(info, options.labelSelector, options.fieldSelector);
   if (!selection) return tl::unexpected(selection.error());
-
-  // resourceVersion and resourceVersionMatch (metainternalversion validation).
-  const std::string& match = options.resourceVersionMatch;
-  if (!match.empty() && match != "NotOlderThan" && match != "Exact") {
-    return tl::unexpected(listOptionsInvalid(
-        FieldError::notSupported("resourceVersionMatch", goQuote(match),
-                                 "supported values: \"Exact\", \"NotOlderThan\", \"\"")));
-  }
-  if (!match.empty() && options.resourceVersion.empty()) {
-    return tl::unexpected(listOptionsInvalid(FieldError::forbidden(
-        "resourceVersionMatch",
-        "resourceVersionMatch is forbidden unless resourceVersion is provided")));
-  }
-  if (!options.continueToken.empty() && !options.resourceVersion.empty() &&
-      options.resourceVersion != "0") {
-    return tl::unexpected(listOptionsInvalid(FieldError::forbidden(
-        "resourceVersion", "specifying resource version is not allowed when using continue")));
-  }
-  if (match == "Exact" && options.resourceVersion == "0") {
-    return tl::unexpected(listOptionsInvalid(FieldError::forbidden(
-        "resourceVersionMatch",
-        "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"")));
-  }
-
+  if (auto invalid = validateResourceVersionOptions(options)) return tl::unexpected(*invalid);
   const std::int64_t current = store_->revision();
-  std::int64_t listRevision = current;
-  bool anyRevision = options.resourceVersion == "0";
-  if (!options.resourceVersion.empty() && !anyRevision) {
-    auto requested = parseResourceVersion(options.resourceVersion);
-    if (!requested) return tl::unexpected(requested.error());
-    if (*requested > current) {
-      Status s = Status::timeout(
-          fmt::format("Too large resource version: {}, current: {}", *requested, current), 1);
-      s.details.causes.push_back({"ResourceVersionTooLarge", "Too large resource version", ""});
-      return tl::unexpected(s);
-    }
-    if (match == "Exact") listRevision = *requested;
-  }
+  auto listRevision = listRevisionFor(options, current);
+  if (!listRevision) return tl::unexpected(listRevision.error());
 
   const std::string resourcePrefix = prefix(info, "");
-  const std::string listPrefix = prefix(info, ns);
   std::string startAfter;
   if (!options.continueToken.empty()) {
-    auto token = decodeContinue(options.continueToken);
+    auto token = continueTokenFor(options.continueToken, store_->compactedRevision());
     if (!token) return tl::unexpected(token.error());
-    if (token->revision < store_->compactedRevision()) {
-      return tl::unexpected(Status::expired(
-          "The provided continue parameter is too old to display a consistent list result. You "
-          "can start a new list without the continue parameter, or use the continue token in "
-          "this response to retrieve the remainder of the results. Continuing with the provided "
-          "token results in an inconsistent list - objects that were created, modified, or "
-          "deleted between the time the first chunk was returned and now may show up in the "
-          "list."));
-    }
-    listRevision = token->revision;
+    *listRevision = token->revision;
     startAfter = resourcePrefix + token->start;
   }
 
   // resourceVersion=0 is served from the watch cache, which ignores limit.
-  const std::int64_t limit = anyRevision ? 0 : options.limit;
-  ObjectList result{info.apiVersion(), info.listKind, std::to_string(listRevision), "", {}};
+  const std::int64_t limit = options.resourceVersion == "0" ? 0 : options.limit;
+  ObjectList result{info.apiVersion(), info.listKind, std::to_string(*listRevision), "", {}};
   std::string lastKey;
   bool more = false;
   auto visit = [&](const std::string& k, const ObjectPtr& object) {
@@ -164,17 +177,18 @@ Result<ObjectList> ApiServer::Impl::listLocked(const ResourceInfo& info, const s
     lastKey = k;
     return true;
   };
-  if (listRevision == current) {
-    store_->scan(listPrefix, startAfter, visit);
+  if (*listRevision == current) {
+    store_->scan(prefix(info, ns), startAfter, visit);
   } else {
     // An older revision (an Exact read, or a later page of a list): read it from the revision
     // history, which keeps every state back to the compaction mark, as etcd does.
-    if (auto r = store_->scanAt(listPrefix, listRevision, startAfter, visit); !r) {
+    if (auto r = store_->scanAt(prefix(info, ns), *listRevision, startAfter, visit); !r) {
       return tl::unexpected(r.error());
     }
   }
-  if (more)
-    result.continueToken = encodeContinue({listRevision, lastKey.substr(resourcePrefix.size())});
+  if (more) {
+    result.continueToken = encodeContinue({*listRevision, lastKey.substr(resourcePrefix.size())});
+  }
   return result;
 }
 
