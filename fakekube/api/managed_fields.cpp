@@ -338,10 +338,16 @@ void recordUpdate(const Json* live, const Json& zero, Json& updated, const Write
         return sameManager(e, manager, "Update", write.apiVersion, write.subresource);
       });
       if (self == list.end()) {
+        // A new entry owns exactly what changed: the set moves in, with nothing to merge (a
+        // create's one entry, the common case).
         list.push_back(newEntry(manager, "Update", write.apiVersion, write.subresource));
         self = list.end() - 1;
+        Json& fields = fieldsOf(*self);
+        fields = std::move(changed);
+        fields.erase(std::string(field_set::kSelf));  // the root is no member of a set
+      } else {
+        field_set::unite(fieldsOf(*self), changed);
       }
-      field_set::unite(fieldsOf(*self), changed);
       (*self)["time"] = write.time;
     }
     dropEmptyEntries(entries);
