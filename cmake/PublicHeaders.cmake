@@ -122,12 +122,14 @@ set(FAKEKUBE_FIXTURES_PUBLIC_HEADERS
   fixtures/explorer.h
   fixtures/invariant.h
   fixtures/json_path.h
+  fixtures/least_role.h
   fixtures/manifests.h
   fixtures/matchers.h
   fixtures/perturbation.h
   fixtures/raw_http.h
   fixtures/reactor.h
   fixtures/recorded_request.h
+  fixtures/role_diff.h
   fixtures/serve_process.h
   fixtures/test_cluster.h
   fixtures/timeline_page.h

@@ -87,6 +87,9 @@ struct CrashtestOptions {
   bool quiet = false;
   std::string trace;     // Chrome trace-event JSON of a failing plan (or the reference run)
   std::string timeline;  // the same run as an HTML page of lanes
+  // --rbac FILE...: the operator runs as system:serviceaccount:ray-system:kuberay-operator bound
+  // to the files' roles, and the access report across every run follows the rows.
+  std::vector<std::string> rbac;
   // Tests only: the operator under test instead of KubeRay's (its crash points are enumerated).
   std::function<Result<void>(Manager& manager)> operatorFactory;
   // Where the rows, the summary and the errors go (stdout and stderr when null).

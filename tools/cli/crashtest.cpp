@@ -23,6 +23,10 @@
 //                                "default")
 // KIND is what kubectl takes (raycluster, rayclusters, RayCluster, pod, ...). A value compares
 // with the field's text (a string as is, anything else as JSON).
+//
+// --rbac FILE...: the operator runs as system:serviceaccount:ray-system:kuberay-operator bound to
+// the files' roles in every run, and the access report across all of them follows the rows
+// (crashtest_rbac.h).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -53,6 +57,7 @@
 #include "tools/cli/commands.h"
 #include "tools/cli/crashtest_batch_scheduler.h"
 #include "tools/cli/crashtest_invariants.h"
+#include "tools/cli/crashtest_rbac.h"
 #include "tools/cli/explore.h"
 #include "tools/cli/go_duration.h"
 
@@ -402,6 +407,7 @@ std::string replayCommand(const CrashtestOptions& options, std::uint64_t k, Cras
   if (!options.teardown) command += " --no-teardown";
   if (!options.batchScheduler.empty())
     command += " --batch-scheduler " + quoted(options.batchScheduler);
+  for (const auto& f : options.rbac) command += " --rbac " + quoted(f);
   return command +
          fmt::format(" --seed {} --point {} --fault {}", options.seed, k, crashFaultName(fault));
 }
@@ -476,6 +482,8 @@ int runCrashtest(const CrashtestOptions& options) {
   }
   if (auto valid = validateCrashtestBatchScheduler(options.batchScheduler); !valid)
     return badInput(valid.error().message);
+  auto rbac = crashtestRbac(options);
+  if (!rbac) return badInput(rbac.error().message);
 
   // KubeRay's CRDs are served from the start (the files' objects need them), unless the files
   // bring their own definitions.
@@ -538,11 +546,14 @@ int runCrashtest(const CrashtestOptions& options) {
     // run's same-instant work, and with it the crash points of the other scenarios).
     std::set<std::string> names = {"raycluster", "rayjob"};
     if (rayServices) names.insert("rayservice");
-    factory = [names, batchScheduler = options.batchScheduler](
+    // Under --rbac the CRDs are the installer's (they are starting objects): KubeRay's role
+    // grants no access to CustomResourceDefinitions.
+    factory = [names, batchScheduler = options.batchScheduler, installDefinitions = !*rbac](
                   Manager& manager, const OperatorContext& context) -> Result<void> {
       ray::OperatorOptions operatorOptions;
       operatorOptions.randomSeed = context.seed * 1000003 + context.start;
       operatorOptions.batchScheduler = batchScheduler;
+      operatorOptions.installCustomResourceDefinitions = installDefinitions;
       if (context.cluster != nullptr) {
         operatorOptions.httpProxyClients =
             ray::inProcessHttpProxyClients(context.cluster->network());
@@ -554,6 +565,10 @@ int runCrashtest(const CrashtestOptions& options) {
     };
   }
   cluster.operators = {{"kuberay", factory}};
+  if (*rbac) {
+    cluster.operators.front().runAs = (*rbac)->runAs;
+    cluster.audit = (*rbac)->audit;
+  }
   scenario.invariants = {rayClusterPods(), noDuplicateControlled(ray::kRayClusters, "RayJob"),
                          noDuplicateControlled(kJobs, "RayJob"), rayJobCounters()};
   if (options.teardown) {
@@ -577,7 +592,15 @@ int runCrashtest(const CrashtestOptions& options) {
   }
   addCrashtestBatchScheduler(options.batchScheduler, scenario);
 
-  if (wantsExploration(options)) return runExploration(options, std::move(scenario), out, err);
+  // With --rbac, the access report of every run so far follows whatever ended the command.
+  auto withRbacReport = [&](int code) {
+    if (*rbac) out << rbacReport(**rbac);
+    out.flush();
+    return code;
+  };
+  if (wantsExploration(options)) {
+    return withRbacReport(runExploration(options, std::move(scenario), out, err));
+  }
   CrashPointRunner runner(std::move(scenario));
   auto printViolations = [&](const CrashPointRow& row) {
     for (const auto& v : row.violations) out << "    " << v << "\n";
@@ -593,7 +616,7 @@ int runCrashtest(const CrashtestOptions& options) {
     // is wrong. Anything else is a setup error: the files' objects were refused.
     const bool scenarioFailed = s.code == 504 || s.code == 500;
     err << "fakekube crashtest: " << oneLine(s.message) << "\n";
-    return scenarioFailed ? 1 : 2;
+    return withRbacReport(scenarioFailed ? 1 : 2);
   }
   if (options.point) {
     // One run, described by the clean run's write k (and checked against it).
@@ -605,8 +628,7 @@ int runCrashtest(const CrashtestOptions& options) {
         runner.runPoint(*options.point, *replayFault, &(*writes)[*options.point - 1]);
     out << row.str() << "\n";
     if (!row.converged) printViolations(row);
-    out.flush();
-    return row.converged ? 0 : 1;
+    return withRbacReport(row.converged ? 0 : 1);
   }
   out << fmt::format("clean run (seed {}): {} operator writes, goal reached in {:.3f}s\n",
                      options.seed, writes->size(),
@@ -628,8 +650,7 @@ int runCrashtest(const CrashtestOptions& options) {
                      runner.runs(), wall,
                      wall > 0 ? static_cast<double>(runner.runs()) / wall : 0.0);
   out << report.summary() << "\n";
-  out.flush();
-  return report.ok() ? 0 : 1;
+  return withRbacReport(report.ok() ? 0 : 1);
 }
 
 }  // namespace fakekube::cli

@@ -144,6 +144,10 @@ docs/exploring-states.md.)");
       "--point", point, "Replay one run: crash at the operator's K-th write (with --fault)");
   crashtestCmd->add_option("--fault", crashtest.fault, "The fault of --point: before, after, lost");
   crashtestCmd->add_option("--nodes", crashtest.nodes, "Simulated nodes")->capture_default_str();
+  crashtestCmd->add_option("--rbac", crashtest.rbac,
+                           "Roles and bindings (YAML) to run the operator under, as "
+                           "ray-system/kuberay-operator; prints what it used, lacked and never "
+                           "used across every run");
   crashtestCmd
       ->add_option("-j,--jobs", crashtest.jobs,
                    "Runs at a time, each on a thread (0: one per core); the output is the same")
