@@ -124,7 +124,7 @@ Cluster::Cluster(Executor& executor, ApiServer& server, ClusterOptions options)
       options_(std::move(options)),
       podLogs_(server, options_.kubelet.containerLogs != nullptr ? options_.kubelet.containerLogs
                                                                  : &containerLogs_),
-      manager_(std::make_unique<Manager>(executor, server)),
+      manager_(std::make_unique<Manager>(executor, server, options_.manager)),
       network_(std::make_unique<Network>(manager_->client())),
       parts_(std::make_unique<ClusterParts>()) {}
 

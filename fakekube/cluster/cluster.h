@@ -104,6 +104,9 @@ struct ClusterOptions {
   DaemonSetControllerOptions daemonSet;
   CronJobControllerOptions cronJob;
   DisruptionControllerOptions disruption;
+  // The options of the manager every part runs on (a reconcile observer that draws the parts'
+  // reconciles, say).
+  ManagerOptions manager;
 };
 
 class Cluster {

@@ -18,6 +18,8 @@ namespace fakekube::cli {
 
 struct DemoOptions {
   bool color = false;
+  std::string trace;  // --trace: the stories as Chrome trace-event JSON (tools/cli/story_trace.h)
+  std::string timeline;  // --timeline: the same as an HTML page of lanes
 };
 
 // `fakekube demo`: the stories on the embedded in-memory store, printed as a timeline.

@@ -169,11 +169,11 @@ class ContentionNarrator : public Narrator {
 };
 
 // One variant from the start to its end; 0 when it shows what it should.
-int tellVariant(bool volcano, bool color) {
+int tellVariant(bool volcano, const StoryOptions& story) {
   SimExecutor executor(SimExecutor::Options{.seed = 1});
   auto server = openStoryServer(executor);
   if (server == nullptr) return 1;
-  Timeline t(executor, *server, color);
+  Timeline t(executor, *server, story);
   if (!volcano) {
     t.heading("The contention story: two jobs of three members, room for four");
     t.chapter("1. The default scheduler alone: each job gets part of what it needs");
@@ -182,10 +182,11 @@ int tellVariant(bool volcano, bool color) {
   }
   ClusterOptions clusterOptions;
   clusterOptions.nodes = 1;
+  clusterOptions.manager = story.manager(executor, "cluster");
   Cluster cluster(executor, *server, clusterOptions);
   ray::addRayBehaviors(cluster.behaviors());
-  Manager volcanoScheduler(executor, *server);
-  Manager rayOperator(executor, *server);
+  Manager volcanoScheduler(executor, *server, story.manager(executor, "volcano"));
+  Manager rayOperator(executor, *server, story.manager(executor, "kuberay"));
   auto fail = [](const Status& error) {
     std::fprintf(stderr, "fakekube: %s\n", error.message.c_str());
     return 1;
@@ -261,9 +262,9 @@ int tellVariant(bool volcano, bool color) {
 }  // namespace
 }  // namespace contention
 
-int contentionStory(bool color) {
-  if (int failed = contention::tellVariant(false, color); failed != 0) return failed;
-  return contention::tellVariant(true, color);
+int contentionStory(const StoryOptions& story) {
+  if (int failed = contention::tellVariant(false, story); failed != 0) return failed;
+  return contention::tellVariant(true, story);
 }
 
 }  // namespace fakekube::cli

@@ -1,6 +1,8 @@
 // A story of `fakekube demo`: resource contention, and gang scheduling as its remedy.
 #pragma once
 
+#include "tools/cli/story_trace.h"
+
 namespace fakekube::cli {
 
 // Two RayJobs, llm-finetune and then batch-inference, each a Ray cluster of three members (a head
@@ -10,6 +12,6 @@ namespace fakekube::cli {
 // handing its pods to the simulated Volcano scheduler (one PodGroup is admitted and runs, its job
 // succeeds and its RayCluster goes after the TTL, then the other group is admitted and runs).
 // Printed as a timeline with the PodGroup phases; answers the process exit code.
-int contentionStory(bool color);
+int contentionStory(const StoryOptions& story);
 
 }  // namespace fakekube::cli

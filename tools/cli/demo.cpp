@@ -8,10 +8,12 @@
 // story on the in-memory store.
 //
 // Every line is the outcome of a real request to the in-process API server; nothing is scripted
-// output. The timestamps are virtual: the whole story runs in microseconds.
+// output. The timestamps are virtual: the whole story runs in microseconds. With --trace (and
+// --timeline) the chapters and every controller's reconciles are drawn too (story_trace.h).
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -25,6 +27,9 @@
 #include "fakekube/cluster/namespace_controller.h"
 #include "fakekube/runtime/manager.h"
 #include "fakekube/sim/sim_executor.h"
+#ifdef FAKEKUBE_CLI_CRASHTEST
+#include "fixtures/timeline_page.h"
+#endif
 #include "tools/cli/commands.h"
 #include "tools/cli/contention_story.h"
 #include "tools/cli/deployment_story.h"
@@ -32,6 +37,7 @@
 #include "tools/cli/rayjob_story.h"
 #include "tools/cli/rayservice_story.h"
 #include "tools/cli/restart_recovery_story.h"
+#include "tools/cli/story_trace.h"
 #include "tools/cli/timeline.h"
 
 namespace fakekube::cli {
@@ -334,8 +340,8 @@ void namespaceDeletionChapter(Timeline& t, SimExecutor& executor, ApiServer& ser
 
 // The API server's rules, chapter by chapter; the last two with kube-controller-manager's
 // garbage collector and namespace controller.
-int story(SimExecutor& executor, ApiServer& server, bool color) {
-  Timeline t(executor, server, color);
+int story(SimExecutor& executor, ApiServer& server, const StoryOptions& options) {
+  Timeline t(executor, server, options);
   namespacesChapter(t, server);
   podDefaultsChapter(t, server);
   generationChapter(t, server);
@@ -345,7 +351,8 @@ int story(SimExecutor& executor, ApiServer& server, bool color) {
   customResourcesChapter(t, server);
   watchChapter(t, server);
   informerLagChapter(t, executor, server);
-  Manager controllers(executor, server);  // kube-controller-manager's, for the last two
+  // kube-controller-manager's, for the last two
+  Manager controllers(executor, server, options.manager(executor, "kube-controller-manager"));
   auto collector = addGarbageCollector(controllers);
   controllers.start();
   garbageCollectionChapter(t, executor, server);
@@ -361,22 +368,57 @@ int story(SimExecutor& executor, ApiServer& server, bool color) {
 
 }  // namespace
 
-int runDemo(const DemoOptions& options) {
-  std::printf(
-      "fakekube demo: fakekube's stories on the embedded in-memory store, in virtual time\n");
-  if (int failed = deploymentStory(options.color); failed != 0) return failed;
-  if (int failed = rayJobStory(options.color); failed != 0) return failed;
-  if (int failed = restartRecoveryStory(options.color).exitCode; failed != 0) return failed;
-  if (int failed = rayClusterStory(options.color); failed != 0) return failed;
-  if (int failed = contentionStory(options.color); failed != 0) return failed;
-  if (int failed = rayServiceStory(options.color); failed != 0) return failed;
+namespace {
+
+// Every story, in order; the process exit code.
+int tellStories(const StoryOptions& story) {
+  if (int failed = deploymentStory(story); failed != 0) return failed;
+  if (int failed = rayJobStory(story); failed != 0) return failed;
+  if (int failed = restartRecoveryStory(story).exitCode; failed != 0) return failed;
+  if (int failed = rayClusterStory(story); failed != 0) return failed;
+  if (int failed = contentionStory(story); failed != 0) return failed;
+  if (int failed = rayServiceStory(story); failed != 0) return failed;
 
   SimExecutor executor(SimExecutor::Options{.seed = 1});
   auto server = openStoryServer(executor);
   if (server == nullptr) return 1;
-  Timeline(executor, *server, options.color)
+  Timeline(executor, *server, story)
       .heading("The API server's rules, on the embedded in-memory store");
-  return story(executor, *server, options.color);
+  return ::fakekube::cli::story(executor, *server, story);
+}
+
+// --trace and --timeline: the stories drawn; false (the error printed) when a file cannot be
+// written.
+bool writeDrawings(const DemoOptions& options, const StoryTrace& trace) {
+  const Json drawn = trace.chromeTrace();
+  auto save = [](const std::string& path, const std::string& text, const char* flag) {
+    if (path.empty()) return true;
+    std::ofstream file(path);
+    file << text;
+    file.close();
+    if (file) return true;
+    std::fprintf(stderr, "fakekube demo: %s %s: cannot write the file\n", flag, path.c_str());
+    return false;
+  };
+  bool saved = save(options.trace, drawn.dump() + "\n", "--trace");
+#ifdef FAKEKUBE_CLI_CRASHTEST
+  saved = save(options.timeline, timelinePage(drawn), "--timeline") && saved;
+#endif
+  return saved;
+}
+
+}  // namespace
+
+int runDemo(const DemoOptions& options) {
+  std::printf(
+      "fakekube demo: fakekube's stories on the embedded in-memory store, in virtual time\n");
+  StoryTrace trace;
+  StoryOptions story;
+  story.color = options.color;
+  if (!options.trace.empty() || !options.timeline.empty()) story.trace = &trace;
+  const int told = tellStories(story);
+  if (story.trace != nullptr && !writeDrawings(options, trace)) return told != 0 ? told : 1;
+  return told;
 }
 
 }  // namespace fakekube::cli

@@ -227,8 +227,8 @@ void tellPods(Timeline& t, ApiServer& server, const std::string& what) {
   }
 }
 
-int tell(SimExecutor& executor, ApiServer& server, Cluster& cluster, bool color) {
-  Timeline t(executor, server, color);
+int tell(SimExecutor& executor, ApiServer& server, Cluster& cluster, const StoryOptions& story) {
+  Timeline t(executor, server, story);
   DeploymentNarrator narrator(executor, server, t);
   if (auto opened = narrator.open({&kDeployments, &kReplicaSets, &kPods}); !opened) {
     std::fprintf(stderr, "fakekube: %s\n", opened.error().message.c_str());
@@ -327,14 +327,15 @@ int tell(SimExecutor& executor, ApiServer& server, Cluster& cluster, bool color)
 
 }  // namespace
 
-int deploymentStory(bool color) {
+int deploymentStory(const StoryOptions& story) {
   SimExecutor executor(SimExecutor::Options{.seed = 1});
   auto server = openStoryServer(executor);
   if (server == nullptr) return 1;
   ClusterOptions options;
   options.nodes = 2;
+  options.manager = story.manager(executor, "cluster");
   Cluster cluster(executor, *server, options);
-  return tell(executor, *server, cluster, color);
+  return tell(executor, *server, cluster, story);
 }
 
 }  // namespace fakekube::cli

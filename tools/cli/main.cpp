@@ -17,6 +17,14 @@ int main(int argc, char** argv) {
   auto* demoCmd = app.add_subcommand(
       "demo", "Run the stories on the embedded in-memory store and print a timeline");
   demoCmd->add_flag("--color", demo.color, "Colour the timeline");
+  demoCmd->add_option("--trace", demo.trace,
+                      "Also write the chapters and every controller's reconciles as Chrome "
+                      "trace-event JSON (Perfetto, chrome://tracing), the stories one after "
+                      "another in virtual time");
+#ifdef FAKEKUBE_CLI_CRASHTEST
+  demoCmd->add_option("--timeline", demo.timeline,
+                      "Also write them as a self-contained HTML page of lanes");
+#endif
 
   fakekube::cli::ServeOptions serve;
   auto* serveCmd = app.add_subcommand(

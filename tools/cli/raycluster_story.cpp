@@ -4,10 +4,10 @@
 // collector) and the KubeRay operator on a manager of its own, with the simulated Ray head and
 // workers as the pods' containers. The story creates the RayCluster; every other line is told
 // from watch events on RayClusters, Services and Pods, drained after every executor task, in the
-// order of the writes they show. Who did what is read off the change, as in the Deployment story: an object
-// whose controller reference names the RayCluster was created by the RayCluster controller, and
-// a pod status change of a pod owned by a RayCluster enqueues that RayCluster (the controller
-// Owns Pods), whose status write follows.
+// order of the writes they show. Who did what is read off the change, as in the Deployment story:
+// an object whose controller reference names the RayCluster was created by the RayCluster
+// controller, and a pod status change of a pod owned by a RayCluster enqueues that RayCluster (the
+// controller Owns Pods), whose status write follows.
 #include "tools/cli/raycluster_story.h"
 
 #include <fmt/format.h>
@@ -204,8 +204,8 @@ bool clusterReady(ApiServer& server) {
 }
 
 int tellRayClusterStory(SimExecutor& executor, ApiServer& server, Cluster& cluster,
-                        Manager& rayOperator, bool color) {
-  Timeline t(executor, server, color);
+                        Manager& rayOperator, const StoryOptions& story) {
+  Timeline t(executor, server, story);
   t.heading("A worker's Ready turns into a ready RayCluster");
   t.chapter("2.1 demo-cluster: one head, the group compute of two workers, on two nodes");
   if (auto started = cluster.start(); !started) {
@@ -270,16 +270,17 @@ int tellRayClusterStory(SimExecutor& executor, ApiServer& server, Cluster& clust
 
 }  // namespace
 
-int rayClusterStory(bool color) {
+int rayClusterStory(const StoryOptions& story) {
   SimExecutor executor(SimExecutor::Options{.seed = 1});
   auto server = openStoryServer(executor);
   if (server == nullptr) return 1;
   ClusterOptions options;
   options.nodes = 2;
+  options.manager = story.manager(executor, "cluster");
   Cluster cluster(executor, *server, options);
   ray::addRayBehaviors(cluster.behaviors());
-  Manager rayOperator(executor, *server);
-  return tellRayClusterStory(executor, *server, cluster, rayOperator, color);
+  Manager rayOperator(executor, *server, story.manager(executor, "kuberay"));
+  return tellRayClusterStory(executor, *server, cluster, rayOperator, story);
 }
 
 }  // namespace fakekube::cli

@@ -2,6 +2,8 @@
 // RayCluster, with the KubeRay operator on a simulated cluster.
 #pragma once
 
+#include "tools/cli/story_trace.h"
+
 namespace fakekube::cli {
 
 // `default/demo-cluster`, one head and the worker group `compute` of two, comes up on two nodes:
@@ -10,6 +12,6 @@ namespace fakekube::cli {
 // pod's Ready change enqueues the RayCluster through its controller owner reference, and
 // calculateStatus sets `ready` only once the last worker is Ready. Then a worker is deleted and
 // the controller replaces it. Printed as a timeline; answers the process exit code.
-int rayClusterStory(bool color);
+int rayClusterStory(const StoryOptions& story);
 
 }  // namespace fakekube::cli

@@ -186,8 +186,8 @@ class RayJobNarrator : public Narrator {
 };
 
 int tell(SimExecutor& executor, ApiServer& server, Cluster& cluster, Manager& rayOperator,
-         bool color) {
-  Timeline t(executor, server, color);
+         const StoryOptions& story) {
+  Timeline t(executor, server, story);
   t.heading("The RayJob story: demo-job from apply to cleanup");
   t.chapter(
       "1.1 demo-job: entrypoint python /app/main.py, K8sJobMode, TTL 60 s, head + compute x2");
@@ -283,16 +283,17 @@ Json demoJobManifest() {
               {"workerGroupSpecs", Json::array({worker})}}}}}};
 }
 
-int rayJobStory(bool color) {
+int rayJobStory(const StoryOptions& story) {
   SimExecutor executor(SimExecutor::Options{.seed = 1});
   auto server = openStoryServer(executor);
   if (server == nullptr) return 1;
   ClusterOptions options;
   options.nodes = 3;
+  options.manager = story.manager(executor, "cluster");
   Cluster cluster(executor, *server, options);
   ray::addRayBehaviors(cluster.behaviors());
-  Manager rayOperator(executor, *server);
-  return tell(executor, *server, cluster, rayOperator, color);
+  Manager rayOperator(executor, *server, story.manager(executor, "kuberay"));
+  return tell(executor, *server, cluster, rayOperator, story);
 }
 
 }  // namespace fakekube::cli

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "fakekube/api/json.h"
+#include "tools/cli/story_trace.h"
 
 namespace fakekube::cli {
 
@@ -18,6 +19,6 @@ Json demoJobManifest();
 // logs); Running; the Ray job SUCCEEDED and the submitter Job complete -> Complete with endTime;
 // 60 s later the RayCluster is deleted (the garbage collector takes its pods and Service) while
 // the RayJob and the submitter Job stay. Printed as a timeline; answers the process exit code.
-int rayJobStory(bool color);
+int rayJobStory(const StoryOptions& story);
 
 }  // namespace fakekube::cli

@@ -157,8 +157,8 @@ bool isReadyOn(ApiServer& server, const std::string& version) {
 }
 
 int tellRayServiceStory(SimExecutor& executor, ApiServer& server, Cluster& cluster,
-                        Manager& rayOperator, bool color) {
-  Timeline t(executor, server, color);
+                        Manager& rayOperator, const StoryOptions& story) {
+  Timeline t(executor, server, story);
   t.heading("A RayService's zero-downtime upgrade");
   t.chapter("3.1 demo-service comes up: a pending cluster, the Serve config, the Services");
   if (auto started = cluster.start(); !started) {
@@ -230,16 +230,17 @@ int tellRayServiceStory(SimExecutor& executor, ApiServer& server, Cluster& clust
 
 }  // namespace
 
-int rayServiceStory(bool color) {
+int rayServiceStory(const StoryOptions& story) {
   SimExecutor executor(SimExecutor::Options{.seed = 1});
   auto server = openStoryServer(executor);
   if (server == nullptr) return 1;
   ClusterOptions options;
   options.nodes = 2;
+  options.manager = story.manager(executor, "cluster");
   Cluster cluster(executor, *server, options);
   ray::addRayBehaviors(cluster.behaviors());
-  Manager rayOperator(executor, *server);
-  return tellRayServiceStory(executor, *server, cluster, rayOperator, color);
+  Manager rayOperator(executor, *server, story.manager(executor, "kuberay"));
+  return tellRayServiceStory(executor, *server, cluster, rayOperator, story);
 }
 
 }  // namespace fakekube::cli

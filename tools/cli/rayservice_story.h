@@ -2,6 +2,8 @@
 // simulated cluster.
 #pragma once
 
+#include "tools/cli/story_trace.h"
+
 namespace fakekube::cli {
 
 // `default/demo-service` (one head and one worker, one Serve application) comes up: the RayService
@@ -10,6 +12,6 @@ namespace fakekube::cli {
 // rayVersion changes: a new pending cluster is prepared beside the serving one, the Services'
 // selectors switch to it once its application runs (keeping their clusterIPs), and the old
 // cluster is deleted 60 s later. Printed as a timeline; answers the process exit code.
-int rayServiceStory(bool color);
+int rayServiceStory(const StoryOptions& story);
 
 }  // namespace fakekube::cli

@@ -122,12 +122,14 @@ struct Stage {
 
 class Chapter {
  public:
-  Chapter(SimExecutor& executor, ApiServer& server, Cluster& cluster, Timeline& t)
+  Chapter(SimExecutor& executor, ApiServer& server, Cluster& cluster, Timeline& t,
+          const StoryOptions& story)
       : executor_(executor),
         server_(server),
         cluster_(cluster),
         t_(t),
-        narrator_(executor, server, t) {}
+        narrator_(executor, server, t),
+        story_(story) {}
 
   RestartRecoveryOutcome tell();
 
@@ -148,6 +150,7 @@ class Chapter {
   Cluster& cluster_;
   Timeline& t_;
   RecoveryNarrator narrator_;
+  const StoryOptions& story_;
   std::unique_ptr<Manager> operator_;
   int starts_ = 0;
   std::optional<AtKill> pending_;  // the last kill, checked at the next stage
@@ -155,7 +158,7 @@ class Chapter {
 };
 
 Result<void> Chapter::startOperator() {
-  operator_ = std::make_unique<Manager>(executor_, server_);
+  operator_ = std::make_unique<Manager>(executor_, server_, story_.manager(executor_, "kuberay"));
   ray::OperatorOptions options;
   // A new process draws other random names than the one before it.
   options.randomSeed = 1 + starts_++;
@@ -345,15 +348,16 @@ RestartRecoveryOutcome Chapter::tell() {
 }  // namespace
 }  // namespace restartrecovery
 
-RestartRecoveryOutcome restartRecoveryStory(bool color) {
+RestartRecoveryOutcome restartRecoveryStory(const StoryOptions& story) {
   SimExecutor executor(SimExecutor::Options{.seed = 1});
   auto server = openStoryServer(executor);
   if (server == nullptr) return {};
   ClusterOptions options;
   options.nodes = 3;
+  options.manager = story.manager(executor, "cluster");
   Cluster cluster(executor, *server, options);
   ray::addRayBehaviors(cluster.behaviors());
-  Timeline t(executor, *server, color);
+  Timeline t(executor, *server, story);
   t.chapter(
       "1.3 Restart recovery: demo-job again, the KubeRay operator killed at each stage and "
       "restarted");
@@ -361,7 +365,7 @@ RestartRecoveryOutcome restartRecoveryStory(bool color) {
     std::fprintf(stderr, "fakekube: %s\n", started.error().message.c_str());
     return {};
   }
-  restartrecovery::Chapter chapter(executor, *server, cluster, t);
+  restartrecovery::Chapter chapter(executor, *server, cluster, t, story);
   RestartRecoveryOutcome outcome = chapter.tell();
   cluster.stop();
   std::printf(

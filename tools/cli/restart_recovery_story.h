@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "tools/cli/story_trace.h"
+
 namespace fakekube::cli {
 
 // One kill and restart, as checked at the next stage (or at the end).
@@ -45,6 +47,6 @@ struct RestartRecoveryOutcome {
   long long clusterDeletedAfterEnd = -1;
 };
 
-RestartRecoveryOutcome restartRecoveryStory(bool color);
+RestartRecoveryOutcome restartRecoveryStory(const StoryOptions& story);
 
 }  // namespace fakekube::cli

@@ -17,6 +17,7 @@
 #include "fakekube/api/status.h"
 #include "fakekube/apiserver/api_server.h"
 #include "fakekube/sim/sim_executor.h"
+#include "tools/cli/story_trace.h"
 
 namespace fakekube::cli {
 
@@ -35,14 +36,15 @@ inline std::unique_ptr<ApiServer> openStoryServer(SimExecutor& executor) {
 
 class Timeline {
  public:
-  Timeline(SimExecutor& executor, ApiServer& server, bool color)
-      : executor_(executor), server_(server), color_(color) {}
+  Timeline(SimExecutor& executor, ApiServer& server, const StoryOptions& story)
+      : executor_(executor), server_(server), color_(story.color), trace_(story.trace) {}
 
   void heading(const std::string& text) {
     std::printf("\n%s\n", color_ ? fmt::format("\033[1;4m{}\033[0m", text).c_str() : text.c_str());
   }
 
   void chapter(const std::string& title) {
+    if (trace_ != nullptr) trace_->chapter(executor_, title);
     std::printf("\n%s\n", color_ ? fmt::format("\033[1m{}\033[0m", title).c_str() : title.c_str());
   }
 
@@ -69,6 +71,7 @@ class Timeline {
   SimExecutor& executor_;
   ApiServer& server_;
   bool color_;
+  StoryTrace* trace_;  // --trace: the chapters go there too
 };
 
 }  // namespace fakekube::cli
