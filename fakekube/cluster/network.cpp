@@ -216,6 +216,21 @@ NetworkResult<HttpResponse> Network::call(std::string_view callerNamespace, std:
     if (handler == nullptr) return tl::unexpected(refused(shown, port));
     return (*handler)(request);
   }
+  // A pod's address (something listens on it, on any port): straight to the port asked for.
+  // Nothing listens on a ClusterIP and no Service has a pod's IP as its ClusterIP, so this
+  // answers what the lookup below would, without reading every Service (a call by pod IP, as
+  // KubeRay's to a head's Serve proxy each round, would otherwise copy every Service).
+  const bool podAddress = isIpv4(host) && [&] {
+    const std::string prefix = std::string(host) + ":";
+    std::lock_guard lock(mu_);
+    auto it = listeners_.lower_bound(prefix);
+    return it != listeners_.end() && it->first.starts_with(prefix);
+  }();
+  if (podAddress) {
+    auto handler = handlerAt(std::string(host), port);
+    if (handler == nullptr) return tl::unexpected(refused(host, port));
+    return (*handler)(request);
+  }
   bool isName = false;
   auto service = serviceFor(host, callerNamespace, &isName);
   Target target;

@@ -19,6 +19,9 @@
 //
 // BM_RayClustersReadySeeds/{100,1000}/{1..5}: the same with other seeds (see its comment below).
 //
+// BM_RayServicesReady/{100,1000}: the same world with the RayService controller and the Ray
+// simulation: N RayServices from create to Ready (see its comment below).
+//
 // BM_RayJobsComplete/100: the same world with the RayJob controller too and the Ray simulation
 // (heads with the Jobs API, the submitter's script): N RayJobs (entrypoint `sleep 10`, one head
 // and two workers each, shutdownAfterJobFinishes) from create to every RayJob Complete; reports
@@ -35,6 +38,7 @@
 // for it to mean what it says (memory freed by an earlier size is reused by the next without
 // raising the peak).
 #include <benchmark/benchmark.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <chrono>
@@ -48,7 +52,9 @@
 #include <unordered_set>
 
 #include "controllers/ray/custom_resource_definitions.h"
+#include "controllers/ray/httpproxy_client.h"
 #include "controllers/ray/ray_operator.h"
+#include "controllers/ray/rayservice_types.h"
 #include "controllers/ray/sim/ray_simulation.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
@@ -98,6 +104,34 @@ Json rayCluster(int i) {
                                                {"template", podTemplate("ray-worker")}}})}}}};
 }
 
+// A RayService of one application (one deployment) on a cluster of a head and one worker of the
+// same requests as a RayCluster's head above, in the shape of KubeRay's RayService samples.
+Json rayService(int i) {
+  Json worker = {{"groupName", "workers"},
+                 {"replicas", 1},
+                 {"minReplicas", 1},
+                 {"maxReplicas", 1},
+                 {"rayStartParams", Json::object()},
+                 {"template", podTemplate("ray-worker")}};
+  return {{"apiVersion", "ray.io/v1"},
+          {"kind", "RayService"},
+          {"metadata", {{"name", "service-" + std::to_string(i)}, {"namespace", "default"}}},
+          {"spec",
+           {{"serveConfigV2",
+             "applications:\n"
+             "- name: app\n"
+             "  import_path: fruit.deployment_graph\n"
+             "  route_prefix: /fruit\n"
+             "  deployments:\n"
+             "  - name: MangoStand\n"
+             "    num_replicas: 1\n"},
+            {"rayClusterConfig",
+             {{"rayVersion", "2.52.0"},
+              {"headGroupSpec",
+               {{"rayStartParams", Json::object()}, {"template", podTemplate("ray-head")}}},
+              {"workerGroupSpecs", Json::array({worker})}}}}}};
+}
+
 long peakRssKib() {
   std::ifstream status("/proc/self/status");
   for (std::string line; std::getline(status, line);) {
@@ -108,8 +142,12 @@ long peakRssKib() {
 
 void resetPeakRss() { std::ofstream("/proc/self/clear_refs") << "5"; }
 
+// What a World runs: the RayCluster controller alone, or with the RayJob or the RayService one.
+enum class RayWorkload { Clusters, Jobs, Services };
+
 struct World {
   SimExecutor executor;
+  const RayWorkload workload;
   std::unique_ptr<ApiServer> server;
   std::unique_ptr<Cluster> cluster;
   std::unique_ptr<Manager> rayOperator;
@@ -118,13 +156,16 @@ struct World {
 
   // `seed` seeds the executor's order of same-instant tasks, the server's names and uids and the
   // operator's random suffixes.
-  explicit World(int rayClusters, bool rayJobs = false, std::uint64_t seed = 1)
-      : executor(SimExecutor::Options{.seed = seed}) {
+  explicit World(int rayClusters, RayWorkload workload = RayWorkload::Clusters,
+                 std::uint64_t seed = 1)
+      : executor(SimExecutor::Options{.seed = seed}), workload(workload) {
+    const bool rayJobs = workload == RayWorkload::Jobs;
     ApiServerOptions serverOptions;
     serverOptions.seed = seed;
     server = std::move(*ApiServer::open(executor.clock(), serverOptions));
     ClusterOptions options;
-    const int podsPer = rayJobs ? 4 : 3;  // a RayJob adds its submitter pod
+    // A RayJob adds its submitter pod; a RayService's cluster has one worker.
+    const int podsPer = rayJobs ? 4 : workload == RayWorkload::Services ? 2 : 3;
     options.nodes = (rayClusters * podsPer + kPodsPerNode - 1) / kPodsPerNode;
     // The submitter asks for KubeRay's 500m CPU: 650m a RayJob, on nodes of 8 CPUs.
     if (rayJobs) options.nodes = std::max(options.nodes, (rayClusters * 650 + 7999) / 8000);
@@ -137,7 +178,7 @@ struct World {
     options.deployment.recordEvents = false;
     options.job.recordEvents = false;
     cluster = std::make_unique<Cluster>(executor, *server, options);
-    if (rayJobs) ray::addRayBehaviors(cluster->behaviors());
+    if (workload != RayWorkload::Clusters) ray::addRayBehaviors(cluster->behaviors());
     if (!cluster->start()) throw std::runtime_error("the cluster did not start");
     ManagerOptions managerOptions;
     managerOptions.cache.defaults.catchUpOnRead = true;
@@ -147,6 +188,10 @@ struct World {
     operatorOptions.randomSeed = seed;
     std::set<std::string> controllers = {"raycluster"};
     if (rayJobs) controllers.insert("rayjob");
+    if (workload == RayWorkload::Services) {
+      controllers.insert("rayservice");
+      operatorOptions.httpProxyClients = ray::inProcessHttpProxyClients(cluster->network());
+    }
     if (!ray::addRayOperator(*rayOperator, controllers, operatorOptions,
                              ray::inProcessDashboardClients(cluster->network()))) {
       throw std::runtime_error("the operator did not start");
@@ -158,7 +203,10 @@ struct World {
     }
     WatchOptions fromNow;
     fromNow.resourceVersion = std::to_string(server->revision());
-    clusters = *server->watch(rayJobs ? ray::kRayJobs : ray::kRayClusters, "default", fromNow);
+    clusters = *server->watch(workload == RayWorkload::Jobs       ? ray::kRayJobs
+                              : workload == RayWorkload::Services ? ray::kRayServices
+                                                                  : ray::kRayClusters,
+                              "default", fromNow);
   }
   ~World() {
     clusters->stop();
@@ -177,12 +225,14 @@ struct World {
     return lists + cluster->manager().cache().informerFor(kPods).listCount();
   }
 
-  // The RayCluster controller's finished reconciles so far (controller_runtime_reconcile_total
-  // of every result), read from the operator's metrics.
-  double rayClusterRounds() {
+  // The finished reconciles so far (controller_runtime_reconcile_total of every result) of the
+  // controller of the workload's kind (raycluster, rayservice), read from the operator's metrics.
+  double rounds() {
     double rounds = 0;
     std::istringstream text(rayOperator->renderMetrics());
-    const std::string prefix = "controller_runtime_reconcile_total{controller=\"raycluster\"";
+    const std::string prefix =
+        fmt::format("controller_runtime_reconcile_total{{controller=\"{}\"",
+                    workload == RayWorkload::Services ? "rayservice" : "raycluster");
     for (std::string line; std::getline(text, line);) {
       if (line.rfind(prefix, 0) == 0) rounds += std::stod(line.substr(line.rfind(' ') + 1));
     }
@@ -195,7 +245,8 @@ struct World {
       const Json& state = jsonAt(*event->object, {"status", "state"});
       const Json& deployment = jsonAt(*event->object, {"status", "jobDeploymentStatus"});
       const bool done = (state.is_string() && state == "ready") ||
-                        (deployment.is_string() && deployment == "Complete");
+                        (deployment.is_string() && deployment == "Complete") ||
+                        ray::isRayServiceConditionTrue(*event->object, ray::kRayServiceReady);
       if (event->type != WatchEventType::Deleted && done) {
         ready.insert(name);
       } else {
@@ -206,12 +257,16 @@ struct World {
   }
 };
 
-// Creates `count` RayClusters in `world` and runs its executor until every one is ready (or 30
-// virtual minutes pass): the timed part of the benchmarks below. False if a create failed or not
-// every RayCluster became ready.
+// Creates `count` RayClusters (RayServices) in `world` and runs its executor until every one is
+// ready (Ready) or 30 virtual minutes pass: the timed part of the benchmarks below. False if a
+// create failed or not every one became ready.
 bool createAndRunUntilReady(World& world, int count) {
+  const bool services = world.workload == RayWorkload::Services;
   for (int i = 0; i < count; ++i) {
-    if (!world.server->create(ray::kRayClusters, "default", rayCluster(i)).has_value()) {
+    if (!world.server
+             ->create(services ? ray::kRayServices : ray::kRayClusters, "default",
+                      services ? rayService(i) : rayCluster(i))
+             .has_value()) {
       return false;
     }
     // A client's creates take time, during which the informers keep up. Issued here with no
@@ -228,10 +283,12 @@ bool createAndRunUntilReady(World& world, int count) {
 }
 
 // `warm`: first an untimed run of the same size in the same process (BM_RayClustersReadyWarm).
-void runRayClustersReady(benchmark::State& state, int count, std::uint64_t seed,
-                         bool warm = false) {
+// The counters are named per `unit` (us_per_cluster, writes_per_service, ...).
+void runRayWorkloadReady(benchmark::State& state, RayWorkload workload, int count,
+                         std::uint64_t seed, bool warm = false) {
+  const std::string unit = workload == RayWorkload::Services ? "service" : "cluster";
   if (warm) {
-    auto throwaway = std::make_unique<World>(count, /*rayJobs=*/false, seed);
+    auto throwaway = std::make_unique<World>(count, workload, seed);
     if (!createAndRunUntilReady(*throwaway, count)) {
       state.SkipWithError("the warm-up run did not reach ready");
       return;
@@ -246,17 +303,15 @@ void runRayClustersReady(benchmark::State& state, int count, std::uint64_t seed,
     state.PauseTiming();
     resetPeakRss();
     const long rssBefore = peakRssKib();
-    auto world = std::make_unique<World>(count, /*rayJobs=*/false, seed);
+    auto world = std::make_unique<World>(count, workload, seed);
     const TimePoint start = world->executor.now();
     const auto revisionBefore = world->server->revision();
     const auto listsBefore = world->informerLists();
-    const double roundsBefore = world->rayClusterRounds();
+    const double roundsBefore = world->rounds();
     state.ResumeTiming();
 
     if (!createAndRunUntilReady(*world, count)) {
-      state.SkipWithError(
-          "a create failed, or not every RayCluster became ready in 30 virtual "
-          "minutes");
+      state.SkipWithError("a create failed, or not every one became ready in 30 virtual minutes");
       break;
     }
 
@@ -265,23 +320,24 @@ void runRayClustersReady(benchmark::State& state, int count, std::uint64_t seed,
     rssKib += static_cast<double>(peakRssKib() - rssBefore);
     writes += static_cast<double>(world->server->revision() - revisionBefore);
     relists += static_cast<double>(world->informerLists() - listsBefore);
-    rounds += world->rayClusterRounds() - roundsBefore;
+    rounds += world->rounds() - roundsBefore;
     world.reset();
     state.ResumeTiming();
   }
-  const double clusters = static_cast<double>(state.iterations()) * count;
-  state.SetItemsProcessed(static_cast<std::int64_t>(clusters));
-  state.counters["us_per_cluster"] = benchmark::Counter(
-      clusters * 1e-6, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  const double items = static_cast<double>(state.iterations()) * count;
+  state.SetItemsProcessed(static_cast<std::int64_t>(items));
+  state.counters["us_per_" + unit] =
+      benchmark::Counter(items * 1e-6, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
   state.counters["virtual_s"] =
       benchmark::Counter(virtualSeconds, benchmark::Counter::kAvgIterations);
-  state.counters["rss_kib_per_cluster"] =
-      benchmark::Counter(rssKib / static_cast<double>(count), benchmark::Counter::kAvgIterations);
-  state.counters["writes_per_cluster"] =
-      benchmark::Counter(writes / static_cast<double>(count), benchmark::Counter::kAvgIterations);
+  const auto perItem = [&](double total) {
+    return benchmark::Counter(total / static_cast<double>(count),
+                              benchmark::Counter::kAvgIterations);
+  };
+  state.counters["rss_kib_per_" + unit] = perItem(rssKib);
+  state.counters["writes_per_" + unit] = perItem(writes);
   state.counters["relists"] = benchmark::Counter(relists, benchmark::Counter::kAvgIterations);
-  state.counters["rounds_per_cluster"] =
-      benchmark::Counter(rounds / static_cast<double>(count), benchmark::Counter::kAvgIterations);
+  state.counters["rounds_per_" + unit] = perItem(rounds);
 }
 // The sizes and settings of BM_RayClustersReady and BM_RayClustersReadyWarm: one iteration each
 // (a run at 10,000 takes half a minute), timed by the wall clock.
@@ -290,7 +346,7 @@ void atEachClusterCount(benchmark::internal::Benchmark* benchmark) {
       benchmark::kMillisecond);
 }
 void BM_RayClustersReady(benchmark::State& state) {
-  runRayClustersReady(state, static_cast<int>(state.range(0)), 1);
+  runRayWorkloadReady(state, RayWorkload::Clusters, static_cast<int>(state.range(0)), 1);
 }
 BENCHMARK(BM_RayClustersReady)->Apply(atEachClusterCount);
 
@@ -300,7 +356,8 @@ BENCHMARK(BM_RayClustersReady)->Apply(atEachClusterCount);
 // a process, is the cold run: it pays them (the heap grows by 460 MB at 1,000).
 // rss_kib_per_cluster is then the growth beyond what the warm-up left.
 void BM_RayClustersReadyWarm(benchmark::State& state) {
-  runRayClustersReady(state, static_cast<int>(state.range(0)), 1, /*warm=*/true);
+  runRayWorkloadReady(state, RayWorkload::Clusters, static_cast<int>(state.range(0)), 1,
+                      /*warm=*/true);
 }
 BENCHMARK(BM_RayClustersReadyWarm)->Apply(atEachClusterCount);
 
@@ -310,11 +367,30 @@ BENCHMARK(BM_RayClustersReadyWarm)->Apply(atEachClusterCount);
 // change that adds or removes one timer anywhere draws the later tie-breaks differently, as a new
 // seed would. Compare two builds over the seeds (medians), not on seed 1 alone.
 void BM_RayClustersReadySeeds(benchmark::State& state) {
-  runRayClustersReady(state, static_cast<int>(state.range(0)),
+  runRayWorkloadReady(state, RayWorkload::Clusters, static_cast<int>(state.range(0)),
                       static_cast<std::uint64_t>(state.range(1)));
 }
 BENCHMARK(BM_RayClustersReadySeeds)
     ->ArgsProduct({{100, 1000}, {1, 2, 3, 4, 5}})
+    ->Iterations(1)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+
+// BM_RayServicesReady/{100,1000}: N RayServices from create to every one's Ready condition True
+// (NonZeroServeEndpoints), every controller real and the Ray simulation answering: the heads'
+// dashboards take the Serve config and deploy the application (1 s to DEPLOYING, 5 s to
+// RUNNING), the head's and the worker's Serve proxies turn healthy, the EndpointSlices follow the
+// pods. The counters are BM_RayClustersReady's, per RayService (rounds_per_service: the RayService
+// controller's reconciles, its 2 s requeue among them). Compare writes_per_service with
+// BM_RayClustersReady's writes_per_cluster of the same run: the RayService's own writes (its
+// finalizer, the pending cluster's name, its status) and the two Services come on top of a
+// cluster of one worker fewer.
+void BM_RayServicesReady(benchmark::State& state) {
+  runRayWorkloadReady(state, RayWorkload::Services, static_cast<int>(state.range(0)), 1);
+}
+BENCHMARK(BM_RayServicesReady)
+    ->Arg(100)
+    ->Arg(1000)
     ->Iterations(1)
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
@@ -335,7 +411,7 @@ void BM_RayJobsComplete(benchmark::State& state) {
   double virtualSeconds = 0;
   for (auto _ : state) {
     state.PauseTiming();
-    auto world = std::make_unique<World>(count, /*rayJobs=*/true);
+    auto world = std::make_unique<World>(count, RayWorkload::Jobs);
     const TimePoint start = world->executor.now();
     state.ResumeTiming();
 
