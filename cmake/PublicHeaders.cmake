@@ -64,6 +64,7 @@ set(FAKEKUBE_PUBLIC_HEADERS
   fakekube/cluster/nodes.h
   fakekube/cluster/replicaset_controller.h
   fakekube/cluster/scheduler.h
+  fakekube/cluster/scheduler_framework.h
   fakekube/cluster/serviceaccount_controller.h
   fakekube/cluster/statefulset_controller.h
   fakekube/cluster/ttl_after_finished_controller.h

@@ -19,8 +19,10 @@
 #include "fakekube/cluster/controller_utils.h"
 #include "fakekube/cluster/nodes.h"
 #include "fakekube/cluster/scheduler_default_selector.h"
+#include "fakekube/cluster/scheduler_framework.h"
 #include "fakekube/cluster/scheduler_plugins.h"
 #include "fakekube/cluster/scheduler_resources.h"
+#include "fakekube/cluster/scheduler_waiting_pods.h"
 #include "fakekube/runtime/builder.h"
 
 namespace fakekube {
@@ -35,14 +37,35 @@ using scheduling::NodeCapacity;
 using scheduling::NodeUsage;
 using scheduling::UsedOnNode;
 
+// isPodUpdated of kube-scheduler's queue: the pods differ once their resourceVersion,
+// generation, status, managed fields and finalizers are left out.
+bool podSchedulingInputChanged(const Json& oldPod, const Json& newPod) {
+  auto stripped = [](const Json& pod) {
+    Json copy = pod;
+    if (copy.contains("metadata") && copy["metadata"].is_object()) {
+      for (const char* field : {"resourceVersion", "generation", "managedFields", "finalizers"}) {
+        copy["metadata"].erase(field);
+      }
+    }
+    copy.erase("status");
+    return copy;
+  };
+  return stripped(oldPod) != stripped(newPod);
+}
+
 }  // namespace
 
-class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
+class Scheduler::Impl : public std::enable_shared_from_this<Impl>,
+                        public scheduling::FrameworkHandle {
  public:
   using Stage = scheduling::PlacementCycle::Stage;
+  using PluginStatus = scheduling::PluginStatus;
 
   Impl(Manager& manager, SchedulerOptions options)
-      : manager_(manager), options_(std::move(options)) {}
+      : manager_(manager),
+        options_(std::move(options)),
+        plugin_(options_.plugin.get()),
+        waiting_([this](const std::string& key) { enqueue(key); }) {}
 
   Result<void> start() {
     // namespaceSelector of pod (anti-)affinity terms: the namespace's labels from the cache.
@@ -104,17 +127,47 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
       return spec.is_object() && spec.value("schedulerName", "") == schedulerName &&
              podNodeName(pod).empty();
     });
+    // An update that changes only what the scheduler itself writes (the status) does not bring
+    // a pod back, as the scheduling queue's isPodUpdated decides: else a pod's own
+    // FailedScheduling write would reschedule it at once.
+    ours.update = [filter = ours.update](const ObjectPtr& oldPod, const ObjectPtr& newPod) {
+      return filter(oldPod, newPod) && (!oldPod || podSchedulingInputChanged(*oldPod, *newPod));
+    };
     auto self = shared_from_this();
-    auto controller =
-        ControllerBuilder(manager_)
-            .named("scheduler")
-            .forResource(kPods, ours)
-            .watches(kNodes, nodeEvents)
-            .watches(kPods, podEvents)
-            .complete([self](const ReconcileRequest& request) { return self->reconcile(request); });
+    ControllerBuilder builder(manager_);
+    builder.named(options_.controllerName)
+        .forResource(kPods, ours)
+        .watches(kNodes, nodeEvents)
+        .watches(kPods, podEvents);
+    if (plugin_ != nullptr) {
+      plugin_->setHandle(this);
+      for (const auto& event : plugin_->eventsToRegister()) {
+        EventHandler wake;
+        if (event.add) wake.create = wakeAll;
+        if (event.update) {
+          wake.update = [wakeAll](const ObjectPtr&, const ObjectPtr& newObject) {
+            return wakeAll(newObject);
+          };
+        }
+        builder.watches(event.resource, std::move(wake));
+      }
+    }
+    auto controller = builder.complete(
+        [self](const ReconcileRequest& request) { return self->reconcile(request); });
     if (!controller) return tl::unexpected(controller.error());
+    controller_ = *controller;
     return {};
   }
+
+  // --- FrameworkHandle (scheduler_framework.h) ---
+  void iterateOverWaitingPods(const std::function<void(scheduling::WaitingPod&)>& visit) override {
+    waiting_.iterate(visit);
+  }
+  void activate(const std::vector<std::string>& podKeys) override {
+    for (const auto& key : podKeys) enqueue(key);
+  }
+  std::vector<scheduling::NodeResources> nodeInfos() override;
+  TimePoint now() override { return manager_.executor().now(); }
 
   std::uint64_t bindings() const {
     std::lock_guard lock(mu_);
@@ -138,9 +191,16 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
     unschedulable_.erase(key);
   }
 
+  void enqueue(const std::string& key) {
+    if (controller_ != nullptr) controller_->enqueue(ReconcileRequest::fromKey(key));
+  }
+
   ReconcileOutcome reconcile(const ReconcileRequest& request) {
     const std::string key = request.key();
     auto got = manager_.cache().getShared(kPods, request.namespace_, request.name);
+    if (plugin_ != nullptr && waiting_.contains(key)) {
+      return continueWaiting(key, got ? *got : nullptr);
+    }
     if (!got) {
       forget(key);
       return ReconcileResult{};
@@ -169,10 +229,66 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
     }
     const std::vector<ObjectPtr> nodes = nodeInformer.list();
     const scheduling::SpreadDefaults defaults = spreadDefaults(pod);
-    auto decision = decide(pod, Demand(*requests), nodes, defaults);
+    // The plugin's PreFilter runs after the default plugins' (decide), but outside the lock.
+    const PluginStatus pluginPreFilter = plugin_ ? plugin_->preFilter(pod) : PluginStatus{};
+    auto decision = decide(pod, Demand(*requests), nodes, defaults, pluginPreFilter);
     if (!decision) return terminalError(decision.error());
-    if (!decision->node.empty()) return bind(*got, key, *requests, decision->node);
-    return markUnschedulable(pod, key, decision->fitError);
+    if (!decision->node.empty()) {
+      if (plugin_ == nullptr) return bind(*got, key, *requests, decision->node);
+      return reserveAndPermit(*got, key, *requests, decision->node);
+    }
+    std::vector<std::string> postFilterReasons;
+    if (plugin_ != nullptr && !nodes.empty()) {
+      PluginStatus post = plugin_->postFilter(pod);
+      if (!post.message.empty()) postFilterReasons.push_back(std::move(post.message));
+    }
+    return markUnschedulable(pod, key, decision->fitError.message(postFilterReasons));
+  }
+
+  // Reserve (the pod assumed on `node`) and Permit: bound now, parked as a waiting pod, or
+  // unreserved and told why not.
+  ReconcileOutcome reserveAndPermit(const ObjectPtr& podObject, const std::string& key,
+                                    const ResourceList& requests, const std::string& node) {
+    const Json& pod = *podObject;
+    const std::string uid = meta::uid(pod);
+    {
+      std::lock_guard lock(mu_);
+      assumeLocked(uid, Assumed{node, requests}, podObject);
+    }
+    PluginStatus permit = plugin_->permit(pod, node);
+    if (permit.success()) return sendBinding(podObject, key, node);
+    if (permit.code == PluginStatus::Code::Wait) {
+      constexpr Duration kMaxPermitTimeout = std::chrono::minutes(15);
+      const Duration waitTime = std::min(permit.timeout, kMaxPermitTimeout);
+      const TimePoint deadline = now() + waitTime;
+      waiting_.add({key, uid, podObject, node, requests, plugin_->name(), waitTime, deadline});
+      return ReconcileResult{waitTime};
+    }
+    failBindingCycle(pod, node);
+    return markUnschedulable(pod, key, permit.message);
+  }
+
+  // A waiting pod's reconcile: still waiting (requeued at its deadline), or its binding cycle
+  // goes on with the verdict.
+  ReconcileOutcome continueWaiting(const std::string& key, const ObjectPtr& current) {
+    const bool present = current && !meta::isDeleting(*current);
+    auto resolution = waiting_.resolve(key, present ? meta::uid(*current) : "", now());
+    if (!resolution) return ReconcileResult{};
+    if (resolution->waiting) {
+      return ReconcileResult{std::max<Duration>(resolution->deadline - now(), Duration(1))};
+    }
+    const auto& entry = resolution->entry;
+    if (resolution->status.success()) return sendBinding(entry.pod, key, entry.node);
+    failBindingCycle(*entry.pod, entry.node);
+    if (!present || meta::uid(*current) != entry.uid) return ReconcileResult{};
+    return markUnschedulable(*current, key, resolution->status.message);
+  }
+
+  // handleBindingCycleError: Unreserve, then the assumed pod is forgotten.
+  void failBindingCycle(const Json& pod, const std::string& node) {
+    plugin_->unreserve(pod, node);
+    std::lock_guard lock(mu_);
+    eraseAssumedLocked(meta::uid(pod));
   }
 
   // What PodTopologySpread's system default constraints need: the selector of the Services and
@@ -187,9 +303,20 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
     return {scheduling::defaultSpreadSelector(pod, std::move(serviceSelector), manager_.cache())};
   }
 
+  // Why a pod fits nowhere (framework.FitError): its message needs the PostFilter reasons.
+  struct FitError {
+    std::size_t numNodes = 0;
+    std::string preFilterMessage;
+    std::map<std::string, int> reasons;
+    std::map<std::string, int> preemption;
+
+    std::string message(const std::vector<std::string>& postFilterReasons = {}) const {
+      return fitError(numNodes, preFilterMessage, reasons, preemption, postFilterReasons);
+    }
+  };
   struct Decision {
-    std::string node;      // where the pod goes; empty: nowhere
-    std::string fitError;  // why not
+    std::string node;   // where the pod goes; empty: nowhere
+    FitError fitError;  // why not
   };
 
   // One scheduling cycle: PreFilter, Filter (the placement plugins around NodeResourcesFit) over
@@ -197,7 +324,8 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
   // the name that sorts first.
   Result<Decision> decide(const Json& pod, const Demand& demand,
                           const std::vector<ObjectPtr>& nodes,
-                          const scheduling::SpreadDefaults& defaults) {
+                          const scheduling::SpreadDefaults& defaults,
+                          const PluginStatus& pluginPreFilter) {
     std::lock_guard lock(mu_);
     const std::vector<const NodeCapacity*> capacities = nodeInfosLocked(nodes);
     snapshot_.setNodes(nodes);
@@ -217,7 +345,13 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
     if (!pre.status.ok()) {
       const auto preemption = pre.status.resolvable() ? kNoVictims : kNotHelpful;
       preemptionCounts[std::string(preemption)] = static_cast<int>(nodes.size());
-      return Decision{{}, fitError(nodes.size(), pre.status.reasons.front(), {}, preemptionCounts)};
+      return Decision{{}, {nodes.size(), pre.status.reasons.front(), {}, preemptionCounts}};
+    }
+    if (pluginPreFilter.rejected()) {
+      const bool resolvable = pluginPreFilter.code == PluginStatus::Code::Unschedulable;
+      preemptionCounts[std::string(resolvable ? kNoVictims : kNotHelpful)] =
+          static_cast<int>(nodes.size());
+      return Decision{{}, {nodes.size(), pluginPreFilter.message, {}, preemptionCounts}};
     }
     std::vector<std::size_t> candidates;  // indexes into `nodes`
     candidates.reserve(nodes.size());
@@ -253,9 +387,7 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
       scores.push_back(scheduling::leastAllocatedScore(demand, *capacities[i], used));
     }
     if (!candidates.empty()) nextStartNodeIndex_ = (start + processed) % candidates.size();
-    if (feasible.empty()) {
-      return Decision{{}, fitError(nodes.size(), {}, reasonCounts, preemptionCounts)};
-    }
+    if (feasible.empty()) return Decision{{}, {nodes.size(), {}, reasonCounts, preemptionCounts}};
     const std::vector<std::int64_t> placement = cycle->scores(feasible);
     std::size_t best = 0;
     for (std::size_t f = 1; f < feasible.size(); ++f) {
@@ -434,10 +566,11 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
   }
 
   // FitError.Error: "0/N nodes are available: <PreFilter message>. <filter reasons>." and the
-  // preemption message.
+  // PostFilter message: default preemption's, then the plugin's reasons, joined with ", ".
   static std::string fitError(std::size_t numNodes, const std::string& preFilterMessage,
                               const std::map<std::string, int>& reasons,
-                              const std::map<std::string, int>& preemption) {
+                              const std::map<std::string, int>& preemption,
+                              const std::vector<std::string>& postFilterReasons) {
     if (numNodes == 0) return "no nodes available to schedule pods";
     std::string message = fmt::format("0/{} nodes are available:", numNodes);
     if (!preFilterMessage.empty()) {
@@ -445,27 +578,37 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
     } else if (!reasons.empty()) {
       message += fmt::format(" {}.", histogram(reasons));
     }
-    return message + fmt::format(" preemption: 0/{} nodes are available: {}.", numNodes,
-                                 histogram(preemption));
+    message +=
+        fmt::format(" preemption: 0/{} nodes are available: {}.", numNodes, histogram(preemption));
+    for (const auto& reason : postFilterReasons) message += fmt::format(", {}", reason);
+    return postFilterReasons.empty() ? message : message + ".";
   }
 
   ReconcileOutcome bind(const ObjectPtr& podObject, const std::string& key,
                         const ResourceList& requests, const std::string& node) {
     const Json& pod = *podObject;
+    // Assumed before the binding is sent, as kube-scheduler's AssumePod: the informer's event
+    // of the bound pod, whenever it comes, finds the assumption and forgets it.
+    {
+      std::lock_guard lock(mu_);
+      assumeLocked(meta::uid(pod), Assumed{node, requests}, podObject);
+    }
+    return sendBinding(podObject, key, node);
+  }
+
+  // The binding of a pod already assumed on `node`.
+  ReconcileOutcome sendBinding(const ObjectPtr& podObject, const std::string& key,
+                               const std::string& node) {
+    const Json& pod = *podObject;
     Json binding = {{"apiVersion", "v1"},
                     {"kind", "Binding"},
                     {"metadata", {{"name", meta::name(pod)}, {"namespace", meta::namespace_(pod)}}},
                     {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", node}}}};
-    // Assumed before the binding is sent, as kube-scheduler's AssumePod: the informer's event
-    // of the bound pod, whenever it comes, finds the assumption and forgets it.
     const std::string uid = meta::uid(pod);
-    {
-      std::lock_guard lock(mu_);
-      assumeLocked(uid, Assumed{node, requests}, podObject);
-    }
     auto bound = manager_.client().createSubresource(kPods, meta::namespace_(pod), meta::name(pod),
                                                      "binding", std::move(binding));
     if (!bound) {
+      if (plugin_ != nullptr) plugin_->unreserve(pod, node);
       {
         std::lock_guard lock(mu_);
         eraseAssumedLocked(uid);  // ForgetPod
@@ -547,6 +690,9 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
 
   Manager& manager_;
   const SchedulerOptions options_;
+  scheduling::FrameworkPlugin* const plugin_;  // options_.plugin's, or nullptr
+  scheduling::WaitingPods waiting_;            // the pods waiting at Permit
+  Controller* controller_ = nullptr;           // the manager owns it
   mutable std::mutex mu_;
   // The bound pods by uid, and what they use up per node (see NodeState).
   std::unordered_map<std::string, BoundPod> boundPods_;
@@ -565,6 +711,27 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl> {
   std::size_t nextStartNodeIndex_ = 0;
   std::uint64_t bindings_ = 0;
 };
+
+std::vector<scheduling::NodeResources> Scheduler::Impl::nodeInfos() {
+  const std::vector<ObjectPtr> nodes = manager_.cache().informerFor(kNodes).list();
+  std::lock_guard lock(mu_);
+  std::vector<scheduling::NodeResources> infos;
+  infos.reserve(nodes.size());
+  for (const auto& node : nodes) {
+    scheduling::NodeResources info{meta::name(*node), NodeCapacity::parse(node).allocatable, {}};
+    for (const scheduling::PodInfo* pod : snapshot_.podsOn(info.name)) {
+      ResourceList requests;
+      if (auto bound = boundPods_.find(pod->uid); bound != boundPods_.end()) {
+        requests = bound->second.requests;
+      } else if (auto assumed = assumed_.find(pod->uid); assumed != assumed_.end()) {
+        requests = assumed->second.requests;
+      }
+      info.pods.push_back({pod->object, std::move(requests)});
+    }
+    infos.push_back(std::move(info));
+  }
+  return infos;
+}
 
 Scheduler::Scheduler(Manager& manager, SchedulerOptions options)
     : impl_(std::make_shared<Impl>(manager, std::move(options))) {}

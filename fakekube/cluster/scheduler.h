@@ -52,6 +52,10 @@
 // added or changed (Ready again, uncordoned, resized), or a bound pod deleted or finished; and at
 // the latest after SchedulerOptions::unschedulableRetry (podMaxInUnschedulablePodsDuration, 5 min).
 //
+// A plugin. SchedulerOptions::plugin adds one plugin to the profile at PreFilter, PostFilter,
+// Permit and Unreserve (scheduler_framework.h): how scheduler-plugins' coscheduling runs as a
+// second scheduler (controllers/coscheduling/).
+//
 // Not modelled: ports, volumes, preemption, priority order of the queue (pods are taken in the
 // order events enqueue them).
 #pragma once
@@ -69,6 +73,10 @@
 
 namespace fakekube {
 
+namespace scheduling {
+class FrameworkPlugin;
+}
+
 // Canonical quantities by resource name (api/quantity.h): cpu in milli-units, the rest in units.
 using ResourceList = std::map<std::string, std::int64_t>;
 
@@ -79,10 +87,15 @@ Result<ResourceList> podRequests(const Json& pod);
 struct SchedulerOptions {
   // The spec.schedulerName this scheduler serves.
   std::string schedulerName = "default-scheduler";
+  // The name of its controller (metrics, logs): a second scheduler beside the default one takes
+  // another.
+  std::string controllerName = "scheduler";
   // An unschedulable pod is tried again at least this often, even if nothing changed.
   Duration unschedulableRetry = std::chrono::minutes(5);
   // Record Scheduled / FailedScheduling events.
   bool recordEvents = true;
+  // A plugin run beside the default ones (scheduler_framework.h); none: the default profile.
+  std::shared_ptr<scheduling::FrameworkPlugin> plugin;
 };
 
 class Scheduler;

@@ -36,7 +36,8 @@ struct ServeOptions {
   long long retainedRevisions = 10000;
   double timeScale = 1;  // >1: the cluster's clock and timers run that many times faster
   // "volcano": the simulated Volcano scheduler runs and the operator hands it its pods;
-  // "scheduler-plugins": the operator's plug-in only; "" = none.
+  // "scheduler-plugins": scheduler-plugins' scheduler with the coscheduling plugin runs and the
+  // operator hands it its pods; "" = none.
   std::string batchScheduler;
   // "NAMESPACE/NAME": the KubeRay operator runs as that ServiceAccount, bound to KubeRay's own
   // roles (controllers/ray/operator_rbac.h); "" = as the server's own identity.

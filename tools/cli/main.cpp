@@ -49,7 +49,8 @@ int main(int argc, char** argv) {
                        "(default: all)");
   serveCmd->add_option("--batch-scheduler", serve.batchScheduler,
                        "Gang scheduler: volcano (runs the simulated Volcano scheduler and hands "
-                       "KubeRay's pods to it) or scheduler-plugins");
+                       "KubeRay's pods to it) or scheduler-plugins (runs scheduler-plugins' "
+                       "scheduler with the coscheduling plugin)");
   serveCmd->add_option("--operator-service-account", serve.operatorServiceAccount,
                        "Run the KubeRay operator as this ServiceAccount (NAMESPACE/NAME), bound "
                        "to KubeRay's own ClusterRole and leader-election Role");

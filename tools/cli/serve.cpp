@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "controllers/coscheduling/coscheduling.h"
 #include "controllers/ray/custom_resource_definitions.h"
 #include "controllers/ray/operator_rbac.h"
 #include "controllers/ray/ray_operator.h"
@@ -247,6 +248,17 @@ int runServe(const ServeOptions& options) {
     }
     volcanoScheduler.start();
   }
+  // --batch-scheduler scheduler-plugins: the PodGroup API and scheduler-plugins' scheduler with
+  // the coscheduling plugin (and the PodGroup controller), on a manager of their own, as the
+  // chart runs them in their own pods.
+  Manager schedulerPlugins(executor, *server);
+  if (options.batchScheduler == "scheduler-plugins") {
+    if (auto added = coscheduling::addCoschedulingScheduler(schedulerPlugins); !added) {
+      return serveError(
+          fmt::format("cannot start the scheduler-plugins scheduler: {}", added.error().message));
+    }
+    schedulerPlugins.start();
+  }
 
   // The KubeRay operator runs beside the cluster on a manager of its own (its own cache and
   // queues), as it would in its own pod; with --operator-service-account, as that identity.
@@ -266,8 +278,9 @@ int runServe(const ServeOptions& options) {
   }
   rayOperator.start();
 
-  auto httpOptions = httpServerOptions(options, host, port, cluster,
-                                       {&cluster.manager(), &rayOperator, &volcanoScheduler});
+  auto httpOptions =
+      httpServerOptions(options, host, port, cluster,
+                        {&cluster.manager(), &rayOperator, &volcanoScheduler, &schedulerPlugins});
   if (!httpOptions) return serveError(httpOptions.error().message);
   HttpServer http(*server, *httpOptions);
   if (auto started = http.start(); !started) return serveError(started.error().message);
@@ -284,6 +297,7 @@ int runServe(const ServeOptions& options) {
   http.stop();
   rayOperator.stop();
   if (options.batchScheduler == "volcano") volcanoScheduler.stop();
+  if (options.batchScheduler == "scheduler-plugins") schedulerPlugins.stop();
   cluster.stop();
   executor.shutdown();
   bookmarks.reset();
