@@ -33,7 +33,8 @@ Duration waitTimeOf(const Json& group, Duration permitWaitingTime) {
 }  // namespace
 
 Coscheduling::Coscheduling(Manager& manager, CoschedulingOptions options)
-    : options_(options), manager_(manager, options.permitWaitingTime) {}
+    : options_(options),
+      podGroupManager_(std::make_shared<PodGroupManager>(manager, options.permitWaitingTime)) {}
 
 std::string Coscheduling::name() const { return std::string(kPluginName); }
 
@@ -43,23 +44,23 @@ std::vector<scheduling::ClusterEvent> Coscheduling::eventsToRegister() const {
 
 void Coscheduling::setHandle(scheduling::FrameworkHandle* handle) {
   handle_ = handle;
-  manager_.start();
+  podGroupManager_->start();
 }
 
 PluginStatus Coscheduling::preFilter(const Json& pod) {
   // UnschedulableAndUnresolvable: preemption cannot make a group whole.
-  if (auto rejected = manager_.preFilter(pod, *handle_)) {
+  if (auto rejected = podGroupManager_->preFilter(pod, *handle_)) {
     return PluginStatus::unresolvable(std::move(*rejected));
   }
   return {};
 }
 
 PluginStatus Coscheduling::postFilter(const Json& pod) {
-  auto [fullName, group] = manager_.podGroup(pod);
+  auto [fullName, group] = podGroupManager_->podGroup(pod);
   if (!group) return PluginStatus::unschedulable("can not find pod group");
   const std::int64_t minMember = minMemberOf(*group);
   // Enough pods of the group are assigned already: rejecting them all gains nothing.
-  const int assigned = manager_.assignedPodCount(fullName);
+  const int assigned = podGroupManager_->assignedPodCount(fullName);
   if (assigned >= minMember) return PluginStatus::unschedulable();
   // A small gap: later pods may still complete the quorum.
   const double notAssigned =
@@ -71,10 +72,10 @@ PluginStatus Coscheduling::postFilter(const Json& pod) {
   rejectWaitingPods(meta::namespace_(pod), podGroupLabel(pod),
                     "optimistic rejection in PostFilter");
   if (options_.podGroupBackoff != Duration::zero() &&
-      static_cast<std::int64_t>(manager_.podsOfGroup(pod).size()) >= minMember) {
-    manager_.backoffPodGroup(fullName, options_.podGroupBackoff);
+      static_cast<std::int64_t>(podGroupManager_->podsOfGroup(pod).size()) >= minMember) {
+    podGroupManager_->backoffPodGroup(fullName, options_.podGroupBackoff);
   }
-  manager_.deletePermittedPodGroup(fullName);
+  podGroupManager_->deletePermittedPodGroup(fullName);
   return PluginStatus::unschedulable(
       fmt::format("PodGroup {} gets rejected due to Pod {} is unschedulable even after PostFilter",
                   fullName, meta::name(pod)));
@@ -82,16 +83,16 @@ PluginStatus Coscheduling::postFilter(const Json& pod) {
 
 PluginStatus Coscheduling::permit(const Json& pod, const std::string& node) {
   bool activateSiblings = false;
-  switch (manager_.permit(pod, activateSiblings)) {
+  switch (podGroupManager_->permit(pod, activateSiblings)) {
     case PodGroupManager::PermitStatus::PodGroupNotSpecified:
       return {};
     case PodGroupManager::PermitStatus::PodGroupNotFound:
       return PluginStatus::unschedulable("PodGroup not found");
     case PodGroupManager::PermitStatus::Wait: {
-      auto [fullName, group] = manager_.podGroup(pod);
+      auto [fullName, group] = podGroupManager_->podGroup(pod);
       const Duration wait =
           group ? waitTimeOf(*group, options_.permitWaitingTime) : options_.permitWaitingTime;
-      if (activateSiblings) handle_->activate(manager_.siblingKeys(pod));
+      if (activateSiblings) handle_->activate(podGroupManager_->siblingKeys(pod));
       return PluginStatus::wait(wait);
     }
     case PodGroupManager::PermitStatus::Success:
@@ -105,11 +106,11 @@ PluginStatus Coscheduling::permit(const Json& pod, const std::string& node) {
 }
 
 void Coscheduling::unreserve(const Json& pod, const std::string& node) {
-  auto [fullName, group] = manager_.podGroup(pod);
+  auto [fullName, group] = podGroupManager_->podGroup(pod);
   if (!group) return;
-  manager_.unreserve(pod);
+  podGroupManager_->unreserve(pod);
   rejectWaitingPods(meta::namespace_(pod), podGroupLabel(pod), "rejection in Unreserve");
-  manager_.deletePermittedPodGroup(fullName);
+  podGroupManager_->deletePermittedPodGroup(fullName);
 }
 
 void Coscheduling::rejectWaitingPods(const std::string& ns, const std::string& groupName,

@@ -74,15 +74,13 @@ class Coscheduling : public scheduling::FrameworkPlugin {
   scheduling::PluginStatus permit(const Json& pod, const std::string& node) override;
   void unreserve(const Json& pod, const std::string& node) override;
 
-  PodGroupManager& podGroupManager() { return manager_; }
-
  private:
   // Rejects every waiting pod of the group `groupName` in namespace `ns`.
   void rejectWaitingPods(const std::string& ns, const std::string& groupName,
                          const std::string& message);
 
   CoschedulingOptions options_;
-  PodGroupManager manager_;
+  std::shared_ptr<PodGroupManager> podGroupManager_;
   scheduling::FrameworkHandle* handle_ = nullptr;
 };
 

@@ -31,11 +31,15 @@ void PodGroupManager::start() {
   manager_.cache().informerFor(kPodGroups);
   Informer& pods = manager_.cache().informerFor(kPods);
   addPodGroupIndex(pods);
-  // The manager is the scheduler's: it outlives its informers' handlers.
+  // The informer may outlive the plugin (a manager torn down): its handlers hold it weakly.
+  std::weak_ptr<PodGroupManager> weak = weak_from_this();
   ResourceEventHandler handler;
-  handler.onAdd = [this](const ObjectPtr& pod) { observeAdded(*pod); };
-  handler.onDelete = [this](const ObjectPtr& pod) {
-    if (!podNodeName(*pod).empty()) unreserve(*pod);
+  handler.onAdd = [weak](const ObjectPtr& pod) {
+    if (auto self = weak.lock()) self->observeAdded(*pod);
+  };
+  handler.onDelete = [weak](const ObjectPtr& pod) {
+    auto self = weak.lock();
+    if (self && !podNodeName(*pod).empty()) self->unreserve(*pod);
   };
   pods.addEventHandler(std::move(handler));
 }

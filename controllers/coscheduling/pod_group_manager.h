@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -32,7 +33,8 @@ class Manager;
 
 namespace fakekube::coscheduling {
 
-class PodGroupManager {
+// Owned through a shared_ptr (its informer handlers hold it weakly).
+class PodGroupManager : public std::enable_shared_from_this<PodGroupManager> {
  public:
   // core.Status: what Permit found.
   enum class PermitStatus { PodGroupNotSpecified, PodGroupNotFound, Success, Wait };

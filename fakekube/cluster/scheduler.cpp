@@ -19,6 +19,7 @@
 #include "fakekube/cluster/controller_utils.h"
 #include "fakekube/cluster/nodes.h"
 #include "fakekube/cluster/scheduler_default_selector.h"
+#include "fakekube/cluster/scheduler_fit_error.h"
 #include "fakekube/cluster/scheduler_framework.h"
 #include "fakekube/cluster/scheduler_plugins.h"
 #include "fakekube/cluster/scheduler_resources.h"
@@ -29,8 +30,8 @@ namespace fakekube {
 
 namespace {
 
-constexpr std::string_view kNoVictims = "No preemption victims found for incoming pod";
-constexpr std::string_view kNotHelpful = "Preemption is not helpful for scheduling";
+constexpr std::string_view kNoVictims = scheduling::kNoPreemptionVictims;
+constexpr std::string_view kNotHelpful = scheduling::kPreemptionNotHelpful;
 
 using scheduling::Demand;
 using scheduling::NodeCapacity;
@@ -303,20 +304,9 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl>,
     return {scheduling::defaultSpreadSelector(pod, std::move(serviceSelector), manager_.cache())};
   }
 
-  // Why a pod fits nowhere (framework.FitError): its message needs the PostFilter reasons.
-  struct FitError {
-    std::size_t numNodes = 0;
-    std::string preFilterMessage;
-    std::map<std::string, int> reasons;
-    std::map<std::string, int> preemption;
-
-    std::string message(const std::vector<std::string>& postFilterReasons = {}) const {
-      return fitError(numNodes, preFilterMessage, reasons, preemption, postFilterReasons);
-    }
-  };
   struct Decision {
-    std::string node;   // where the pod goes; empty: nowhere
-    FitError fitError;  // why not
+    std::string node;               // where the pod goes; empty: nowhere
+    scheduling::FitError fitError;  // why not
   };
 
   // One scheduling cycle: PreFilter, Filter (the placement plugins around NodeResourcesFit) over
@@ -556,32 +546,6 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl>,
     }
     lastInfos_ = infos;
     return infos;
-  }
-
-  static std::string histogram(const std::map<std::string, int>& counts) {
-    std::vector<std::string> parts;
-    for (const auto& [reason, count] : counts) parts.push_back(fmt::format("{} {}", count, reason));
-    std::sort(parts.begin(), parts.end());  // sort.Strings over "<count> <reason>"
-    return fmt::format("{}", fmt::join(parts, ", "));
-  }
-
-  // FitError.Error: "0/N nodes are available: <PreFilter message>. <filter reasons>." and the
-  // PostFilter message: default preemption's, then the plugin's reasons, joined with ", ".
-  static std::string fitError(std::size_t numNodes, const std::string& preFilterMessage,
-                              const std::map<std::string, int>& reasons,
-                              const std::map<std::string, int>& preemption,
-                              const std::vector<std::string>& postFilterReasons) {
-    if (numNodes == 0) return "no nodes available to schedule pods";
-    std::string message = fmt::format("0/{} nodes are available:", numNodes);
-    if (!preFilterMessage.empty()) {
-      message += fmt::format(" {}.", preFilterMessage);
-    } else if (!reasons.empty()) {
-      message += fmt::format(" {}.", histogram(reasons));
-    }
-    message +=
-        fmt::format(" preemption: 0/{} nodes are available: {}.", numNodes, histogram(preemption));
-    for (const auto& reason : postFilterReasons) message += fmt::format(", {}", reason);
-    return postFilterReasons.empty() ? message : message + ".";
   }
 
   ReconcileOutcome bind(const ObjectPtr& podObject, const std::string& key,

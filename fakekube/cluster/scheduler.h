@@ -5,7 +5,8 @@
 // Which pods. Pods with no spec.nodeName, spec.schedulerName equal to
 // SchedulerOptions::schedulerName
 // ("default-scheduler"), not being deleted and not finished. Pods for another scheduler (e.g.
-// "volcano") are left alone.
+// "volcano") are left alone. An update of a pending pod brings it back only when it changed more
+// than its status (the queue's isPodUpdated): the scheduler's own FailedScheduling write does not.
 //
 // Filter, per node, in the default plugin order; the first failing filter is the node's reason.
 // The placement plugins (scheduler_plugins.h: NodeUnschedulable, TaintToleration, NodeAffinity,

@@ -202,5 +202,23 @@ TEST(CoschedulingAllOrNothing, TwoGroupsThatCannotBothFitNeverEndPartlyBound) {
   EXPECT_EQ(boundMembers(cluster, "a") + boundMembers(cluster, "b"), 3);
 }
 
+// coscheduling_test.go TestPodGroupBackoffTime "prevent pod falling into infinite scheduling
+// loop": a group rejected in PostFilter with all its pods present is refused at PreFilter for
+// podGroupBackoff, even once it would fit; after that it is scheduled again.
+TEST(CoschedulingPostFilter, PodGroupBackoffRefusesTheGroupUntilItExpires) {
+  TestCluster cluster(coschedulingCluster(1, {.podGroupBackoff = seconds(20)}));
+  ASSERT_TRUE(cluster.start());
+  createGroup(cluster, "gang", 3, 3, "4");
+  cluster.runFor(seconds(1));
+  ASSERT_TRUE(addNode(cluster.client(), cluster.executor().clock(), NodeConfig{.name = "node-2"}));
+  cluster.runFor(seconds(10));
+  EXPECT_EQ(boundMembers(cluster, "gang"), 0);
+  EXPECT_THAT(scheduledMessage(cluster, "gang-0"),
+              HasSubstr(": podGroup default/gang failed recently. preemption:"));
+  // The pods come back at the latest after the scheduler's 5 minutes.
+  EXPECT_TRUE(cluster.eventually([&] { return boundMembers(cluster, "gang") == 3; },
+                                 std::chrono::minutes(6)));
+}
+
 }  // namespace
 }  // namespace fakekube::coscheduling::testing
