@@ -41,6 +41,11 @@ struct OperatorOptions {
   // ENABLE_ZERO_DOWNTIME: a RayService without spec.upgradeStrategy.type upgrades by preparing a
   // new cluster (on unless "false").
   bool enableZeroDowntime = true;
+  // The RayServiceIncrementalUpgrade feature gate (--feature-gates; Beta, on by default
+  // upstream): upgradeStrategy.type NewClusterWithIncrementalUpgrade moves traffic in steps
+  // through a Gateway API Gateway and HTTPRoute (rayservice_incremental_upgrade.h). Off: that
+  // type upgrades no cluster. Not read from the environment.
+  bool rayServiceIncrementalUpgrade = true;
   // CLUSTER_DOMAIN.
   std::string clusterDomain = "cluster.local";
   // RAYJOB_STATUS_CHECK_TIMEOUT_SECONDS (non-integer or <= 0: the default).

@@ -93,15 +93,19 @@ bool shouldUpdateCluster(const Json& rayService, const Json& cluster, bool isAct
   return isClusterSpecHashEqual(rayService, cluster, true);
 }
 
-bool isZeroDowntimeUpgradeEnabled(const Json& rayService, bool enableZeroDowntime) {
+bool isZeroDowntimeUpgradeEnabled(const Json& rayService, bool enableZeroDowntime,
+                                  bool incrementalUpgradeGate) {
   // spec.upgradeStrategy.type wins over ENABLE_ZERO_DOWNTIME.
-  if (auto type = rayServiceUpgradeType(rayService)) return *type == kRayServiceNewCluster;
+  if (auto type = rayServiceUpgradeType(rayService)) {
+    return *type == kRayServiceNewCluster ||
+           (incrementalUpgradeGate && *type == kRayServiceNewClusterWithIncrementalUpgrade);
+  }
   return enableZeroDowntime;
 }
 
 bool shouldPrepareNewCluster(const Json& rayService, const Json& activeCluster,
                              const Json& pendingCluster, bool isPendingClusterServing,
-                             bool enableZeroDowntime) {
+                             bool enableZeroDowntime, bool incrementalUpgradeGate) {
   if (isPendingClusterServing) return false;
   if (isRayServiceConditionTrue(rayService, kRollbackInProgress)) return false;
   // Neither cluster: the RayService was just created.
@@ -110,7 +114,7 @@ bool shouldPrepareNewCluster(const Json& rayService, const Json& activeCluster,
   if (isClusterSpecHashEqual(rayService, cluster, false)) return false;
   // Appended worker groups update the cluster instead.
   if (isClusterSpecHashEqual(rayService, cluster, true)) return false;
-  return isZeroDowntimeUpgradeEnabled(rayService, enableZeroDowntime);
+  return isZeroDowntimeUpgradeEnabled(rayService, enableZeroDowntime, incrementalUpgradeGate);
 }
 
 void modifyRayCluster(Json& currentCluster, const Json& goalCluster) {

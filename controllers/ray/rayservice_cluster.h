@@ -20,9 +20,10 @@
 //   only worker groups appended          the cluster is updated in place (its spec replaced,
 //                                        spec.suspend kept): the active one only when no upgrade
 //                                        is in progress, the pending one always
-//   anything else                        a new pending cluster (zero-downtime upgrade), unless
-//                                        upgradeStrategy.type is None (or ENABLE_ZERO_DOWNTIME is
-//                                        false and no type is set): then nothing happens
+//   anything else                        a new pending cluster (zero-downtime upgrade, blue/green
+//                                        or incremental), unless upgradeStrategy.type is None
+//                                        (or ENABLE_ZERO_DOWNTIME is false and no type is set):
+//                                        then nothing happens
 // A different ray.io/kuberay-version on the active cluster also updates it in place.
 #pragma once
 
@@ -45,11 +46,14 @@ Result<Json> constructRayClusterForRayService(const Json& rayService, const std:
 bool isClusterSpecHashEqual(const Json& rayService, const Json& cluster, bool partial);
 // `cluster` null: false.
 bool shouldUpdateCluster(const Json& rayService, const Json& cluster, bool isActiveCluster);
-// `enableZeroDowntime` is ENABLE_ZERO_DOWNTIME (OperatorOptions).
-bool isZeroDowntimeUpgradeEnabled(const Json& rayService, bool enableZeroDowntime);
+// `enableZeroDowntime` is ENABLE_ZERO_DOWNTIME, `incrementalUpgradeGate` the
+// RayServiceIncrementalUpgrade feature gate (OperatorOptions): with the gate on,
+// NewClusterWithIncrementalUpgrade prepares a new cluster too.
+bool isZeroDowntimeUpgradeEnabled(const Json& rayService, bool enableZeroDowntime,
+                                  bool incrementalUpgradeGate = true);
 bool shouldPrepareNewCluster(const Json& rayService, const Json& activeCluster,
                              const Json& pendingCluster, bool isPendingClusterServing,
-                             bool enableZeroDowntime = true);
+                             bool enableZeroDowntime = true, bool incrementalUpgradeGate = true);
 // The current cluster (as read) takes the goal's spec (keeping its spec.suspend), labels and
 // annotations.
 void modifyRayCluster(Json& currentCluster, const Json& goalCluster);

@@ -10,6 +10,7 @@
 #include "controllers/ray/pod_builder.h"
 #include "controllers/ray/raycluster_types.h"
 #include "controllers/ray/rayservice_cluster.h"
+#include "controllers/ray/rayservice_incremental_upgrade.h"
 #include "controllers/ray/rayservice_reconciler.h"
 #include "controllers/ray/rayservice_types.h"
 #include "controllers/ray/rayservice_validation.h"
@@ -109,7 +110,7 @@ ReconcileOutcome RayServiceReconciler::reconcile(const ReconcileRequest& request
   if (auto invalid = validateRayServiceMetadata(rayService)) {
     return failValidation(rayService, "InvalidRayServiceMetadata", *invalid);
   }
-  if (auto invalid = validateRayServiceSpec(rayService)) {
+  if (auto invalid = validateRayServiceSpec(rayService, options_.rayServiceIncrementalUpgrade)) {
     return failValidation(rayService, "InvalidRayServiceSpec", *invalid);
   }
 
@@ -143,49 +144,60 @@ ReconcileOutcome RayServiceReconciler::reconcileRound(Json& rayService, const Js
   const Json& active = clusters->first;
   const Json& pending = clusters->second;
 
-  // The head's serve label by its proxy's health, on both clusters (the head has no readiness
-  // probe for Serve).
-  if (!active.is_null()) {
-    if (auto labelled = updateHeadPodServeLabel(rayService, active); !labelled) {
-      return requeueError(labelled.error());
+  // The rollback state is decided before anything serves.
+  if (incrementalUpgrade(rayService) && isRayServiceConditionTrue(rayService, kUpgradeInProgress)) {
+    if (active.is_null()) {
+      event(rayService, "Warning", "RollbackImpossible",
+            "Active cluster not found, rollback cannot be initiated");
+    } else if (!pending.is_null()) {
+      reconcileRollbackState(rayService, active, pending, now());
     }
   }
-  if (!pending.is_null()) {
-    if (auto labelled = updateHeadPodServeLabel(rayService, pending); !labelled) {
+
+  // The head's serve label by its proxy's health, on both clusters (the head has no readiness
+  // probe for Serve).
+  for (const Json* cluster : {&active, &pending}) {
+    if (cluster->is_null()) continue;
+    if (auto labelled = updateHeadPodServeLabel(rayService, *cluster); !labelled) {
       return requeueError(labelled.error());
     }
   }
 
-  // Serve applications: on the pending cluster when there is one, else on the active one unless
-  // a new cluster is about to be prepared (no in-place update during an upgrade).
-  ServeOutcome activeServe;
-  ServeOutcome pendingServe;
-  if (!pending.is_null()) {
-    auto serve = reconcileServe(rayService, pending);
-    if (!serve) return requeueError(serve.error());
-    pendingServe = std::move(*serve);
-  }
-  if (!active.is_null() && pending.is_null() &&
-      !shouldPrepareNewCluster(rayService, active, Json(), false, options_.enableZeroDowntime)) {
-    auto serve = reconcileServe(rayService, active);
-    if (!serve) return requeueError(serve.error());
-    activeServe = std::move(*serve);
+  auto serve = reconcileServeApplications(rayService, active, pending);
+  if (!serve) return requeueError(serve.error());
+  const ServeOutcome& activeServe = serve->first;
+  const ServeOutcome& pendingServe = serve->second;
+
+  // NewClusterWithIncrementalUpgrade: the per-cluster serve Services, the Gateway, the HTTPRoute.
+  Json httpRoute;
+  if (incrementalUpgrade(rayService)) {
+    auto routed =
+        reconcileIncrementalUpgradeRouting(rayService, active, pending, pendingServe.ready);
+    if (!routed) {
+      if (isNotFound(routed.error())) return kRequeue;
+      return requeueError(routed.error());
+    }
+    httpRoute = std::move(*routed);
   }
 
   // The head and serve Services follow the cluster that is ready: the pending one as soon as
-  // its applications all run (the switch), else the active one.
+  // its applications all run (the switch), else the active one. An incremental upgrade keeps
+  // them on the active cluster: the HTTPRoute moves the traffic.
   Json headService;
   Json serveService;
   if (pendingServe.ready || activeServe.ready) {
-    const Json& target = pendingServe.ready ? pending : active;
+    const bool incrementalInProgress =
+        incrementalUpgrade(rayService) && isRayServiceConditionTrue(rayService, kUpgradeInProgress);
+    const Json& target = pendingServe.ready && !incrementalInProgress ? pending : active;
     auto services = reconcileServicesToReadyCluster(rayService, target);
     if (!services) return requeueError(services.error());
     headService = std::move(services->first);
     serveService = std::move(services->second);
   }
 
-  if (auto calculated = calculateStatus(rayService, headService, serveService, active, pending,
-                                        activeServe.applications, pendingServe.applications);
+  if (auto calculated =
+          calculateStatus(rayService, headService, serveService, active, pending,
+                          activeServe.applications, pendingServe.applications, httpRoute);
       !calculated) {
     return requeueError(calculated.error());
   }
@@ -198,6 +210,30 @@ ReconcileOutcome RayServiceReconciler::reconcileRound(Json& rayService, const Js
     }
   }
   return kRequeue;
+}
+
+Result<std::pair<ServeOutcome, ServeOutcome>> RayServiceReconciler::reconcileServeApplications(
+    Json& rayService, const Json& active, const Json& pending) {
+  // Serve applications: on the pending cluster when there is one, else on the active one unless
+  // a new cluster is about to be prepared (no in-place update during an upgrade). During an
+  // incremental upgrade both (reconcileServe decides what each gets).
+  std::pair<ServeOutcome, ServeOutcome> outcome;
+  if (!pending.is_null()) {
+    auto serve = reconcileServe(rayService, pending);
+    if (!serve) return tl::unexpected(serve.error());
+    outcome.second = std::move(*serve);
+  }
+  const bool activeAlone =
+      pending.is_null() &&
+      !shouldPrepareNewCluster(rayService, active, Json(), false, options_.enableZeroDowntime,
+                               options_.rayServiceIncrementalUpgrade);
+  if (!active.is_null() &&
+      (activeAlone || (!pending.is_null() && incrementalUpgrade(rayService)))) {
+    auto serve = reconcileServe(rayService, active);
+    if (!serve) return tl::unexpected(serve.error());
+    outcome.first = std::move(*serve);
+  }
+  return outcome;
 }
 
 ReconcileOutcome RayServiceReconciler::handleDeletion(Json& rayService,

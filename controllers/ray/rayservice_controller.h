@@ -63,8 +63,12 @@
 //      Requeue 2 s. A step that fails returns its error (the 2 s result upstream returns with it
 //      is ignored, as controller-runtime ignores it: the rate limiter's backoff applies).
 //
-// Not modelled: NewClusterWithIncrementalUpgrade (Gateway, HTTPRoute, target capacity, rollback;
-// the RayServiceIncrementalUpgrade feature gate is off), metrics, token auth.
+// NewClusterWithIncrementalUpgrade (rayservice_incremental_upgrade.h) adds, after step 8, the
+// rollback state (reconcileRollbackState), Serve on both clusters in step 10 (the active one
+// without config updates) with the target_capacity steps, then per-cluster serve Services,
+// reconcileGateway and reconcileHTTPRoute; the Services of step 11 stay on the active cluster
+// and step 12 reads the traffic from the HTTPRoute and promotes once it has fully moved.
+// Not modelled: metrics, token auth.
 #pragma once
 
 #include "controllers/ray/dashboard_client.h"

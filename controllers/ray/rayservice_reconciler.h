@@ -6,6 +6,9 @@
 //   rayservice_status.cpp      reconcileServicesToReadyCluster, calculateStatus,
 //                              reconcilePromotionAndServingStatus, the conditions, the
 //                              initializing timeout, numServeEndpoints
+//   rayservice_traffic.cpp     NewClusterWithIncrementalUpgrade: reconcileGateway,
+//                              reconcileHTTPRoute, reconcilePerClusterServeService, the
+//                              target_capacity steps (rayservice_incremental_upgrade.h)
 // The public surface is rayservice_controller.h; this header is the controller's own.
 #pragma once
 
@@ -21,6 +24,7 @@
 #include "controllers/ray/dashboard_client.h"
 #include "controllers/ray/httpproxy_client.h"
 #include "controllers/ray/operator_options.h"
+#include "controllers/ray/rayservice_types.h"
 #include "fakekube/api/json.h"
 #include "fakekube/api/status.h"
 #include "fakekube/runtime/manager.h"
@@ -55,6 +59,10 @@ class RayServiceReconciler {
 
   // rayservice_controller.cpp
   ReconcileOutcome reconcileRound(Json& rayService, const Json& original);
+  // The active's and the pending cluster's Serve applications (reconcileServe on each).
+  Result<std::pair<ServeOutcome, ServeOutcome>> reconcileServeApplications(Json& rayService,
+                                                                           const Json& active,
+                                                                           const Json& pending);
   ReconcileOutcome handleDeletion(Json& rayService, bool hasRayClustersToClean);
   ReconcileOutcome failValidation(Json& rayService, std::string_view errType,
                                   const std::string& message);
@@ -65,14 +73,18 @@ class RayServiceReconciler {
   void cleanUpServeConfigCache(const Json& rayService);
   // The active and pending RayClusters (null when absent).
   Result<std::pair<Json, Json>> reconcileRayCluster(const Json& rayService);
-  Result<Json> getRayClusterByName(const Json& rayService, const std::string& name);
   Result<Json> createRayClusterInstance(const Json& rayService);
   Result<void> updateRayClusterInstance(const Json& rayService, Json& cluster,
                                         std::string_view which);
   std::string generateRayClusterName(const std::string& rayServiceName);
 
+  // The feature gate and the upgrade type (isIncrementalUpgradeEnabled).
+  bool incrementalUpgrade(const Json& rayService) const {
+    return isIncrementalUpgradeEnabled(rayService, options_.rayServiceIncrementalUpgrade);
+  }
+
   // rayservice_serve.cpp
-  Result<ServeOutcome> reconcileServe(const Json& rayService, const Json& rayCluster);
+  Result<ServeOutcome> reconcileServe(Json& rayService, const Json& rayCluster);
   Result<void> updateHeadPodServeLabel(const Json& rayService, const Json& rayCluster);
   Result<std::string> fetchHeadServiceUrl(const Json& rayCluster);
   Result<void> updateServeDeployment(const Json& rayService, RayDashboardClientInterface& dashboard,
@@ -86,13 +98,36 @@ class RayServiceReconciler {
   Result<Json> reconcileServices(const Json& rayService, const Json& rayCluster, bool head);
   Result<void> calculateStatus(Json& rayService, const Json& headService, const Json& serveService,
                                const Json& activeCluster, const Json& pendingCluster,
-                               const Json& activeApplications, const Json& pendingApplications);
+                               const Json& activeApplications, const Json& pendingApplications,
+                               const Json& httpRoute);
+  void updateTrafficRoutedPercent(Json& rayService, const Json& httpRoute,
+                                  const Json& pendingCluster);
+  void completeIncrementalRollback(Json& rayService, Json& pendingCluster);
+  Result<std::int64_t> calculateNumServeEndpoints(const Json& rayService, const Json& activeCluster,
+                                                  const Json& pendingCluster);
   Result<bool> reconcilePromotionAndServingStatus(const Json& headService, const Json& serveService,
-                                                  Json& rayService);
+                                                  Json& rayService, const Json& pendingCluster);
   void calculateConditions(Json& rayService);
   void markFailedOnInitializingTimeout(Json& rayService);
   Result<std::int64_t> calculateNumServeEndpointsFromSlices(const std::string& ns,
                                                             const std::string& serviceName);
+
+  // rayservice_traffic.cpp
+  // The per-cluster Services, the Gateway and the HTTPRoute of one round (the route, or null).
+  Result<Json> reconcileIncrementalUpgradeRouting(const Json& rayService, const Json& active,
+                                                  const Json& pending, bool isPendingClusterReady);
+  Result<void> reconcileGateway(const Json& rayService);
+  Result<Json> createHTTPRoute(const Json& rayService, bool isPendingClusterReady);
+  Result<Json> reconcileHTTPRoute(const Json& rayService, bool isPendingClusterReady);
+  Result<void> reconcilePerClusterServeService(const Json& rayService, const Json& rayCluster);
+  std::pair<bool, std::string> checkIfNeedTargetCapacityUpdate(const Json& rayService);
+  Result<void> reconcileServeTargetCapacity(Json& rayService, const Json& rayCluster,
+                                            RayDashboardClientInterface& dashboard);
+  Result<void> applyServeTargetCapacity(Json& rayService, const Json& rayCluster,
+                                        RayDashboardClientInterface& dashboard,
+                                        std::int32_t goalTargetCapacity);
+  // getRayClusterByNamespacedName of the active or the pending cluster the status names.
+  Result<Json> getRayClusterByName(const Json& rayService, const std::string& name);
 
   Manager& manager_;
   const OperatorOptions options_;

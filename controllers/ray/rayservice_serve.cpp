@@ -7,6 +7,7 @@
 #include "controllers/ray/constants.h"
 #include "controllers/ray/naming.h"
 #include "controllers/ray/raycluster_types.h"
+#include "controllers/ray/rayservice_incremental_upgrade.h"
 #include "controllers/ray/rayservice_reconciler.h"
 #include "controllers/ray/rayservice_types.h"
 #include "fakekube/api/json_lookup.h"
@@ -86,6 +87,17 @@ Result<ServeStatus> getAndCheckServeStatus(RayDashboardClientInterface& dashboar
   return out;
 }
 
+Status serveUpdateError(const Status& dashboardError) {
+  return Status::generic(
+      500, "InternalError",
+      fmt::format("fail to create / update Serve applications. If you observe this error "
+                  "consistently, please check \"Issue 5: Fail to create / update Serve "
+                  "applications.\" in https://docs.ray.io/en/master/cluster/kubernetes/"
+                  "troubleshooting/rayservice-troubleshooting.html#kuberay-raysvc-troubleshoot "
+                  "for more details. err: {}",
+                  dashboardError.message));
+}
+
 Result<std::string> serveConfigJson(const std::string& serveConfigV2) {
   auto decoded = decodeYaml(serveConfigV2);
   if (!decoded) return tl::unexpected(decoded.error());
@@ -99,7 +111,7 @@ Result<std::string> serveConfigJson(const std::string& serveConfigV2) {
   return decoded->dump();
 }
 
-Result<ServeOutcome> RayServiceReconciler::reconcileServe(const Json& rayService,
+Result<ServeOutcome> RayServiceReconciler::reconcileServe(Json& rayService,
                                                           const Json& rayCluster) {
   // The head must be ready first (its dashboard answers only then); waiting costs no status
   // write.
@@ -112,13 +124,23 @@ Result<ServeOutcome> RayServiceReconciler::reconcileServe(const Json& rayService
   if (!dashboard) return tl::unexpected(dashboard.error());
 
   const std::string clusterName = meta::name(rayCluster);
+  const std::string ns = meta::namespace_(rayCluster);
+  // During an incremental upgrade the new config goes to the pending cluster only; during its
+  // rollback the pending cluster, on its way out, keeps the config it has.
+  const bool isActiveCluster = clusterName == activeClusterName(rayService);
+  const bool upgradeInProgress =
+      incrementalUpgrade(rayService) && isRayServiceConditionTrue(rayService, kUpgradeInProgress);
+  const bool rollbackInProgress =
+      incrementalUpgrade(rayService) && isRayServiceConditionTrue(rayService, kRollbackInProgress);
+  const bool skipConfigUpdate = (isActiveCluster && upgradeInProgress && !rollbackInProgress) ||
+                                (!isActiveCluster && rollbackInProgress);
+
   const std::string cached = getServeConfigFromCache(rayService, clusterName);
   auto status = getAndCheckServeStatus(**dashboard);
   if (!status) return tl::unexpected(status.error());
   auto [shouldUpdate, reason] =
       checkIfNeedSubmitServeApplications(cached, serveConfigV2(rayService), status->applications);
-  if (shouldUpdate) {
-    const std::string ns = meta::namespace_(rayCluster);
+  if (shouldUpdate && !skipConfigUpdate) {
     if (auto updated = updateServeDeployment(rayService, **dashboard, clusterName); !updated) {
       event(rayService, "Warning", "FailedToUpdateServeApplications",
             fmt::format("Failed to update serve applications to the RayCluster {}/{}: {}", ns,
@@ -128,6 +150,19 @@ Result<ServeOutcome> RayServiceReconciler::reconcileServe(const Json& rayService
     event(rayService, "Normal", "UpdatedServeApplications",
           fmt::format("Updated serve applications to the RayCluster {}/{}", ns, clusterName));
   }
+  if (upgradeInProgress && checkIfNeedTargetCapacityUpdate(rayService).first) {
+    if (auto updated = reconcileServeTargetCapacity(rayService, rayCluster, **dashboard);
+        !updated) {
+      event(rayService, "Warning", "FailedToUpdateTargetCapacity",
+            fmt::format("Failed to update target_capacity of serve applications to the RayCluster "
+                        "{}/{}: {}",
+                        ns, clusterName, updated.error().message));
+      return tl::unexpected(updated.error());
+    }
+    event(rayService, "Normal", "UpdatedServeTargetCapacity",
+          fmt::format("Updated target_capacity of serve applications to to the RayCluster {}/{}",
+                      ns, clusterName));
+  }
   return ServeOutcome{status->ready, std::move(status->applications)};
 }
 
@@ -136,15 +171,23 @@ Result<void> RayServiceReconciler::updateServeDeployment(const Json& rayService,
                                                          const std::string& clusterName) {
   auto body = serveConfigJson(serveConfigV2(rayService));
   if (!body) return tl::unexpected(body.error());
+  // An incremental upgrade starts a cluster's Serve at the target_capacity its status holds, not
+  // at 100 %.
+  if (incrementalUpgrade(rayService)) {
+    std::optional<std::int32_t> targetCapacity;
+    if (clusterName == activeClusterName(rayService)) {
+      targetCapacity = serviceStatusPercent(rayService, "activeServiceStatus", "targetCapacity");
+    } else if (clusterName == pendingClusterName(rayService)) {
+      targetCapacity = serviceStatusPercent(rayService, "pendingServiceStatus", "targetCapacity");
+    }
+    if (targetCapacity) {
+      Json config = Json::parse(*body, nullptr, false);
+      if (config.is_object()) config["target_capacity"] = *targetCapacity;
+      body = config.dump();
+    }
+  }
   if (auto updated = dashboard.updateDeployments(*body); !updated) {
-    return tl::unexpected(Status::generic(
-        500, "InternalError",
-        fmt::format("fail to create / update Serve applications. If you observe this error "
-                    "consistently, please check \"Issue 5: Fail to create / update Serve "
-                    "applications.\" in https://docs.ray.io/en/master/cluster/kubernetes/"
-                    "troubleshooting/rayservice-troubleshooting.html#kuberay-raysvc-troubleshoot "
-                    "for more details. err: {}",
-                    updated.error().message)));
+    return tl::unexpected(serveUpdateError(updated.error()));
   }
   cacheServeConfig(rayService, clusterName);
   return {};

@@ -42,4 +42,8 @@ Result<ServeStatus> getAndCheckServeStatus(RayDashboardClientInterface& dashboar
 // spec.serveConfigV2 (YAML) as the JSON body of the PUT; a 400 when it is not a YAML mapping.
 Result<std::string> serveConfigJson(const std::string& serveConfigV2);
 
+// A failed PUT of the config as upstream words it ("fail to create / update Serve applications.
+// If you observe this error consistently, ... err: <dashboard's error>").
+Status serveUpdateError(const Status& dashboardError);
+
 }  // namespace fakekube::ray

@@ -7,6 +7,7 @@
 #include "controllers/ray/constants.h"
 #include "controllers/ray/naming.h"
 #include "controllers/ray/raycluster_types.h"
+#include "controllers/ray/rayservice_types.h"
 #include "controllers/ray/service_builder.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
@@ -38,9 +39,15 @@ Result<Json> buildHeadServiceForRayService(const Json& rayService, const Json& r
   return service;
 }
 
-Result<Json> buildServeServiceForRayService(const Json& rayService, const Json& rayCluster) {
-  const std::string name = meta::name(rayService);
-  const Json& custom = jsonAt(rayService, {"spec", "serveService"});
+Result<Json> buildServeServiceForRayService(const Json& rayService, const Json& rayCluster,
+                                            bool incrementalUpgradeGate) {
+  // An incremental upgrade routes to each cluster's own serve Service, named after the cluster;
+  // a user's serveService is not used then.
+  const bool incremental = isIncrementalUpgradeEnabled(rayService, incrementalUpgradeGate);
+  const std::string name = incremental ? meta::name(rayCluster) : meta::name(rayService);
+  static const Json kNoCustomService;
+  const Json& custom =
+      incremental ? kNoCustomService : jsonAt(rayService, {"spec", "serveService"});
   auto built = buildServeService(rayCluster);
   if (!built && !custom.is_object()) return tl::unexpected(built.error());
   const Json ports = built ? jsonAt(*built, {"spec", "ports"}) : Json::array();
@@ -52,7 +59,7 @@ Result<Json> buildServeServiceForRayService(const Json& rayService, const Json& 
   const std::string type =
       stringField(jsonObjectAt(jsonAt(rayService, {"spec", "rayClusterConfig"}), "headGroupSpec"),
                   "serviceType");
-  const std::string defaultName = serveServiceNameForRayService(rayService);
+  const std::string defaultName = fmt::format("{}-{}", name, kServeServiceSuffix);
   if (!custom.is_object()) {
     Json service = {
         {"apiVersion", "v1"},

@@ -31,6 +31,10 @@ std::string serveServiceNameForRayService(const Json& rayService);
 
 Result<Json> buildHeadServiceForRayService(const Json& rayService, const Json& rayCluster,
                                            const OperatorOptions& options);
-Result<Json> buildServeServiceForRayService(const Json& rayService, const Json& rayCluster);
+// With NewClusterWithIncrementalUpgrade (and `incrementalUpgradeGate`, the feature gate, on) the
+// Service is the cluster's own: <cluster>-serve-svc, labelled with the cluster's name, without
+// spec.serveService (BuildServeService's per-cluster form).
+Result<Json> buildServeServiceForRayService(const Json& rayService, const Json& rayCluster,
+                                            bool incrementalUpgradeGate = true);
 
 }  // namespace fakekube::ray

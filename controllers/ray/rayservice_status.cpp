@@ -1,6 +1,7 @@
 // The RayService controller's Services and status steps: reconcileServicesToReadyCluster,
-// calculateStatus, reconcilePromotionAndServingStatus, calculateConditions, the initializing
-// timeout and numServeEndpoints (rayservice_reconciler.h).
+// calculateStatus (with an incremental upgrade's traffic and rollback),
+// reconcilePromotionAndServingStatus, calculateConditions, the initializing timeout and
+// numServeEndpoints (rayservice_reconciler.h).
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
@@ -10,6 +11,7 @@
 #include "controllers/ray/naming.h"
 #include "controllers/ray/raycluster_types.h"
 #include "controllers/ray/rayservice_cluster.h"
+#include "controllers/ray/rayservice_incremental_upgrade.h"
 #include "controllers/ray/rayservice_reconciler.h"
 #include "controllers/ray/rayservice_services.h"
 #include "controllers/ray/rayservice_types.h"
@@ -39,7 +41,8 @@ Result<std::pair<Json, Json>> RayServiceReconciler::reconcileServicesToReadyClus
 Result<Json> RayServiceReconciler::reconcileServices(const Json& rayService, const Json& rayCluster,
                                                      bool head) {
   auto built = head ? buildHeadServiceForRayService(rayService, rayCluster, options_)
-                    : buildServeServiceForRayService(rayService, rayCluster);
+                    : buildServeServiceForRayService(rayService, rayCluster,
+                                                     options_.rayServiceIncrementalUpgrade);
   if (!built) return tl::unexpected(built.error());
   Json service = std::move(*built);
   const std::string ns = meta::namespace_(rayService);
@@ -78,7 +81,8 @@ Result<Json> RayServiceReconciler::reconcileServices(const Json& rayService, con
 
 Result<bool> RayServiceReconciler::reconcilePromotionAndServingStatus(const Json& headService,
                                                                       const Json& serveService,
-                                                                      Json& rayService) {
+                                                                      Json& rayService,
+                                                                      const Json& pendingCluster) {
   // Both Services point at one cluster, the active or the pending one. Upstream panics
   // otherwise; here it is an error of the round, and nothing is written.
   const std::string pointsTo = selectedCluster(headService);
@@ -92,8 +96,21 @@ Result<bool> RayServiceReconciler::reconcilePromotionAndServingStatus(const Json
     return tl::unexpected(Status::internal(
         "clusterName from services is not equal to pendingCluster or activeCluster"));
   }
-  // Blue/green: the promotion is done when the selector has switched.
-  if (active != pointsTo) {
+  bool shouldPromote = false;
+  if (incrementalUpgrade(rayService)) {
+    // Promoted once the traffic has fully moved (never while rolling back), or at once when the
+    // RayService's first cluster comes up.
+    if (isRayServiceConditionTrue(rayService, kUpgradeInProgress)) {
+      shouldPromote = !isRayServiceConditionTrue(rayService, kRollbackInProgress) &&
+                      isIncrementalUpgradeComplete(rayService, pendingCluster);
+    } else {
+      shouldPromote = active.empty() && !pending.empty();
+    }
+  } else {
+    // Blue/green: the promotion is done when the selector has switched.
+    shouldPromote = active != pointsTo;
+  }
+  if (shouldPromote) {
     Json& status = rayService["status"];
     status["activeServiceStatus"] = status["pendingServiceStatus"];
     status["pendingServiceStatus"] = Json::object();
@@ -103,7 +120,8 @@ Result<bool> RayServiceReconciler::reconcilePromotionAndServingStatus(const Json
 
 Result<void> RayServiceReconciler::calculateStatus(
     Json& rayService, const Json& headService, const Json& serveService, const Json& activeCluster,
-    const Json& pendingCluster, const Json& activeApplications, const Json& pendingApplications) {
+    const Json& pendingClusterRead, const Json& activeApplications, const Json& pendingApplications,
+    const Json& httpRoute) {
   Json& status = rayService["status"];
   status["observedGeneration"] = meta::generation(rayService);
   auto sideStatus = [&](const char* side, const Json& cluster, const Json& applications) {
@@ -118,25 +136,37 @@ Result<void> RayServiceReconciler::calculateStatus(
     }
   };
   sideStatus("activeServiceStatus", activeCluster, activeApplications);
-  sideStatus("pendingServiceStatus", pendingCluster, pendingApplications);
+  sideStatus("pendingServiceStatus", pendingClusterRead, pendingApplications);
 
+  Json pendingCluster = pendingClusterRead;
   bool isPendingClusterServing = false;
   if (!headService.is_null() && !serveService.is_null()) {
-    auto serving = reconcilePromotionAndServingStatus(headService, serveService, rayService);
+    if (incrementalUpgrade(rayService)) {
+      updateTrafficRoutedPercent(rayService, httpRoute, pendingCluster);
+    }
+    auto serving =
+        reconcilePromotionAndServingStatus(headService, serveService, rayService, pendingCluster);
     if (!serving) return tl::unexpected(serving.error());
     isPendingClusterServing = *serving;
+  }
+  if (isRayServiceConditionTrue(rayService, kRollbackInProgress)) {
+    completeIncrementalRollback(rayService, pendingCluster);
   }
 
   // The pending cluster's name is written in this round's status before the next round creates
   // it, so that a restarted operator creates it under the same name.
   if (shouldPrepareNewCluster(rayService, activeCluster, pendingCluster, isPendingClusterServing,
-                              options_.enableZeroDowntime)) {
+                              options_.enableZeroDowntime, options_.rayServiceIncrementalUpgrade)) {
     status["pendingServiceStatus"] = {
         {"rayClusterName", generateRayClusterName(meta::name(rayService))}};
+    // An incremental upgrade's new cluster starts at 0 % (the RayService's first at 100 %).
+    if (incrementalUpgrade(rayService)) {
+      status["pendingServiceStatus"]["targetCapacity"] =
+          activeClusterName(rayService).empty() ? 100 : 0;
+    }
   }
 
-  auto endpoints = calculateNumServeEndpointsFromSlices(meta::namespace_(rayService),
-                                                        serveServiceNameForRayService(rayService));
+  auto endpoints = calculateNumServeEndpoints(rayService, activeCluster, pendingCluster);
   if (!endpoints) return tl::unexpected(endpoints.error());
   status["numServeEndpoints"] = *endpoints;
 
@@ -148,6 +178,50 @@ Result<void> RayServiceReconciler::calculateStatus(
     status.erase("serviceStatus");
   }
   return {};
+}
+
+void RayServiceReconciler::updateTrafficRoutedPercent(Json& rayService, const Json& httpRoute,
+                                                      const Json& pendingCluster) {
+  Json& status = rayService["status"];
+  const auto [activeWeight, pendingWeight] = getWeightsFromHttpRoute(httpRoute, rayService);
+  const std::string migrated = formatRfc3339(now());
+  auto record = [&](const char* side, std::int32_t weight) {
+    const auto old = serviceStatusPercent(rayService, side, "trafficRoutedPercent").value_or(-1);
+    status[side]["trafficRoutedPercent"] = weight;
+    if (weight != old) status[side]["lastTrafficMigratedTime"] = migrated;
+  };
+  if (activeWeight >= 0) record("activeServiceStatus", activeWeight);
+  if (pendingWeight >= 0 && !pendingCluster.is_null())
+    record("pendingServiceStatus", pendingWeight);
+}
+
+void RayServiceReconciler::completeIncrementalRollback(Json& rayService, Json& pendingCluster) {
+  if (!shouldCompleteIncrementalRollback(rayService, pendingCluster)) return;
+  // Back on the active cluster: the pending one goes, the upgrade state machine resets.
+  rayService["status"]["pendingServiceStatus"] = Json::object();
+  pendingCluster = Json();
+  removeRayServiceCondition(rayService, kRollbackInProgress);
+  setRayServiceCondition(rayService, kUpgradeInProgress, "False", kNoPendingCluster,
+                         "Rollback complete, active Ray cluster exists and no pending Ray cluster",
+                         now());
+}
+
+Result<std::int64_t> RayServiceReconciler::calculateNumServeEndpoints(const Json& rayService,
+                                                                      const Json& activeCluster,
+                                                                      const Json& pendingCluster) {
+  const std::string ns = meta::namespace_(rayService);
+  // An incremental upgrade routes through the per-cluster serve Services, and both clusters
+  // serve while it lasts.
+  const bool incremental = incrementalUpgrade(rayService);
+  const std::string serveService = incremental && !activeCluster.is_null()
+                                       ? generateServeServiceName(meta::name(activeCluster))
+                                       : serveServiceNameForRayService(rayService);
+  auto endpoints = calculateNumServeEndpointsFromSlices(ns, serveService);
+  if (!endpoints || !incremental || pendingCluster.is_null()) return endpoints;
+  auto pendingEndpoints = calculateNumServeEndpointsFromSlices(
+      ns, generateServeServiceName(meta::name(pendingCluster)));
+  if (!pendingEndpoints) return pendingEndpoints;
+  return *endpoints + *pendingEndpoints;
 }
 
 void RayServiceReconciler::calculateConditions(Json& rayService) {

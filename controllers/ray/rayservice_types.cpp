@@ -99,6 +99,14 @@ bool inconsistentServiceStatus(const Json& oldStatus, const Json& newStatus) {
   if (stringField(oldStatus, "rayClusterName") != stringField(newStatus, "rayClusterName")) {
     return true;
   }
+  // The incremental upgrade's fields, by value (upstream compares the pointers: see
+  // rayservice_incremental_upgrade.h).
+  for (const char* field : {"targetCapacity", "trafficRoutedPercent", "lastTrafficMigratedTime"}) {
+    const Json* before = jsonFind(oldStatus, field);
+    const Json* after = jsonFind(newStatus, field);
+    if ((before == nullptr) != (after == nullptr)) return true;
+    if (before != nullptr && !sameJson(*before, *after)) return true;
+  }
   const Json& oldApps = jsonObjectAt(oldStatus, "applicationStatuses");
   const Json& newApps = jsonObjectAt(newStatus, "applicationStatuses");
   if (oldApps.size() != newApps.size()) return true;
@@ -152,9 +160,10 @@ std::optional<std::string> rayServiceUpgradeType(const Json& rayService) {
   return v.get<std::string>();
 }
 
-bool isIncrementalUpgradeEnabled(const Json& rayService) {
-  // The RayServiceIncrementalUpgrade feature gate is off by default upstream, and off here.
-  return false;
+bool isIncrementalUpgradeEnabled(const Json& rayService, bool featureGate) {
+  if (!featureGate) return false;
+  const auto type = rayServiceUpgradeType(rayService);
+  return type && *type == kRayServiceNewClusterWithIncrementalUpgrade;
 }
 
 std::string activeClusterName(const Json& rayService) {

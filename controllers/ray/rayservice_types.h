@@ -10,7 +10,9 @@
 //   serviceStatus         "Running" when Ready is True, else absent (NotRunning is "")
 //   activeServiceStatus / pendingServiceStatus
 //                         rayClusterName, rayClusterStatus (a copy of the cluster's status),
-//                         applicationStatuses {app: {status, message, serveDeploymentStatuses}}
+//                         applicationStatuses {app: {status, message, serveDeploymentStatuses}},
+//                         and during NewClusterWithIncrementalUpgrade targetCapacity,
+//                         trafficRoutedPercent, lastTrafficMigratedTime
 //   numServeEndpoints     ready endpoints of the serve Service (EndpointSlices)
 //   observedGeneration, lastUpdateTime
 #pragma once
@@ -67,6 +69,7 @@ inline constexpr std::string_view kSuspendRequested = "SuspendRequested";
 inline constexpr std::string_view kSuspendInProgress = "SuspendInProgress";
 inline constexpr std::string_view kSuspendComplete = "SuspendComplete";
 inline constexpr std::string_view kRayServiceResumed = "RayServiceResumed";
+inline constexpr std::string_view kDesiredClusterSpecChanged = "DesiredClusterSpecChanged";
 
 // The annotation that bounds how long a RayService may stay Initializing
 // (RayServiceInitializingTimeoutAnnotation): a Go duration ("5m") or whole seconds ("300").
@@ -84,9 +87,10 @@ bool excludeHeadPodFromServeSvc(const Json& rayService);
 std::optional<std::int64_t> rayClusterDeletionDelaySeconds(const Json& rayService);
 // spec.upgradeStrategy.type, if set.
 std::optional<std::string> rayServiceUpgradeType(const Json& rayService);
-// IsIncrementalUpgradeEnabled: the type is NewClusterWithIncrementalUpgrade (the feature gate
-// RayServiceIncrementalUpgrade is off in this port, so the controller never acts on it).
-bool isIncrementalUpgradeEnabled(const Json& rayService);
+// IsIncrementalUpgradeEnabled: the RayServiceIncrementalUpgrade feature gate is on
+// (OperatorOptions::rayServiceIncrementalUpgrade, Beta and on by default upstream) and the type is
+// NewClusterWithIncrementalUpgrade.
+bool isIncrementalUpgradeEnabled(const Json& rayService, bool featureGate);
 
 // status.activeServiceStatus.rayClusterName / status.pendingServiceStatus.rayClusterName.
 std::string activeClusterName(const Json& rayService);
@@ -103,8 +107,9 @@ void setRayServiceCondition(Json& rayService, std::string_view type, std::string
 void removeRayServiceCondition(Json& rayService, std::string_view type);
 
 // InconsistentRayServiceStatuses: serviceStatus, numServeEndpoints or conditions differ, or the
-// active or pending status differs in rayClusterName or applications (status, message,
-// deployments). A changed rayClusterStatus alone is not written (it is only for observability).
+// active or pending status differs in rayClusterName, applications (status, message,
+// deployments), targetCapacity, trafficRoutedPercent or lastTrafficMigratedTime. A changed
+// rayClusterStatus alone is not written (it is only for observability).
 bool inconsistentRayServiceStatuses(const Json& oldStatus, const Json& newStatus);
 
 // The ray.io/initializing-timeout annotation: nullopt when absent or empty; an error message

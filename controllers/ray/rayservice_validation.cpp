@@ -6,6 +6,7 @@
 
 #include "controllers/ray/constants.h"
 #include "controllers/ray/raycluster_validation.h"
+#include "controllers/ray/rayservice_incremental_upgrade.h"
 #include "controllers/ray/rayservice_types.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
@@ -36,7 +37,8 @@ std::optional<std::string> validateRayServiceMetadata(const Json& rayService) {
   return std::nullopt;
 }
 
-std::optional<std::string> validateRayServiceSpec(const Json& rayService) {
+std::optional<std::string> validateRayServiceSpec(const Json& rayService,
+                                                  bool incrementalUpgradeGate) {
   const Json& clusterSpec = jsonAt(rayService, {"spec", "rayClusterConfig"});
   if (const Json& k8sAuth = jsonAt(clusterSpec, {"authOptions", "enableK8sTokenAuth"});
       k8sAuth.is_boolean() && k8sAuth.get<bool>()) {
@@ -71,6 +73,11 @@ std::optional<std::string> validateRayServiceSpec(const Json& rayService) {
         "The RayService spec is invalid: Spec.RayClusterDeletionDelaySeconds should be a "
         "non-negative integer, got {}",
         *delay);
+  }
+  if (isIncrementalUpgradeEnabled(rayService, incrementalUpgradeGate)) {
+    if (auto invalid = validateClusterUpgradeOptions(rayService)) {
+      return "The RayService spec is invalid: " + *invalid;
+    }
   }
   return std::nullopt;
 }

@@ -9,9 +9,12 @@
 //   spec       K8s token auth is refused; the rayClusterConfig passes the RayCluster's spec
 //              checks (raycluster_validation.h); headGroupSpec.headService.metadata.name is not
 //              set; upgradeStrategy.type is NewClusterWithIncrementalUpgrade, NewCluster or
-//              None; rayClusterDeletionDelaySeconds is not negative
-// Not modelled: the ClusterUpgradeOptions of NewClusterWithIncrementalUpgrade (the incremental
-// upgrade is not ported).
+//              None; rayClusterDeletionDelaySeconds is not negative; with
+//              NewClusterWithIncrementalUpgrade (and its feature gate on),
+//              ValidateClusterUpgradeOptions: enableInTreeAutoscaling, clusterUpgradeOptions
+//              present, maxSurgePercent and stepSizePercent within 0..100, stepSizePercent <=
+//              maxSurgePercent, intervalSeconds > 0, gatewayClassName set
+//              (rayservice_incremental_upgrade.h)
 #pragma once
 
 #include <optional>
@@ -22,6 +25,8 @@
 namespace fakekube::ray {
 
 std::optional<std::string> validateRayServiceMetadata(const Json& rayService);
-std::optional<std::string> validateRayServiceSpec(const Json& rayService);
+// `incrementalUpgradeGate`: the RayServiceIncrementalUpgrade feature gate (on by default).
+std::optional<std::string> validateRayServiceSpec(const Json& rayService,
+                                                  bool incrementalUpgradeGate = true);
 
 }  // namespace fakekube::ray

@@ -157,6 +157,9 @@ HttpResponse RayServe::applyConfig(const std::string& body) {
   std::vector<std::pair<std::string, std::uint64_t>> started;
   {
     std::lock_guard lock(mu_);
+    const Json* targetCapacity = jsonFind(config, "target_capacity");
+    targetCapacity_ =
+        targetCapacity != nullptr ? std::make_shared<const Json>(*targetCapacity) : nullptr;
     const std::int64_t now =
         std::chrono::duration_cast<std::chrono::seconds>(context_->now().time_since_epoch())
             .count();
@@ -289,7 +292,7 @@ Json RayServe::details() const {
   return {{"controller_info", {{"node_id", context_->podIp()}}},
           {"proxy_location", "EveryNode"},
           {"deploy_mode", "MULTI_APP"},
-          {"target_capacity", Json()},
+          {"target_capacity", targetCapacity_ != nullptr ? *targetCapacity_ : Json()},
           {"applications", std::move(applications)}};
 }
 

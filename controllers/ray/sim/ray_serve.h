@@ -10,7 +10,8 @@
 //                                    such a config -> 400.
 //   GET  /api/serve/applications/?api_type=declarative
 //                                    ServeInstanceDetails: {"deploy_mode", "proxy_location",
-//                                    "controller_info", "proxies", "applications": {name: {"name",
+//                                    "controller_info", "proxies", "target_capacity" (the
+//                                    config's, null without), "applications": {name: {"name",
 //                                    "route_prefix", "docs_path", "status", "message",
 //                                    "last_deployed_time_s", "deployed_app_config",
 //                                    "deployments": {name: {"name", "status", "message",
@@ -115,6 +116,10 @@ class RayServe : public std::enable_shared_from_this<RayServe> {
   mutable std::mutex mu_;
   std::map<std::string, Application> applications_;
   std::uint64_t nextGeneration_ = 0;
+  // The config's target_capacity (none: null), which scales every deployment's replicas in Ray;
+  // here only reported back, as KubeRay's incremental upgrade reads it. Behind a pointer: this
+  // header only declares Json.
+  std::shared_ptr<const Json> targetCapacity_;
   bool proxyStarted_ = false;
 };
 
