@@ -47,6 +47,7 @@ set(FAKEKUBE_PUBLIC_HEADERS
   fakekube/client/kubeconfig.h
   fakekube/client/rest_client.h
   fakekube/cluster/cluster.h
+  fakekube/cluster/clusterrole_aggregation_controller.h
   fakekube/cluster/container_behavior.h
   fakekube/cluster/container_logs.h
   fakekube/cluster/cronjob_controller.h

@@ -228,7 +228,9 @@ Result<std::unique_ptr<ApiServer::Impl>> ApiServer::Impl::open(Clock& clock,
     if (spec.is_object()) server->clusterIps_.allocate(spec.value("clusterIP", std::string()));
     return true;
   });
+  server->loadRbacPolicy();
   if (auto r = server->ensureSystemNamespaces(); !r) return tl::unexpected(r.error());
+  if (auto r = server->ensureBootstrapPolicy(); !r) return tl::unexpected(r.error());
   return server;
 }
 
@@ -245,6 +247,7 @@ ApiServer::Impl::Impl(Clock& clock, ApiServerOptions options, std::unique_ptr<St
       const Json& spec = jsonAt(*event.object, {"spec"});
       if (spec.is_object()) clusterIps_.release(spec.value("clusterIP", std::string()));
     }
+    observeRbacEvent(event);
     hub_.onEvent(event);
   });
 }
@@ -462,6 +465,10 @@ std::string ApiServer::Impl::prefix(const ResourceInfo& info, std::string_view n
 template <class T>
 Result<T> ApiServer::Impl::intercepted(Request request, Action<T> action) {
   request.user = currentRequestUser();
+  // The server's own requests (no user) pass without a lock or a string built.
+  if (request.user != nullptr && options_.authorization == AuthorizationMode::RBAC) {
+    if (auto refused = authorizeRequest(request)) return tl::unexpected(std::move(*refused));
+  }
   std::vector<std::shared_ptr<Interceptor>> chain;
   {
     std::lock_guard lock(interceptorsMu_);
@@ -604,6 +611,9 @@ Result<ObjectPtr> ApiServer::Impl::createLocked(const ResourceInfo& info, std::s
   if (!object.contains("kind")) object["kind"] = info.kind;
   auto ns = reconcileNamespace(info, requestNs, object);
   if (!ns) return tl::unexpected(ns.error());
+  if (auto refused = checkRbacEscalation(info, *ns, object, nullptr)) {
+    return tl::unexpected(std::move(*refused));
+  }
   // A custom resource is decoded as kube-apiserver decodes a request body: pruned and defaulted
   // by its schema. Create never sets the status of a kind with the status subresource.
   const StructuralSchema* schema = schemaOf(info, object);
@@ -991,6 +1001,11 @@ Result<ObjectPtr> ApiServer::Impl::updateLocked(const ResourceInfo& info, std::s
                              ? subresourceUpdated(info, old, object, subresource, name)
                              : mainResourceUpdated(info, old, std::move(object), name);
   if (!updated) return tl::unexpected(updated.error());
+  if (subresource.empty()) {
+    if (auto refused = checkRbacEscalation(info, *ns, *updated, &old)) {
+      return tl::unexpected(std::move(*refused));
+    }
+  }
   if (writer.applied) {
     if (appliedManagedFields.is_null()) {
       meta::metadata(*updated).erase("managedFields");

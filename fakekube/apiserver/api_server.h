@@ -39,6 +39,7 @@
 #include "fakekube/apiserver/interceptor.h"
 #include "fakekube/apiserver/options.h"
 #include "fakekube/apiserver/watch.h"
+#include "fakekube/auth/authorizer.h"
 #include "fakekube/sim/clock.h"
 #include "fakekube/sim/executor.h"
 #include "fakekube/store/options.h"
@@ -52,6 +53,12 @@ struct DeleteResult {
   bool removed = false;
 };
 
+// How requests are authorized (kube-apiserver's --authorization-mode).
+enum class AuthorizationMode {
+  RBAC,         // the Roles and bindings stored in the server decide (docs/rbac.md)
+  AlwaysAllow,  // every request is allowed, whoever makes it
+};
+
 struct ApiServerOptions {
   StoreOptions store;
   // Seeds the generator of uids and generateName suffixes; unset = a random seed.
@@ -63,6 +70,9 @@ struct ApiServerOptions {
   // Where the server schedules its own timers (watch timeouts). Optional: without it a timed-out
   // watch ends when its consumer next looks at it or an event arrives.
   Executor* executor = nullptr;
+  // A request made as a user (auth/user_info.h) is authorized first; the server's own requests
+  // (no user) and those of system:masters always are allowed.
+  AuthorizationMode authorization = AuthorizationMode::RBAC;
 };
 
 class ApiServer {
@@ -143,6 +153,11 @@ class ApiServer {
   // Compacts the event log up to `revision` (as etcd compaction does).
   Result<std::int64_t> compact(std::int64_t revision);
   Clock& clock() const;
+
+  // Whether the server allows `attributes` (its user, verb and resource or path), as the RBAC
+  // authorizer answers it over the roles and bindings stored now: Allow (always for no user and
+  // for system:masters, and in AlwaysAllow mode) or NoOpinion, with RBAC's reason.
+  AuthorizationResult authorize(const AuthorizationAttributes& attributes) const;
 
   void addInterceptor(std::shared_ptr<Interceptor> interceptor);
   void removeInterceptor(const Interceptor* interceptor);

@@ -101,6 +101,10 @@ std::int64_t ApiServer::compactedRevision() const { return impl_->compactedRevis
 Result<std::int64_t> ApiServer::compact(std::int64_t revision) { return impl_->compact(revision); }
 Clock& ApiServer::clock() const { return impl_->clock(); }
 
+AuthorizationResult ApiServer::authorize(const AuthorizationAttributes& attributes) const {
+  return impl_->authorize(attributes);
+}
+
 void ApiServer::addInterceptor(std::shared_ptr<Interceptor> interceptor) {
   impl_->addInterceptor(std::move(interceptor));
 }

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <optional>
 #include <random>
+#include <shared_mutex>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -22,6 +23,7 @@
 #include "fakekube/apiserver/api_server.h"
 #include "fakekube/apiserver/cluster_ip_allocator.h"
 #include "fakekube/apiserver/watch_hub.h"
+#include "fakekube/auth/rbac_policy.h"
 #include "fakekube/store/store.h"
 
 namespace fakekube {
@@ -73,6 +75,7 @@ class ApiServer::Impl {
   void addInterceptor(std::shared_ptr<Interceptor> interceptor);
   void removeInterceptor(const Interceptor* interceptor);
   std::optional<UserInfo> authenticateToken(std::string_view token) const;
+  AuthorizationResult authorize(const AuthorizationAttributes& attributes) const;
 
  private:
   struct Target {
@@ -161,6 +164,30 @@ class ApiServer::Impl {
                                              std::string_view name, Json body);
   Result<std::string> serviceAccountSigningKey();
   std::string storedSigningKey() const;
+
+  // Authorization (authorization.cpp). The request's refusal (403), or nullopt when its user may
+  // make it; the caller has ruled out the server's own requests.
+  std::optional<Status> authorizeRequest(const Request& request) const;
+  // Keeps policy_ current with a committed write (the store's observer, under mu_); false when
+  // the event is not one of RBAC's kinds.
+  bool observeRbacEvent(const StoredEvent& event);
+  // RBAC's escalation checks of a write of a role or binding by the request's user
+  // (rbac_escalation.cpp): the 403 (or the 404 of a missing referenced role) that refuses it.
+  // `old` is null for a create. The caller holds mu_.
+  std::optional<Status> checkRbacEscalation(const ResourceInfo& info, const std::string& ns,
+                                            const Json& object, const Json* old) const;
+  std::optional<Status> checkRoleEscalation(const UserInfo& user,
+                                            const GroupResource& groupResource,
+                                            const std::string& ns, const Json& object,
+                                            const Json* old) const;
+  // What of `rules` the user's own rules in `ns` do not cover, as kube-apiserver words it; the
+  // caller holds policyMu_.
+  std::optional<std::string> confirmNoEscalation(const UserInfo& user, std::string_view ns,
+                                                 const std::vector<PolicyRule>& rules) const;
+  // Reads the roles and bindings a file-backed store holds into policy_.
+  void loadRbacPolicy();
+  // kube-apiserver's bootstrap roles and bindings (bootstrap_policy.cpp), written when missing.
+  Result<void> ensureBootstrapPolicy();
   // Gives a Service its cluster IP (or checks the one it asks for); 422 when it cannot.
   std::optional<Status> assignClusterIp(Json& service, bool dryRun);
 
@@ -178,6 +205,10 @@ class ApiServer::Impl {
   std::mt19937_64 random_;
   // patchSchema()'s: group/resource/version -> the definition's revision and its schema.
   std::map<std::string, std::pair<std::int64_t, PatchSchema>, std::less<>> patchSchemas_;
+  // The RBAC index of the stored roles and bindings. Written by the store's observer (under mu_,
+  // then policyMu_); read under policyMu_ alone, so authorizing a request never waits for mu_.
+  mutable std::shared_mutex policyMu_;
+  RbacPolicy policy_;
   std::vector<std::shared_ptr<Interceptor>> interceptors_;
   mutable std::mutex interceptorsMu_;
 };

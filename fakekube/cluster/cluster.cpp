@@ -15,7 +15,7 @@ namespace fakekube {
 
 Result<std::set<std::string>> parseClusterComponents(std::string_view list) {
   const auto& known = clusterComponentNames();
-  if (list.empty() || list == "all") return std::set<std::string>(known.begin(), known.end());
+  if (list.empty() || list == "all") return defaultClusterComponents();
   std::set<std::string> enabled;
   std::size_t start = 0;
   while (start <= list.size()) {
@@ -57,6 +57,8 @@ struct PartContext {
 struct ClusterPart {
   const char* name;
   Result<void> (*add)(PartContext& context);
+  // Whether "" and "all" (and ClusterOptions' default) include it.
+  bool byDefault = true;
 };
 
 // The Result<void> of an add<Part> answer; `held`, when given, keeps what it answers.
@@ -103,6 +105,10 @@ const std::vector<ClusterPart>& clusterParts() {
       {"daemonset", addOwned<&addDaemonSetController, &O::daemonSet>},
       {"cronjob", addOwned<&addCronJobController, &O::cronJob>},
       {"disruption", addOwned<&addDisruptionController, &O::disruption>},
+      // The API server writes admin, edit and view aggregated already (docs/rbac.md): this is
+      // only needed where roles labelled for aggregation are written while the cluster runs.
+      {"clusterrole-aggregation",
+       addOwned<&addClusterRoleAggregationController, &O::clusterRoleAggregation>, false},
   };
   return parts;
 }
@@ -115,6 +121,14 @@ const std::vector<std::string>& clusterComponentNames() {
     for (const auto& part : clusterParts()) out.push_back(part.name);
     return out;
   }();
+  return names;
+}
+
+std::set<std::string> defaultClusterComponents() {
+  std::set<std::string> names;
+  for (const auto& part : clusterParts()) {
+    if (part.byDefault) names.insert(part.name);
+  }
   return names;
 }
 

@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "fakekube/api/status.h"
+#include "fakekube/cluster/clusterrole_aggregation_controller.h"
 #include "fakekube/cluster/container_behavior.h"
 #include "fakekube/cluster/container_logs.h"
 #include "fakekube/cluster/cronjob_controller.h"
@@ -72,13 +73,18 @@ struct ClusterParts;
 // Every part's name, in start order.
 const std::vector<std::string>& clusterComponentNames();
 
-// "" or "all": every part; otherwise a comma-separated list of names ("gc,namespace"). Unknown
-// names are a 400 error that lists the known ones.
+// The parts that run unless told otherwise: every part but clusterrole-aggregation, which runs
+// only when named (the API server writes admin, edit and view aggregated already; the controller
+// is for roles labelled for aggregation while the cluster runs).
+std::set<std::string> defaultClusterComponents();
+
+// "" or "all": the default parts; otherwise a comma-separated list of names ("gc,namespace").
+// Unknown names are a 400 error that lists the known ones.
 Result<std::set<std::string>> parseClusterComponents(std::string_view list);
 
 struct ClusterOptions {
-  // The parts to run (default: all).
-  std::set<std::string> enabled = {clusterComponentNames().begin(), clusterComponentNames().end()};
+  // The parts to run (default: defaultClusterComponents()).
+  std::set<std::string> enabled = defaultClusterComponents();
   // Nodes to create at start: node-1 ... node-N, each like `node` (its name is replaced). A node
   // that exists already (a restarted file-backed server) is kept as it is.
   int nodes = 0;
@@ -104,6 +110,7 @@ struct ClusterOptions {
   DaemonSetControllerOptions daemonSet;
   CronJobControllerOptions cronJob;
   DisruptionControllerOptions disruption;
+  ClusterRoleAggregationOptions clusterRoleAggregation;
   // The options of the manager every part runs on (a reconcile observer that draws the parts'
   // reconciles, say).
   ManagerOptions manager;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "fakekube/api/resources.h"
+#include "fakekube/auth/authorizer.h"
 #include "fixture.h"
 
 namespace fakekube::apitest {
@@ -85,6 +86,36 @@ TEST_F(RestartTest, ReopenedServerHasEveryObjectAndContinuesTheRevision) {
   std::vector<std::string> seen;
   while (auto e = watch->tryNext()) seen.push_back(meta::name(*e->object));
   EXPECT_EQ(seen, (std::vector<std::string>{"c2"}));
+}
+
+// The RBAC index is rebuilt from the store: a binding written before the restart still grants,
+// and the bootstrap roles are not written again.
+TEST_F(RestartTest, ReopenedServerAuthorizesWithTheBindingsItStored) {
+  const GroupVersionResource roleBindings{"rbac.authorization.k8s.io", "v1", "rolebindings"};
+  std::int64_t revision = 0;
+  {
+    auto server = open();
+    must(server->create(
+        roleBindings, "",
+        {{"metadata", {{"name", "viewer"}, {"namespace", "default"}}},
+         {"roleRef",
+          {{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "ClusterRole"}, {"name", "view"}}},
+         {"subjects", Json::array({{{"apiGroup", "rbac.authorization.k8s.io"},
+                                    {"kind", "User"},
+                                    {"name", "alice"}}})}}));
+    revision = server->revision();
+  }
+  auto server = open();
+  EXPECT_EQ(server->revision(), revision) << "the bootstrap policy is not written twice";
+  UserInfo alice = authenticatedUser("alice");
+  AuthorizationAttributes attributes;
+  attributes.user = &alice;
+  attributes.verb = "list";
+  attributes.resource = "pods";
+  attributes.ns = "default";
+  EXPECT_TRUE(server->authorize(attributes).allowed());
+  attributes.ns = "kube-system";
+  EXPECT_FALSE(server->authorize(attributes).allowed());
 }
 
 }  // namespace

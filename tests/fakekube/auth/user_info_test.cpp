@@ -61,6 +61,15 @@ TEST(UserInfoTest, AnInProcessClientMakesItsRequestsAsItsUser) {
   SimExecutor executor;
   auto server = ApiServer::open(executor.clock());
   ASSERT_TRUE(server.has_value());
+  // The operator may read ConfigMaps in default (view), so its request reaches the interceptors.
+  ASSERT_TRUE((*server)->create(
+      GroupVersionResource{"rbac.authorization.k8s.io", "v1", "rolebindings"}, "default",
+      {{"metadata", {{"name", "operator-view"}}},
+       {"roleRef",
+        {{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "ClusterRole"}, {"name", "view"}}},
+       {"subjects",
+        Json::array(
+            {{{"kind", "ServiceAccount"}, {"name", "operator"}, {"namespace", "default"}}})}}));
   auto recorder = std::make_shared<UserRecorder>();
   (*server)->addInterceptor(recorder);
   InProcessClient asServer(**server);

@@ -1,0 +1,140 @@
+// Authorization of the requests made as a user (docs/rbac.md): the attributes kube-apiserver's
+// RequestInfo would give the request, answered by the RBAC index the store's commits keep
+// current.
+#include <nlohmann/json.hpp>
+
+#include "fakekube/api/object_meta.h"
+#include "fakekube/apiserver/api_server_impl.h"
+#include "fakekube/auth/bootstrap_policy.h"
+#include "fakekube/auth/cluster_role_aggregation.h"
+
+namespace fakekube {
+namespace {
+
+constexpr std::string_view kRbacKeyPrefix = "rbac.authorization.k8s.io/";
+
+// What RequestInfo reads from the request's URL. A create names no object (it posts to the
+// collection), a subresource's POST does; a list or watch of every namespace is cluster-wide; a
+// namespace is its own namespace (/api/v1/namespaces/<name>); a namespaced write that leaves the
+// namespace to the object is in the object's.
+AuthorizationAttributes attributesOfRequest(const Request& request, const ResourceInfo* info) {
+  AuthorizationAttributes attributes;
+  attributes.user = request.user;
+  attributes.verb = verbName(request.verb);
+  attributes.apiGroup = request.resource.group;
+  attributes.apiVersion = request.resource.version;
+  attributes.resource = request.resource.resource;
+  attributes.subresource = request.subresource;
+  if (request.verb != Verb::Create || !request.subresource.empty()) attributes.name = request.name;
+  bool namespaced = info == nullptr || info->namespaced;
+  if (namespaced) {
+    attributes.ns = request.ns;
+    if (attributes.ns.empty() && request.body != nullptr && request.body->is_object()) {
+      attributes.ns = meta::namespace_(*request.body);
+    }
+  } else if (request.resource.group.empty() && request.resource.resource == "namespaces") {
+    attributes.ns = attributes.name;
+  }
+  return attributes;
+}
+
+// The bootstrap's aggregated ClusterRoles with the rules the aggregation controller gives them
+// (roles that aggregate aggregated roles settle after a few passes).
+void aggregateBootstrapClusterRoles(std::vector<Json>& clusterRoles) {
+  for (std::size_t pass = 0; pass < clusterRoles.size(); ++pass) {
+    std::vector<ObjectPtr> current;
+    for (const Json& role : clusterRoles) current.push_back(std::make_shared<const Json>(role));
+    bool changed = false;
+    for (Json& role : clusterRoles) {
+      auto rules = aggregatedClusterRoleRules(role, current);
+      if (!rules || !rules->has_value() || role["rules"] == **rules) continue;
+      role["rules"] = std::move(**rules);
+      changed = true;
+    }
+    if (!changed) return;
+  }
+}
+
+}  // namespace
+
+std::optional<Status> ApiServer::Impl::authorizeRequest(const Request& request) const {
+  if (request.user->inGroup(users::kSystemMasters)) return std::nullopt;
+  AuthorizationAttributes attributes =
+      attributesOfRequest(request, registry_.find(request.resource).get());
+  std::string reason;
+  {
+    std::shared_lock lock(policyMu_);
+    if (policy_.allows(attributes, &reason)) return std::nullopt;
+  }
+  return forbidden(attributes, reason);
+}
+
+AuthorizationResult ApiServer::Impl::authorize(const AuthorizationAttributes& attributes) const {
+  if (options_.authorization == AuthorizationMode::AlwaysAllow || attributes.user == nullptr ||
+      attributes.user->inGroup(users::kSystemMasters)) {
+    return {AuthorizationDecision::Allow, ""};
+  }
+  std::shared_lock lock(policyMu_);
+  return policy_.authorize(attributes);
+}
+
+bool ApiServer::Impl::observeRbacEvent(const StoredEvent& event) {
+  if (!event.key.starts_with(kRbacKeyPrefix)) return false;
+  std::string_view rest = std::string_view(event.key).substr(kRbacKeyPrefix.size());
+  auto kind = RbacPolicy::kindOfResource(rest.substr(0, rest.find('/')));
+  if (!kind || event.object == nullptr) return false;
+  std::unique_lock lock(policyMu_);
+  if (event.type == EventType::Deleted) {
+    policy_.remove(*kind, meta::namespace_(*event.object), meta::name(*event.object));
+  } else {
+    policy_.apply(*kind, event.object);
+  }
+  return true;
+}
+
+// A bare ApiServer has no controller manager to aggregate ClusterRoles, but a cluster always
+// does: admin, edit and view are written as that controller leaves them, so that binding `edit`
+// grants what it grants in a cluster (docs/rbac.md). Existing objects are left as they are.
+Result<void> ApiServer::Impl::ensureBootstrapPolicy() {
+  auto clusterRoles = registry_.find(rbac::kGroupName, "clusterroles");
+  auto clusterRoleBindings = registry_.find(rbac::kGroupName, "clusterrolebindings");
+  std::vector<Json> roles = bootstrapClusterRoles();
+  aggregateBootstrapClusterRoles(roles);
+  std::lock_guard lock(mu_);
+  // The bootstrap draws its uids from a generator of its own, so that the uids and generated
+  // names of a seeded server's requests are the same with or without it.
+  std::mt19937_64 bootstrapRandom(options_.seed ? *options_.seed ^ 0x5bd1e995u
+                                                : std::random_device{}());
+  std::swap(random_, bootstrapRandom);
+  struct RestoreRandom {
+    std::mt19937_64& a;
+    std::mt19937_64& b;
+    ~RestoreRandom() { std::swap(a, b); }
+  } restore{random_, bootstrapRandom};
+  auto ensure = [&](const ResourceInfo& info, std::vector<Json> objects) -> Result<void> {
+    for (Json& object : objects) {
+      if (store_->get(key(info, "", meta::name(object))) != nullptr) continue;
+      auto created =
+          createLocked(info, "", std::move(object), false, {.manager = "kube-apiserver"});
+      if (!created) return tl::unexpected(created.error());
+    }
+    return {};
+  };
+  if (auto r = ensure(*clusterRoles, std::move(roles)); !r) return r;
+  return ensure(*clusterRoleBindings, bootstrapClusterRoleBindings());
+}
+
+void ApiServer::Impl::loadRbacPolicy() {
+  std::lock_guard lock(mu_);
+  std::unique_lock policyLock(policyMu_);
+  for (const char* resource : {"roles", "clusterroles", "rolebindings", "clusterrolebindings"}) {
+    auto kind = RbacPolicy::kindOfResource(resource);
+    store_->scan(std::string(kRbacKeyPrefix) + resource + "/", "",
+                 [&](const std::string&, const ObjectPtr& object) {
+                   policy_.apply(*kind, object);
+                   return true;
+                 });
+  }
+}
+
+}  // namespace fakekube
