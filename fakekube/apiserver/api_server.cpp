@@ -466,14 +466,26 @@ template <class T>
 Result<T> ApiServer::Impl::intercepted(Request request, Action<T> action) {
   request.user = currentRequestUser();
   // The server's own requests (no user) pass without a lock or a string built.
+  std::optional<Status> forbidden;
   if (request.user != nullptr && options_.authorization == AuthorizationMode::RBAC) {
-    if (auto refused = authorizeRequest(request)) return tl::unexpected(std::move(*refused));
+    forbidden = authorizeRequest(request);
   }
   std::vector<std::shared_ptr<Interceptor>> chain;
   {
     std::lock_guard lock(interceptorsMu_);
-    if (interceptors_.empty()) return action();
+    if (interceptors_.empty()) {
+      if (forbidden) return tl::unexpected(std::move(*forbidden));
+      return action();
+    }
     chain = interceptors_;
+  }
+  if (forbidden) {
+    // Refused by the authorizer before any interceptor acted: they see the refusal only, as an
+    // audit log records a 403 (before() does not run, nothing is written). One may replace the
+    // error, not turn it into success.
+    std::optional<Status> error = forbidden;
+    for (const auto& interceptor : chain) interceptor->after(request, error);
+    return tl::unexpected(error ? std::move(*error) : std::move(*forbidden));
   }
   std::optional<Status> refused;
   for (const auto& interceptor : chain) {

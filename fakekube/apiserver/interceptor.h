@@ -42,7 +42,8 @@ class Interceptor {
   // Returning a Status fails the request with it; nothing is written.
   virtual std::optional<Status> before(const Request& request) { return std::nullopt; }
   // Runs after the server acted. `error` is the failure the caller will receive, or nullopt on
-  // success; setting it makes the caller receive that error instead of the result.
+  // success; setting it makes the caller receive that error instead of the result. A request the
+  // authorizer refused (403, docs/rbac.md) reaches after() only, with that refusal.
   virtual void after(const Request& request, std::optional<Status>& error) {}
 };
 

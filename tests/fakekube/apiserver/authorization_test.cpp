@@ -225,5 +225,33 @@ TEST_F(AuthorizationTest, AuthorizationsRunConcurrentlyWithBindingWrites) {
   EXPECT_FALSE(client.list(kConfigMaps, "default").has_value());
 }
 
+// Records what the interceptors see of each request.
+class SeenRequests : public Interceptor {
+ public:
+  std::optional<Status> before(const Request& request) override {
+    seen.push_back(std::string("before ") + verbName(request.verb));
+    return std::nullopt;
+  }
+  void after(const Request& request, std::optional<Status>& error) override {
+    seen.push_back(std::string("after ") + verbName(request.verb) + " " +
+                   (error ? std::to_string(error->code) : "ok"));
+  }
+  std::vector<std::string> seen;
+};
+
+// Authorization comes first: a refused request never reaches before() (so nothing acts on it),
+// and after() sees the 403, as an audit log records one.
+TEST_F(AuthorizationTest, InterceptorsSeeARefusalInAfterOnly) {
+  auto seen = std::make_shared<SeenRequests>();
+  server->addInterceptor(seen);
+  InProcessClient client(*server, operatorUser);
+  EXPECT_TRUE(isForbidden(client.create(kConfigMaps, configMap("x")).error()));
+  EXPECT_EQ(seen->seen, (std::vector<std::string>{"after create 403"}));
+  seen->seen.clear();
+  InProcessClient asServer(*server);
+  EXPECT_TRUE(asServer.create(kConfigMaps, configMap("y")).has_value());
+  EXPECT_EQ(seen->seen, (std::vector<std::string>{"before create", "after create ok"}));
+}
+
 }  // namespace
 }  // namespace fakekube::apitest
