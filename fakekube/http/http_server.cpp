@@ -28,6 +28,7 @@
 #include "fakekube/api/json_writer.h"
 #include "fakekube/apiserver/api_server.h"
 #include "fakekube/http/authentication.h"
+#include "fakekube/http/impersonation.h"
 #include "fakekube/http/query_string.h"
 #include "fakekube/http/request_framing.h"
 #include "fakekube/http/request_metrics.h"
@@ -476,7 +477,18 @@ void HttpServer::Impl::serve(const httplib::Request& req, httplib::Response& res
   const BodyRead body = readBody(reader, request.body);
   // Who asks (authentication.h), before anything else: a request that is not authenticated
   // learns nothing else.
-  auto user = authenticateRequest(api, options.bearerToken, req.get_header_value("Authorization"));
+  auto authenticated =
+      authenticateRequest(api, options.bearerToken, req.get_header_value("Authorization"));
+  if (!authenticated) {
+    writeStatus(res, authenticated.error());
+    return;
+  }
+  // Then whom it acts as (impersonation.h): itself, or the user its Impersonate-* headers name.
+  RequestHeaders impersonation;
+  for (const auto& [name, value] : req.headers) {
+    if (isImpersonationHeader(name)) impersonation.emplace_back(name, value);
+  }
+  auto user = impersonatedUser(api, *authenticated, impersonation);
   if (!user) {
     writeStatus(res, user.error());
     return;

@@ -13,13 +13,13 @@
 #include "fakekube/api/yaml.h"
 #include "fakekube/http/media_type.h"
 #include "fakekube/http/rest_handler.h"
+#include "fakekube/http/rules_review.h"
 
 namespace fakekube {
 
 namespace {
 
 constexpr const char* kDefaultAudience = "https://kubernetes.default.svc.cluster.local";
-constexpr const char* kNotEnforced = "fakekube does not enforce RBAC: every request is allowed";
 
 RestResponse json(int code, const Json& body) {
   RestResponse response;
@@ -72,39 +72,108 @@ std::optional<Status> checkAttributes(const Json& body, const char* kind) {
   return Status::invalid("authorization.k8s.io", kind, "", errors);
 }
 
-RestResponse accessReview(const RestRequest& request, const char* kind, const std::string& ns) {
+std::string stringOf(const Json& attributes, const char* member) {
+  const Json& value = jsonAt(attributes, {member});
+  return value.is_string() ? value.get<std::string>() : std::string();
+}
+
+// The authorizer's attributes of a review's spec (ResourceAttributesFrom and
+// NonResourceAttributesFrom): an empty version matches every version.
+AuthorizationAttributes reviewAttributes(const Json& spec, const UserInfo& user) {
+  AuthorizationAttributes attributes;
+  attributes.user = &user;
+  if (const Json& resource = jsonAt(spec, {"resourceAttributes"}); !resource.is_null()) {
+    attributes.verb = stringOf(resource, "verb");
+    attributes.ns = stringOf(resource, "namespace");
+    attributes.apiGroup = stringOf(resource, "group");
+    attributes.apiVersion = stringOf(resource, "version");
+    if (attributes.apiVersion.empty()) attributes.apiVersion = "*";
+    attributes.resource = stringOf(resource, "resource");
+    attributes.subresource = stringOf(resource, "subresource");
+    attributes.name = stringOf(resource, "name");
+    return attributes;
+  }
+  const Json& nonResource = jsonAt(spec, {"nonResourceAttributes"});
+  attributes.resourceRequest = false;
+  attributes.verb = stringOf(nonResource, "verb");
+  attributes.path = stringOf(nonResource, "path");
+  return attributes;
+}
+
+// The user a SubjectAccessReview asks about: its spec's user, groups, uid and extra, as given
+// (no group is added).
+UserInfo reviewedUser(const Json& spec) {
+  UserInfo user;
+  user.name = stringOf(spec, "user");
+  user.uid = stringOf(spec, "uid");
+  if (const Json& groups = jsonAt(spec, {"groups"}); groups.is_array()) {
+    for (const auto& group : groups) {
+      if (group.is_string()) user.groups.push_back(group.get<std::string>());
+    }
+  }
+  if (const Json& extra = jsonAt(spec, {"extra"}); extra.is_object()) {
+    for (const auto& [key, values] : extra.items()) {
+      auto& out = user.extra[key];
+      if (!values.is_array()) continue;
+      for (const auto& value : values) {
+        if (value.is_string()) out.push_back(value.get<std::string>());
+      }
+    }
+  }
+  return user;
+}
+
+// The checks of ValidateSubjectAccessReview and ValidateLocalSubjectAccessReview beyond the
+// attributes'.
+std::optional<Status> checkSubjectAccessReview(const Json& body, const char* kind,
+                                               const std::string& ns) {
+  const Json& user = jsonAt(body, {"spec", "user"});
+  const Json& groups = jsonAt(body, {"spec", "groups"});
+  if ((!user.is_string() || user.get<std::string>().empty()) &&
+      (!groups.is_array() || groups.empty())) {
+    return Status::invalid("authorization.k8s.io", kind, "",
+                           {FieldError::invalid("spec.user,spec.groups", "null",
+                                                "at least one of user or group must be "
+                                                "specified")});
+  }
+  if (ns.empty()) return std::nullopt;
+  const Json& attributesNs = jsonAt(body, {"spec", "resourceAttributes", "namespace"});
+  if (attributesNs.is_string() && attributesNs.get<std::string>() == ns) return std::nullopt;
+  return Status::invalid(
+      "authorization.k8s.io", kind, "",
+      {FieldError::invalid("spec.resourceAttributes.namespace",
+                           attributesNs.is_string() ? attributesNs.get<std::string>() : "",
+                           "must match metadata.namespace")});
+}
+
+// SelfSubjectAccessReview (`kubectl auth can-i`): the requesting user; SubjectAccessReview and
+// LocalSubjectAccessReview: the spec's user. Answered by ApiServer::authorize, its status as
+// kube-apiserver's registry fills it: allowed, denied only for a Deny, the authorizer's reason.
+RestResponse accessReview(const ApiServer& server, const RestRequest& request, const char* kind,
+                          const std::string& ns) {
   auto body = decode(request);
   if (!body) return error(body.error());
   if (auto invalid = checkAttributes(*body, kind)) return error(*invalid);
-  if (std::string_view(kind) == "SubjectAccessReview" ||
-      std::string_view(kind) == "LocalSubjectAccessReview") {
-    const Json& user = jsonAt(*body, {"spec", "user"});
-    const Json& groups = jsonAt(*body, {"spec", "groups"});
-    if ((!user.is_string() || user.get<std::string>().empty()) &&
-        (!groups.is_array() || groups.empty())) {
-      return error(Status::invalid("authorization.k8s.io", kind, "",
-                                   {FieldError::invalid("spec.user,spec.groups", "null",
-                                                        "at least one of user or group "
-                                                        "must be specified")}));
-    }
+  const bool self = std::string_view(kind) == "SelfSubjectAccessReview";
+  if (!self) {
+    if (auto invalid = checkSubjectAccessReview(*body, kind, ns)) return error(*invalid);
   }
-  if (!ns.empty()) {
-    const Json& attributesNs = jsonAt(*body, {"spec", "resourceAttributes", "namespace"});
-    if (!attributesNs.is_string() || attributesNs.get<std::string>() != ns) {
-      return error(Status::invalid(
-          "authorization.k8s.io", kind, "",
-          {FieldError::invalid("spec.resourceAttributes.namespace",
-                               attributesNs.is_string() ? attributesNs.get<std::string>() : "",
-                               "must match metadata.namespace")}));
-    }
-  }
+  const UserInfo* requester = currentRequestUser();
+  const UserInfo user =
+      self ? (requester != nullptr ? *requester : loopbackUser()) : reviewedUser((*body)["spec"]);
+  const AuthorizationResult decision = server.authorize(reviewAttributes((*body)["spec"], user));
   Json answer = answerOf(std::move(*body), "authorization.k8s.io/v1", kind);
   if (!ns.empty()) answer["metadata"]["namespace"] = ns;
-  answer["status"] = {{"allowed", true}, {"reason", kNotEnforced}};
+  Json status = {{"allowed", decision.allowed()}};
+  if (decision.decision == AuthorizationDecision::Deny) status["denied"] = true;
+  if (!decision.reason.empty()) status["reason"] = decision.reason;
+  answer["status"] = std::move(status);
   return json(201, answer);
 }
 
-RestResponse rulesReview(const RestRequest& request) {
+// SelfSubjectRulesReview (`kubectl auth can-i --list`): the rules of the requesting user in
+// spec.namespace (rules_review.h).
+RestResponse rulesReview(ApiServer& server, const RestRequest& request) {
   auto body = decode(request);
   if (!body) return error(body.error());
   const Json& ns = jsonAt(*body, {"spec", "namespace"});
@@ -112,14 +181,11 @@ RestResponse rulesReview(const RestRequest& request) {
     return error(Status::invalid("authorization.k8s.io", "SelfSubjectRulesReview", "",
                                  {FieldError::required("spec.namespace")}));
   }
+  const UserInfo* requester = currentRequestUser();
+  Json status = subjectRulesReviewStatus(server, requester != nullptr ? *requester : loopbackUser(),
+                                         ns.get<std::string>());
   Json answer = answerOf(std::move(*body), "authorization.k8s.io/v1", "SelfSubjectRulesReview");
-  answer["status"] = {
-      {"resourceRules", Json::array({{{"verbs", Json::array({"*"})},
-                                      {"apiGroups", Json::array({"*"})},
-                                      {"resources", Json::array({"*"})}}})},
-      {"nonResourceRules",
-       Json::array({{{"verbs", Json::array({"*"})}, {"nonResourceURLs", Json::array({"*"})}}})},
-      {"incomplete", false}};
+  answer["status"] = std::move(status);
   return json(201, answer);
 }
 
@@ -183,6 +249,32 @@ RestResponse methodNotAllowed() {
                                "the server does not allow this method on the requested resource"));
 }
 
+bool isReviewResource(const std::string& group, const std::string& resource) {
+  if (group == "authorization.k8s.io") {
+    return resource == "selfsubjectaccessreviews" || resource == "subjectaccessreviews" ||
+           resource == "localsubjectaccessreviews" || resource == "selfsubjectrulesreviews";
+  }
+  return resource == "selfsubjectreviews" || resource == "tokenreviews";
+}
+
+// A review is created as any object is: its creator must be allowed to (RBAC's
+// system:basic-user lets every authenticated user create the self reviews).
+std::optional<RestResponse> refuseUnlessAllowed(const ApiServer& server, const std::string& group,
+                                                const std::string& resource,
+                                                const std::string& ns) {
+  const UserInfo* user = currentRequestUser();
+  AuthorizationAttributes attributes;
+  attributes.user = user != nullptr ? user : &loopbackUser();
+  attributes.verb = "create";
+  attributes.apiGroup = group;
+  attributes.apiVersion = "v1";
+  attributes.resource = resource;
+  attributes.ns = ns;
+  const AuthorizationResult decision = server.authorize(attributes);
+  if (decision.allowed()) return std::nullopt;
+  return error(forbidden(attributes, decision.reason));
+}
+
 }  // namespace
 
 std::optional<RestResponse> handleReview(ApiServer& server, const RestRequest& request,
@@ -224,18 +316,23 @@ std::optional<RestResponse> handleReview(ApiServer& server, const RestRequest& r
     return std::nullopt;
   }
   const bool post = request.method == "POST";
+  if (post && isReviewResource(group, resource)) {
+    if (auto refused = refuseUnlessAllowed(server, group, resource, ns)) return refused;
+  }
   if (group == "authorization.k8s.io") {
     if (resource == "selfsubjectaccessreviews") {
-      return post ? accessReview(request, "SelfSubjectAccessReview", "") : methodNotAllowed();
+      return post ? accessReview(server, request, "SelfSubjectAccessReview", "")
+                  : methodNotAllowed();
     }
     if (resource == "subjectaccessreviews") {
-      return post ? accessReview(request, "SubjectAccessReview", "") : methodNotAllowed();
+      return post ? accessReview(server, request, "SubjectAccessReview", "") : methodNotAllowed();
     }
     if (resource == "localsubjectaccessreviews" && !ns.empty()) {
-      return post ? accessReview(request, "LocalSubjectAccessReview", ns) : methodNotAllowed();
+      return post ? accessReview(server, request, "LocalSubjectAccessReview", ns)
+                  : methodNotAllowed();
     }
     if (resource == "selfsubjectrulesreviews") {
-      return post ? rulesReview(request) : methodNotAllowed();
+      return post ? rulesReview(server, request) : methodNotAllowed();
     }
     return std::nullopt;
   }

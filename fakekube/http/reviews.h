@@ -10,9 +10,11 @@
 //   POST /api/v1/namespaces/<ns>/bindings                           a Binding, as
 //        pods/<name>/binding (the pod is the Binding's metadata.name)
 //
-// RBAC is not enforced here yet: every access review answers allowed, with a reason saying so,
-// and the rules review answers every verb on every resource. SelfSubjectReview names the
-// requesting user (authentication.h). A TokenRequest is the ApiServer's "token" subresource
+// Creating a review is authorized as creating any object (`create` on the review's resource).
+// The access reviews answer through ApiServer::authorize: a SelfSubjectAccessReview for the
+// requesting user (currentRequestUser), a (Local)SubjectAccessReview for the user of its spec;
+// the rules review lists the requesting user's rules (rules_review.h); SelfSubjectReview names
+// the requesting user. A TokenRequest is the ApiServer's "token" subresource
 // (ApiServer::createSubresource); a TokenReview asks ApiServer::authenticateToken. The answer is
 // the request with its status filled in, as from kube-apiserver; bad requests get the same
 // 400/422 Status a real server sends.

@@ -42,6 +42,9 @@ struct ServeOptions {
   // "NAMESPACE/NAME": the KubeRay operator runs as that ServiceAccount, bound to KubeRay's own
   // roles (controllers/ray/operator_rbac.h); "" = as the server's own identity.
   std::string operatorServiceAccount;
+  // kube-apiserver's --authorization-mode: "RBAC" (the stored Roles and bindings decide) or
+  // "AlwaysAllow" (every request is allowed).
+  std::string authorizationMode = "RBAC";
 };
 
 // `fakekube serve`: the Kubernetes API for kubectl, until SIGINT / SIGTERM.

@@ -39,6 +39,11 @@ int main(int argc, char** argv) {
   serveCmd->add_option("--token", serve.token,
                        "Require this bearer token on every request (serves HTTPS: clients send "
                        "tokens only over TLS)");
+  serveCmd
+      ->add_option("--authorization-mode", serve.authorizationMode,
+                   "How requests are authorized: RBAC (the Roles and bindings stored in the "
+                   "server decide; the kubeconfig's admin is in system:masters) or AlwaysAllow")
+      ->capture_default_str();
   serveCmd->add_flag("--tls", serve.tls,
                      "Serve HTTPS with a self-signed certificate (written into --kubeconfig-out)");
   serveCmd->add_option("--controllers", serve.controllers,

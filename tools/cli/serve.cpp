@@ -103,6 +103,10 @@ Result<void> checkServeOptions(const ServeOptions& options, std::string& host, i
     return tl::unexpected(Status::badRequest(fmt::format(
         "--listen \"{}\": expected HOST:PORT (port 0 picks a free one)", options.listen)));
   }
+  if (options.authorizationMode != "RBAC" && options.authorizationMode != "AlwaysAllow") {
+    return tl::unexpected(Status::badRequest(fmt::format(
+        "--authorization-mode \"{}\": expected RBAC or AlwaysAllow", options.authorizationMode)));
+  }
   if (options.nodes < 0 || options.nodes > 10000) {
     return tl::unexpected(
         Status::badRequest(fmt::format("--nodes {}: expected 0..10000", options.nodes)));
@@ -223,6 +227,9 @@ int runServe(const ServeOptions& options) {
   serverOptions.executor = &executor;
   if (!options.db.empty()) serverOptions.store.path = options.db;
   serverOptions.store.retainedRevisions = options.retainedRevisions;
+  serverOptions.authorization = options.authorizationMode == "AlwaysAllow"
+                                    ? AuthorizationMode::AlwaysAllow
+                                    : AuthorizationMode::RBAC;
   auto opened = ApiServer::open(executor.clock(), serverOptions);
   if (!opened) return serveError(fmt::format("cannot open the store: {}", opened.error().message));
   std::unique_ptr<ApiServer> server = std::move(*opened);
