@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "controllers/coscheduling/coscheduling_api.h"
 #include "controllers/ray/batchscheduler/scheduler_plugins_batch_scheduler.h"
 #include "controllers/ray/batchscheduler/volcano_batch_scheduler.h"
 #include "controllers/ray/custom_resource_definitions.h"
@@ -18,71 +19,12 @@
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/resources.h"
-#include "fakekube/api/yaml.h"
 #include "fakekube/cluster/scheduler.h"
 
 namespace fakekube::cli {
 namespace {
 
 namespace batch = ray::batchscheduler;
-
-// podgroups.scheduling.x-k8s.io as scheduler-plugins installs it
-// (config/crd/bases/scheduling.x-k8s.io_podgroups.yaml), descriptions left out: KubeRay's plug-in
-// creates these groups, and without the definition its create would answer 404.
-constexpr const char* kCoschedulingPodGroupDefinition = R"(
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: podgroups.scheduling.x-k8s.io
-spec:
-  group: scheduling.x-k8s.io
-  names:
-    kind: PodGroup
-    listKind: PodGroupList
-    plural: podgroups
-    shortNames: [pg, pgs]
-    singular: podgroup
-  scope: Namespaced
-  versions:
-  - name: v1alpha1
-    served: true
-    storage: true
-    subresources:
-      status: {}
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          apiVersion: {type: string}
-          kind: {type: string}
-          metadata: {type: object}
-          spec:
-            type: object
-            properties:
-              minMember: {type: integer, format: int32, minimum: 1}
-              minResources:
-                type: object
-                additionalProperties:
-                  anyOf: [{type: integer}, {type: string}]
-                  x-kubernetes-int-or-string: true
-              scheduleTimeoutSeconds: {type: integer, format: int32}
-          status:
-            type: object
-            properties:
-              failed: {type: integer, format: int32}
-              occupiedBy: {type: string}
-              phase: {type: string}
-              running: {type: integer, format: int32}
-              scheduleStartTime: {type: string, format: date-time}
-              succeeded: {type: integer, format: int32}
-)";
-
-Json coschedulingPodGroupDefinition() {
-  auto decoded = decodeYaml(kCoschedulingPodGroupDefinition);
-  // A constant of this file: failing to parse it is a bug, not bad input.
-  if (!decoded) throw std::logic_error("crashtest: " + decoded.error().message);
-  return std::move(*decoded);
-}
 
 // The object whose group a pod belongs to: its RayCluster, or the RayJob controlling its Job.
 struct GangOwner {
@@ -195,7 +137,8 @@ void addCrashtestBatchScheduler(std::string_view name, CrashScenario& scenario) 
     scenario.invariants.push_back(noDuplicateControlled(groups, "RayJob"));
     scenario.invariants.push_back(noDuplicateControlled(groups, "RayCluster"));
   } else {
-    cluster.objects.insert(cluster.objects.begin(), coschedulingPodGroupDefinition());
+    cluster.objects.insert(cluster.objects.begin(),
+                           coscheduling::podGroupCustomResourceDefinition());
     cluster.operators.insert(cluster.operators.begin(),
                              {"scheduler-plugins", [](Manager& manager) -> Result<void> {
                                 SchedulerOptions options;
