@@ -72,9 +72,7 @@ TEST_F(AutoscalerRbacTest, Test_reconcileAutoscalerServiceAccountRoleAndRoleBind
 
 // Without enableInTreeAutoscaling none of the three is created.
 TEST_F(AutoscalerRbacTest, SkippedWithoutInTreeAutoscaling) {
-  startOperator();
-  createCluster(sampleRayCluster("rc", 1, 0, 4));
-  run(seconds(1));
+  startOperatorWithCluster(sampleRayCluster("rc", 1, 0, 4));
   EXPECT_EQ(workerPods("rc").size(), 1u);
   EXPECT_FALSE(exists(kServiceAccounts, "default", "rc"));
   EXPECT_FALSE(exists(kRoles, "default", "rc"));

@@ -31,6 +31,19 @@ Json demoJob() {
 
 class DemoJobStoryTest : public RayJobTest {
  protected:
+  // A Ray job of 20 s: the operator crashes once it is RUNNING, and stays down until the
+  // submitter Job is Complete.
+  void crashWhileRunningUntilTheSubmitterCompletes() {
+    entrypoints->onCommand("python /app/main.py", {.duration = seconds(20)});
+    startOperator();
+    create(kRayJobs, demoJob());
+    ASSERT_TRUE(runUntil([&] { return statusOf("demo-job", "jobStatus") == "RUNNING"; }));
+    crashOperator();
+    ASSERT_TRUE(
+        runUntil([&] { return isConditionTrue(get(kJobs, "default", "demo-job"), "Complete"); },
+                 seconds(60)));
+  }
+
   // Records each milestone the first time it holds, with the virtual time it was seen at.
   void observe() {
     auto seen = [&](const std::string& what, bool holds) {
@@ -148,8 +161,8 @@ TEST_F(DemoJobStoryTest, DemoJobsClusterIsOwnedAllTheWayDown) {
   EXPECT_EQ(jsonAt(jobService, {"spec", "selector", "ray.io/cluster"}), clusterName);
 }
 
-// Restart recovery: restarted while Initializing (the names are stored): the same jobId and cluster name,
-// one RayCluster, no duplicate.
+// Restart recovery: restarted while Initializing (the names are stored): the same jobId and cluster
+// name, one RayCluster, no duplicate.
 TEST_F(DemoJobStoryTest, RestartWhileInitializingReusesTheNames) {
   startOperator();
   create(kRayJobs, demoJob());
@@ -163,17 +176,10 @@ TEST_F(DemoJobStoryTest, RestartWhileInitializingReusesTheNames) {
   EXPECT_EQ(list(kRayClusters).size(), 1u);
 }
 
-// Restart recovery: the Ray job finished while the operator was down: the new operator records Complete
-// from the submitter Job and the dashboard.
+// Restart recovery: the Ray job finished while the operator was down: the new operator records
+// Complete from the submitter Job and the dashboard.
 TEST_F(DemoJobStoryTest, JobFinishedWhileTheOperatorWasDown) {
-  entrypoints->onCommand("python /app/main.py", {.duration = seconds(20)});
-  startOperator();
-  create(kRayJobs, demoJob());
-  ASSERT_TRUE(runUntil([&] { return statusOf("demo-job", "jobStatus") == "RUNNING"; }));
-  manager->crash();
-  manager.reset();
-  ASSERT_TRUE(runUntil(
-      [&] { return isConditionTrue(get(kJobs, "default", "demo-job"), "Complete"); }, seconds(60)));
+  ASSERT_NO_FATAL_FAILURE(crashWhileRunningUntilTheSubmitterCompletes());
   run(seconds(10));
   EXPECT_EQ(deploymentStatus("demo-job"), kJobDeploymentStatusRunning);
   startOperator(operatorOptions);
@@ -187,14 +193,7 @@ TEST_F(DemoJobStoryTest, JobFinishedWhileTheOperatorWasDown) {
 // asked, so the RayJob is Failed/JobDeploymentStatusTransitionGracePeriodExceeded although the Ray
 // job succeeded.
 TEST_F(DemoJobStoryTest, OperatorDownPastTheSubmitterFinishedTimeout) {
-  entrypoints->onCommand("python /app/main.py", {.duration = seconds(20)});
-  startOperator();
-  create(kRayJobs, demoJob());
-  ASSERT_TRUE(runUntil([&] { return statusOf("demo-job", "jobStatus") == "RUNNING"; }));
-  manager->crash();
-  manager.reset();
-  ASSERT_TRUE(runUntil(
-      [&] { return isConditionTrue(get(kJobs, "default", "demo-job"), "Complete"); }, seconds(60)));
+  ASSERT_NO_FATAL_FAILURE(crashWhileRunningUntilTheSubmitterCompletes());
   run(seconds(31));
   startOperator(operatorOptions);
   ASSERT_TRUE(runUntilDeploymentStatus("demo-job", kJobDeploymentStatusFailed, seconds(10)));
@@ -204,8 +203,8 @@ TEST_F(DemoJobStoryTest, OperatorDownPastTheSubmitterFinishedTimeout) {
               HasSubstr("but the ray job did not reach terminal state within 30s"));
 }
 
-// Restart recovery: Complete with endTime stored, the operator crashes 20 s into the 60 s TTL: the cluster
-// is deleted at endTime + 60 s, not restart + 60 s.
+// Restart recovery: Complete with endTime stored, the operator crashes 20 s into the 60 s TTL: the
+// cluster is deleted at endTime + 60 s, not restart + 60 s.
 TEST_F(DemoJobStoryTest, RestartDuringTheTtlKeepsTheDeadline) {
   startOperator();
   create(kRayJobs, demoJob());

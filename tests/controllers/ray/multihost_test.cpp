@@ -77,9 +77,7 @@ class MultiHostTest : public RayClusterTest {
 // group's four pods in workersToDelete, replicas 2) and scale-up (replicas 4); a deleted host
 // takes its whole group, which is replaced.
 TEST_F(MultiHostTest, RayClusterWithAMultiHostWorkerGroup) {
-  startOperator();
-  createCluster(multiHostCluster("raycluster-multihost", 3, 0, 4, 4, true));
-  run(seconds(1));
+  startOperatorWithCluster(multiHostCluster("raycluster-multihost", 3, 0, 4, 4, true));
   ASSERT_EQ(workerPods("raycluster-multihost").size(), 12u);
   expectProperlyLabeled("raycluster-multihost", 3, 4);
 
@@ -177,9 +175,7 @@ TEST_F(MultiHostTest, TestReconcile_NumOfHosts) {
 
 // An unhealthy host (its pod Failed) takes its replica group with it; the group is replaced.
 TEST_F(MultiHostTest, UnhealthyHostReplacesItsWholeReplicaGroup) {
-  startOperator();
-  createCluster(multiHostCluster("rc", 2, 0, 4, 2, false));
-  run(seconds(1));
+  startOperatorWithCluster(multiHostCluster("rc", 2, 0, 4, 2, false));
   ASSERT_EQ(workerPods("rc").size(), 4u);
   auto groups = replicaGroups("rc");
   const std::string failedGroup = groups.begin()->first;

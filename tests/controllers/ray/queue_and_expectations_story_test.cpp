@@ -326,12 +326,6 @@ TEST_F(RayClusterTest, OperatorRestartFinishesWithoutDuplicates) {
   EXPECT_EQ(headPods("rc", false).size(), 1u);
 }
 
-}  // namespace
-}  // namespace fakekube::ray::testing
-
-namespace fakekube::ray::testing {
-namespace {
-
 // Describe("RayCluster with GCS fault tolerance") (raycluster_controller_test.go, the Redis
 // cleanup finalizer): the finalizer is added; deleting the RayCluster deletes its pods, then runs
 // the Redis cleanup Job; when the Job completes the finalizer goes and the RayCluster is gone.

@@ -57,45 +57,60 @@ namespace fakekube::ray::testing {
 
 using std::chrono::seconds;
 
+// A container of KubeRay's samples: image rayproject/ray:2.46.0, 1 CPU and `memory` as both
+// limit and request.
+inline Json sampleRayContainer(const std::string& name, const std::string& memory) {
+  return {{"name", name},
+          {"image", "rayproject/ray:2.46.0"},
+          {"resources",
+           {{"limits", {{"cpu", "1"}, {"memory", memory}}},
+            {"requests", {{"cpu", "1"}, {"memory", memory}}}}}};
+}
+
+// A pod template of one container.
+inline Json podTemplateOf(Json container) {
+  return {{"spec", {{"containers", Json::array({std::move(container)})}}}};
+}
+
+// The head group of KubeRay's samples: container ray-head with the ports gcs-server 6379,
+// dashboard 8265, client 10001.
+inline Json sampleHeadGroupSpec(const std::string& memory, Json rayStartParams) {
+  Json container = sampleRayContainer("ray-head", memory);
+  container["ports"] = Json::array({{{"containerPort", 6379}, {"name", "gcs-server"}},
+                                    {{"containerPort", 8265}, {"name", "dashboard"}},
+                                    {{"containerPort", 10001}, {"name", "client"}}});
+  return {{"rayStartParams", std::move(rayStartParams)}, {"template", podTemplateOf(container)}};
+}
+
+// A worker group of the templates of KubeRay's controller tests: `replicas` of one container,
+// between 0 and 10000.
+inline Json upstreamWorkerGroupSpec(const std::string& group, int replicas, Json container) {
+  return {{"groupName", group},
+          {"replicas", replicas},
+          {"minReplicas", 0},
+          {"maxReplicas", 10000},
+          {"rayStartParams", Json::object()},
+          {"template", podTemplateOf(std::move(container))}};
+}
+
 // A RayCluster in the shape of KubeRay's config/samples/ray-cluster.sample.yaml: head container
 // ray-head (ports gcs-server 6379, dashboard 8265, client 10001; 1 CPU, 2G), one worker group
 // `workergroup` with replicas/min/max as given.
 inline Json sampleRayCluster(const std::string& name, int replicas = 1, int minReplicas = 1,
                              int maxReplicas = 5, const std::string& ns = "default") {
-  Json head = {
-      {"rayStartParams", Json::object()},
-      {"template",
-       {{"spec",
-         {{"containers",
-           Json::array(
-               {{{"name", "ray-head"},
-                 {"image", "rayproject/ray:2.46.0"},
-                 {"resources",
-                  {{"limits", {{"cpu", "1"}, {"memory", "2G"}}},
-                   {"requests", {{"cpu", "1"}, {"memory", "2G"}}}}},
-                 {"ports", Json::array({{{"containerPort", 6379}, {"name", "gcs-server"}},
-                                        {{"containerPort", 8265}, {"name", "dashboard"}},
-                                        {{"containerPort", 10001}, {"name", "client"}}})}}})}}}}}};
-  Json worker = {
-      {"groupName", "workergroup"},
-      {"replicas", replicas},
-      {"minReplicas", minReplicas},
-      {"maxReplicas", maxReplicas},
-      {"numOfHosts", 1},
-      {"rayStartParams", Json::object()},
-      {"template",
-       {{"spec",
-         {{"containers", Json::array({{{"name", "ray-worker"},
-                                       {"image", "rayproject/ray:2.46.0"},
-                                       {"resources",
-                                        {{"limits", {{"cpu", "1"}, {"memory", "1G"}}},
-                                         {"requests", {{"cpu", "1"}, {"memory", "1G"}}}}}}})}}}}}};
+  Json worker = {{"groupName", "workergroup"},
+                 {"replicas", replicas},
+                 {"minReplicas", minReplicas},
+                 {"maxReplicas", maxReplicas},
+                 {"numOfHosts", 1},
+                 {"rayStartParams", Json::object()},
+                 {"template", podTemplateOf(sampleRayContainer("ray-worker", "1G"))}};
   return {{"apiVersion", "ray.io/v1"},
           {"kind", "RayCluster"},
           {"metadata", {{"name", name}, {"namespace", ns}}},
           {"spec",
            {{"rayVersion", "2.46.0"},
-            {"headGroupSpec", head},
+            {"headGroupSpec", sampleHeadGroupSpec("2G", Json::object())},
             {"workerGroupSpecs", Json::array({worker})}}}};
 }
 
@@ -104,33 +119,7 @@ inline Json sampleRayCluster(const std::string& name, int replicas = 1, int minR
 // group `small-group` of `workers` replicas.
 inline Json rayJobTemplate(const std::string& name, const std::string& entrypoint = "sleep 999",
                            int workers = 3, const std::string& group = "small-group") {
-  Json head = {
-      {"rayStartParams", {{"dashboard-host", "0.0.0.0"}}},
-      {"template",
-       {{"spec",
-         {{"containers",
-           Json::array(
-               {{{"name", "ray-head"},
-                 {"image", "rayproject/ray:2.46.0"},
-                 {"resources",
-                  {{"limits", {{"cpu", "1"}, {"memory", "2Gi"}}},
-                   {"requests", {{"cpu", "1"}, {"memory", "2Gi"}}}}},
-                 {"ports", Json::array({{{"containerPort", 6379}, {"name", "gcs-server"}},
-                                        {{"containerPort", 8265}, {"name", "dashboard"}},
-                                        {{"containerPort", 10001}, {"name", "client"}}})}}})}}}}}};
-  Json worker = {
-      {"groupName", group},
-      {"replicas", workers},
-      {"minReplicas", 0},
-      {"maxReplicas", 10000},
-      {"rayStartParams", Json::object()},
-      {"template",
-       {{"spec",
-         {{"containers", Json::array({{{"name", "ray-worker"},
-                                       {"image", "rayproject/ray:2.46.0"},
-                                       {"resources",
-                                        {{"limits", {{"cpu", "1"}, {"memory", "1Gi"}}},
-                                         {"requests", {{"cpu", "1"}, {"memory", "1Gi"}}}}}}})}}}}}};
+  Json worker = upstreamWorkerGroupSpec(group, workers, sampleRayContainer("ray-worker", "1Gi"));
   return {{"apiVersion", "ray.io/v1"},
           {"kind", "RayJob"},
           {"metadata", {{"name", name}, {"namespace", "default"}}},
@@ -139,7 +128,7 @@ inline Json rayJobTemplate(const std::string& name, const std::string& entrypoin
             {"shutdownAfterJobFinishes", true},
             {"rayClusterSpec",
              {{"rayVersion", "2.46.0"},
-              {"headGroupSpec", head},
+              {"headGroupSpec", sampleHeadGroupSpec("2Gi", {{"dashboard-host", "0.0.0.0"}})},
               {"workerGroupSpecs", Json::array({worker})}}}}}};
 }
 
@@ -301,6 +290,37 @@ class RayTest : public ::testing::Test {
     if (crds) ASSERT_TRUE(installCustomResourceDefinitions(*client).has_value());
   }
 
+  // Scheduler, kubelets and the rest on six simulated nodes whose Ray containers run
+  // `simulation`.
+  void startRaySimulatedCluster(const RaySimulationOptions& simulation) {
+    ClusterOptions clusterOptions;
+    clusterOptions.nodes = 6;
+    cluster = std::make_unique<Cluster>(ex, *server, clusterOptions);
+    addRayBehaviors(cluster->behaviors(), simulation);
+    ASSERT_TRUE(cluster->start().has_value());
+    ex.runUntilIdle();
+  }
+
+  // The operator: `controllers` on one manager of its own (random seed 7 unless `options` names
+  // one), reaching the dashboards through `dashboards`.
+  void startRayOperator(const std::set<std::string>& controllers, OperatorOptions options,
+                        DashboardClientFactory dashboards) {
+    if (!options.randomSeed) options.randomSeed = 7;
+    operatorOptions = options;
+    manager = std::make_unique<Manager>(ex, *server);
+    auto added = addRayOperator(*manager, controllers, options, std::move(dashboards));
+    ASSERT_TRUE(added.has_value()) << added.error().message;
+    manager->start();
+    ex.runUntilIdle();
+    ASSERT_TRUE(manager->running());
+  }
+  // The operator crashes: its queues, caches and in-memory state are gone.
+  void crashOperator() {
+    manager->crash();
+    manager.reset();
+    ex.runUntilIdle();
+  }
+
   // Lets `time` of virtual time pass (none: runs what is due now).
   void run(Duration time = Duration{0}) {
     ex.advance(time);
@@ -381,6 +401,12 @@ class RayClusterTest : public RayTest {
   }
 
   Json createCluster(Json rayCluster) { return create(kRayClusters, std::move(rayCluster)); }
+  // The operator, then `rayCluster`, and a second for the operator's first rounds.
+  void startOperatorWithCluster(Json rayCluster) {
+    startOperator();
+    createCluster(std::move(rayCluster));
+    run(seconds(1));
+  }
 
   Json getCluster(const std::string& name, const std::string& ns = "default") {
     auto got = client->get(kRayClusters, ns, name);
@@ -439,37 +465,23 @@ class RayJobTest : public RayTest {
  protected:
   void SetUp() override {
     openServer(42, /*crds=*/true);
-    ClusterOptions clusterOptions;
-    clusterOptions.nodes = 6;
-    cluster = std::make_unique<Cluster>(ex, *server, clusterOptions);
     RaySimulationOptions simulation;
     simulation.head.entrypoints = entrypoints;
-    addRayBehaviors(cluster->behaviors(), simulation);
-    ASSERT_TRUE(cluster->start().has_value());
-    ex.runUntilIdle();
+    startRaySimulatedCluster(simulation);
   }
 
   // The operator: RayCluster and RayJob controllers on one manager.
   void startOperator(OperatorOptions options = {}) {
-    if (!options.randomSeed) options.randomSeed = 7;
-    operatorOptions = options;
-    manager = std::make_unique<Manager>(ex, *server);
     DashboardClientFactory dashboards =
         [this](const Json&, const std::string& url) -> Result<std::unique_ptr<DashboardClient>> {
       return std::make_unique<DashboardClient>(std::make_shared<SwitchableTransport>(
           networkTransport(cluster->network(), url), &dashboardDown));
     };
-    auto added = addRayOperator(*manager, {"raycluster", "rayjob"}, options, dashboards);
-    ASSERT_TRUE(added.has_value()) << added.error().message;
-    manager->start();
-    ex.runUntilIdle();
-    ASSERT_TRUE(manager->running());
+    startRayOperator({"raycluster", "rayjob"}, std::move(options), std::move(dashboards));
   }
   // An operator that crashes (its queues, caches and in-memory state are gone) and a new one.
   void restartOperator() {
-    manager->crash();
-    manager.reset();
-    ex.runUntilIdle();
+    crashOperator();
     startOperator(operatorOptions);
   }
 
@@ -500,6 +512,16 @@ class RayJobTest : public RayTest {
     ADD_FAILURE() << "could not update " << name;
   }
 
+  // Runs until the RayCluster `clusterName` and the submitter Job of the RayJob `rayJob` are
+  // both gone.
+  bool runUntilClusterAndSubmitterDeleted(const std::string& clusterName,
+                                          const std::string& rayJob) {
+    return runUntil(
+        [&] {
+          return !exists(kRayClusters, "default", clusterName) && !exists(kJobs, "default", rayJob);
+        },
+        seconds(60));
+  }
   std::vector<std::string> eventReasons(const std::string& involvedName) {
     std::vector<std::string> out;
     for (const Json& e : list(kEvents)) {

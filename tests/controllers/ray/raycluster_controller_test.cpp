@@ -17,9 +17,7 @@ using std::chrono::seconds;
 
 // Describe("Static RayCluster"): replicas 3, min 0, max 4.
 TEST_F(RayClusterTest, StaticRayClusterHeadServiceWorkersReadyReplaceAndClamp) {
-  startOperator();
-  createCluster(sampleRayCluster("raycluster-sample", 3, 0, 4));
-  run(seconds(1));
+  startOperatorWithCluster(sampleRayCluster("raycluster-sample", 3, 0, 4));
 
   // "Check the number of worker Pods": 3, plus one head, and the head Service.
   EXPECT_EQ(workerPods("raycluster-sample").size(), 3u);
@@ -63,9 +61,7 @@ TEST_F(RayClusterTest, StaticRayClusterHeadServiceWorkersReadyReplaceAndClamp) {
 // Describe("Suspend RayCluster atomically"): all pods deleted, state suspended, Suspended True,
 // Provisioned False, head.podName gone; resume -> ready again.
 TEST_F(RayClusterTest, SuspendDeletesAllPodsAndResumeRecreatesThem) {
-  startOperator();
-  createCluster(sampleRayCluster("raycluster-suspend", 3, 0, 4));
-  run(seconds(1));
+  startOperatorWithCluster(sampleRayCluster("raycluster-suspend", 3, 0, 4));
   setAllPodsRunningAndReady("raycluster-suspend");
   run(seconds(1));
   ASSERT_EQ(state(getCluster("raycluster-suspend")), "ready");
@@ -148,9 +144,7 @@ TEST_F(RayClusterTest, PodsStayInTheRayClustersNamespace) {
 // TestReconcile_RemoveWorkersToDelete_OK (autoscaler off): the named pods go, and the group
 // is refilled to its replicas in the same round.
 TEST_F(RayClusterTest, Diff0WorkersToDeleteAreDeletedAndReplaced) {
-  startOperator();
-  createCluster(sampleRayCluster("rc", 3, 0, 5));
-  run(seconds(1));
+  startOperatorWithCluster(sampleRayCluster("rc", 3, 0, 5));
   auto before = workerPods("rc");
   ASSERT_EQ(before.size(), 3u);
   Json rc = getCluster("rc");
@@ -213,9 +207,7 @@ class RecordPodWrites : public Interceptor {
 TEST_F(RayClusterTest, TerminatedWorkersAreDeletedThenReplaced) {
   auto writes = std::make_shared<RecordPodWrites>();
   startCluster(1, {"scheduler"});
-  startOperator();
-  createCluster(sampleRayCluster("rc", 3, 0, 5));
-  run(seconds(1));
+  startOperatorWithCluster(sampleRayCluster("rc", 3, 0, 5));
   auto workers = workerPods("rc");
   ASSERT_EQ(workers.size(), 3u);
   const auto errorsBefore = controller->metrics().error;
@@ -237,15 +229,10 @@ TEST_F(RayClusterTest, TerminatedWorkersAreDeletedThenReplaced) {
   }
 }
 
-// TestReconcile_RunningPods_RayContainerTerminated and TestReconcile_TerminatedHead_RestartPolicy:
-// a Running pod whose Ray container terminated is replaced only under restartPolicy Never.
-TEST_F(RayClusterTest, RunningHeadWithTerminatedRayContainerDependsOnRestartPolicy) {
-  startOperator();
-  createCluster(sampleRayCluster("rc", 0, 0, 5));
-  run(seconds(1));
-  auto heads = headPods("rc");
-  ASSERT_EQ(heads.size(), 1u);
-  Json head = client->get(kPods, "default", meta::name(heads[0])).value();
+// What a kubelet reports of a head pod whose Ray container exited with an error: Running, the
+// container terminated.
+void setRunningWithRayContainerTerminated(InProcessClient& client, const Json& pod) {
+  Json head = client.get(kPods, "default", meta::name(pod)).value();
   head["status"]["phase"] = "Running";
   head["status"]["containerStatuses"] =
       Json::array({{{"name", "ray-head"},
@@ -254,7 +241,16 @@ TEST_F(RayClusterTest, RunningHeadWithTerminatedRayContainerDependsOnRestartPoli
                     {"image", "rayproject/ray:2.46.0"},
                     {"imageID", ""},
                     {"state", {{"terminated", {{"exitCode", 1}, {"reason", "Error"}}}}}}});
-  ASSERT_TRUE(client->updateStatus(kPods, head));
+  ASSERT_TRUE(client.updateStatus(kPods, head));
+}
+
+// TestReconcile_RunningPods_RayContainerTerminated and TestReconcile_TerminatedHead_RestartPolicy:
+// a Running pod whose Ray container terminated is replaced only under restartPolicy Never.
+TEST_F(RayClusterTest, RunningHeadWithTerminatedRayContainerDependsOnRestartPolicy) {
+  startOperatorWithCluster(sampleRayCluster("rc", 0, 0, 5));
+  auto heads = headPods("rc");
+  ASSERT_EQ(heads.size(), 1u);
+  ASSERT_NO_FATAL_FAILURE(setRunningWithRayContainerTerminated(*client, heads[0]));
   run(seconds(1));
   // restartPolicy Always (the default): kept, the kubelet restarts the container.
   EXPECT_EQ(headPods("rc").size(), 1u);
@@ -267,16 +263,7 @@ TEST_F(RayClusterTest, RunningHeadWithTerminatedRayContainerDependsOnRestartPoli
   run(seconds(1));
   heads = headPods("rc-never");
   ASSERT_EQ(heads.size(), 1u);
-  head = client->get(kPods, "default", meta::name(heads[0])).value();
-  head["status"]["phase"] = "Running";
-  head["status"]["containerStatuses"] =
-      Json::array({{{"name", "ray-head"},
-                    {"ready", false},
-                    {"restartCount", 0},
-                    {"image", "rayproject/ray:2.46.0"},
-                    {"imageID", ""},
-                    {"state", {{"terminated", {{"exitCode", 1}, {"reason", "Error"}}}}}}});
-  ASSERT_TRUE(client->updateStatus(kPods, head));
+  ASSERT_NO_FATAL_FAILURE(setRunningWithRayContainerTerminated(*client, heads[0]));
   run(seconds(1));
   EXPECT_FALSE(events("DeletedHeadPod").empty());
   EXPECT_FALSE(client->get(kPods, "default", meta::name(heads[0])).has_value());
@@ -314,9 +301,7 @@ TEST(ShouldDeletePodTest, PhasesAndRayContainerState) {
 
 // TestReconcileHeadService: 0 -> created, 1 -> left alone, 2 -> the round fails.
 TEST_F(RayClusterTest, ReconcileHeadServiceCreatesOneAndRefusesDuplicates) {
-  startOperator();
-  createCluster(sampleRayCluster("rc", 1, 0, 5));
-  run(seconds(1));
+  startOperatorWithCluster(sampleRayCluster("rc", 1, 0, 5));
   auto list = client->list(kServices, "default", {.labelSelector = "ray.io/cluster=rc"});
   ASSERT_EQ((*list)["items"].size(), 1u);
   const std::string rv = meta::resourceVersion((*list)["items"][0]);
@@ -345,9 +330,7 @@ TEST_F(RayClusterTest, ReconcileHeadServiceCreatesOneAndRefusesDuplicates) {
 // TestUpdateEndpoints and the head IP/name rules: endpoints are the Service's named target ports;
 // with the default headless Service, serviceIP is the head pod's IP.
 TEST_F(RayClusterTest, EndpointsAndHeadInfoWithHeadlessService) {
-  startOperator();
-  createCluster(sampleRayCluster("rc", 0, 0, 5));
-  run(seconds(1));
+  startOperatorWithCluster(sampleRayCluster("rc", 0, 0, 5));
   Json svc = client->get(kServices, "default", "rc-head-svc").value();
   EXPECT_EQ(svc["spec"]["clusterIP"], "None");
   EXPECT_EQ(svc["spec"]["publishNotReadyAddresses"], true);
@@ -372,9 +355,7 @@ TEST_F(RayClusterTest, EndpointsAndHeadInfoWithHeadlessService) {
 // cache that catches up on read (InformerOptions::catchUpOnRead) has, as a real informer usually
 // has: the first round writes the status and no round fails.
 TEST_F(RayClusterTest, FirstRoundFailsToFindItsHeadServiceInACacheThatWaitsForTheExecutor) {
-  startOperator();
-  createCluster(sampleRayCluster("rc", 2, 0, 5));
-  run(seconds(1));
+  startOperatorWithCluster(sampleRayCluster("rc", 2, 0, 5));
   EXPECT_EQ(controller->metrics().error, 1u);
   EXPECT_EQ(getCluster("rc")["status"]["head"]["serviceName"], "rc-head-svc");
 }
@@ -408,9 +389,7 @@ TEST_F(RayClusterTest, HeadServiceIpIsTheClusterIpWhenNotHeadless) {
 // TestReconcile_UpdateClusterReason / ObservedGeneration: a spec change bumps the generation and
 // the status follows.
 TEST_F(RayClusterTest, ObservedGenerationFollowsTheSpec) {
-  startOperator();
-  createCluster(sampleRayCluster("rc", 1, 0, 5));
-  run(seconds(1));
+  startOperatorWithCluster(sampleRayCluster("rc", 1, 0, 5));
   Json rc = getCluster("rc");
   EXPECT_EQ(rc["status"]["observedGeneration"], rc["metadata"]["generation"]);
   rc["spec"]["workerGroupSpecs"][0]["replicas"] = 2;
@@ -489,9 +468,7 @@ TEST_F(RayClusterTest, MultihostReplicasMultiplyPods) {
 // while pods are provisioning, True once all run, and it stays True when a worker later goes
 // unready; a round without a state change leaves stateTransitionTimes alone.
 TEST_F(RayClusterTest, ProvisionedConditionAndStateTransitionTimes) {
-  startOperator();
-  createCluster(sampleRayCluster("rc", 1, 0, 5));
-  run(seconds(1));
+  startOperatorWithCluster(sampleRayCluster("rc", 1, 0, 5));
   Json rc = getCluster("rc");
   EXPECT_EQ(conditionStatus(rc, "RayClusterProvisioned"), "False");
   EXPECT_EQ(findCondition(rc, "RayClusterProvisioned")->value("reason", ""),
@@ -537,9 +514,7 @@ class RefuseWorkerCreates : public Interceptor {
 TEST_F(RayClusterTest, ReplicaFailureConditionComesAndGoes) {
   auto refuse = std::make_shared<RefuseWorkerCreates>();
   server->addInterceptor(refuse);
-  startOperator();
-  createCluster(sampleRayCluster("rc", 2, 0, 5));
-  run(seconds(1));
+  startOperatorWithCluster(sampleRayCluster("rc", 2, 0, 5));
   Json rc = getCluster("rc");
   ASSERT_EQ(conditionStatus(rc, "ReplicaFailure"), "True");
   EXPECT_EQ(findCondition(rc, "ReplicaFailure")->value("reason", ""), "FailedCreateWorkerPod");
@@ -573,9 +548,7 @@ TEST_F(RayClusterTest, DeleteAllPodsSkipsTerminatingPods) {
   auto counter = std::make_shared<CountDeleteCollections>();
   server->addInterceptor(counter);
   startCluster(1, {"scheduler"});  // bound pods: deletion is graceful, they linger terminating
-  startOperator();
-  createCluster(sampleRayCluster("rc", 2, 0, 5));
-  run(seconds(1));
+  startOperatorWithCluster(sampleRayCluster("rc", 2, 0, 5));
   Json rc = getCluster("rc");
   rc["spec"]["suspend"] = true;
   ASSERT_TRUE(client->update(kRayClusters, rc));
@@ -716,12 +689,6 @@ TEST_F(RayClusterTest, OwnerReferencesPointAtTheRayCluster) {
   EXPECT_FALSE(client->get(kServices, "default", "rc-headless").has_value());
 }
 
-}  // namespace
-}  // namespace fakekube::ray::testing
-
-namespace fakekube::ray::testing {
-namespace {
-
 // A Client that is not an InProcessClient (as RestClient is not): the manager cannot tell the
 // kind of a resource, so the controller names its For kind itself.
 using fakekube::testing::ForwardingClient;
@@ -743,12 +710,6 @@ TEST_F(RayClusterTest, RunsOverAClientThatIsNotInProcess) {
   run(seconds(1));
   EXPECT_EQ(state(getCluster("rc")), "ready");
 }
-
-}  // namespace
-}  // namespace fakekube::ray::testing
-
-namespace fakekube::ray::testing {
-namespace {
 
 // Bad input never crashes the operator: RayClusters with fields of the wrong type (as far as the
 // CRD's schema lets them in) end as Warning Events or errors, and a good RayCluster created after
@@ -790,12 +751,6 @@ TEST_F(RayClusterTest, MalformedRayClustersDoNotStopTheController) {
   EXPECT_TRUE(pods("ray.io/cluster=container-string").empty());
   EXPECT_EQ(controller->metrics().panics, 0u) << "no reconcile threw";
 }
-
-}  // namespace
-}  // namespace fakekube::ray::testing
-
-namespace fakekube::ray::testing {
-namespace {
 
 // TestReconcile_ServeService (ray.io/enable-serve-service): <cluster>-serve-svc over the head's
 // serve ports; without a serve port the round fails and says why.

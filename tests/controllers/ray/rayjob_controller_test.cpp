@@ -154,12 +154,7 @@ TEST_F(RayJobTest, DeleteRayJobAfterJobFinishes) {
   ASSERT_TRUE(runUntilDeploymentStatus("self-delete", kJobDeploymentStatusComplete));
   const std::string clusterName = statusOf("self-delete", "rayClusterName");
   ASSERT_TRUE(runUntil([&] { return !exists(kRayJobs, "default", "self-delete"); }, seconds(30)));
-  ASSERT_TRUE(runUntil(
-      [&] {
-        return !exists(kRayClusters, "default", clusterName) &&
-               !exists(kJobs, "default", "self-delete");
-      },
-      seconds(60)));
+  ASSERT_TRUE(runUntilClusterAndSubmitterDeleted(clusterName, "self-delete"));
 }
 
 // rayjob_controller_test.go "RayJob has passed the activeDeadlineSeconds": 3 s while the
@@ -341,19 +336,23 @@ TEST_F(RayJobTest, SuspendIsAtomic) {
   EXPECT_NE(statusOf("atomic", "rayClusterName"), clusterName);
 }
 
+// A submitter pod template whose container runs `script` with bash instead of submitting.
+Json submitterRunning(const std::string& script) {
+  return {{"spec",
+           {{"restartPolicy", "Never"},
+            {"containers", Json::array({{{"name", "ray-job-submitter"},
+                                         {"image", "rayproject/ray:2.46.0"},
+                                         {"command", Json::array({"/bin/bash", "-c", "--"})},
+                                         {"args", Json::array({script})}}})}}}};
+}
+
 // rayjob_controller_test.go "Failing submitter Job": the submitter fails before submitting ->
 // Failed, jobStatus "", reason SubmissionFailed with the Job's condition.
 TEST_F(RayJobTest, FailingSubmitterIsSubmissionFailed) {
   startOperator();
   Json job = rayJobTemplate("submit-fails", "sleep 999", 1);
   job["spec"]["submitterConfig"] = {{"backoffLimit", 0}};
-  job["spec"]["submitterPodTemplate"] = {
-      {"spec",
-       {{"restartPolicy", "Never"},
-        {"containers", Json::array({{{"name", "ray-job-submitter"},
-                                     {"image", "rayproject/ray:2.46.0"},
-                                     {"command", Json::array({"/bin/bash", "-c", "--"})},
-                                     {"args", Json::array({"exit 1"})}}})}}}};
+  job["spec"]["submitterPodTemplate"] = submitterRunning("exit 1");
   create(kRayJobs, job);
   ASSERT_TRUE(runUntilDeploymentStatus("submit-fails", kJobDeploymentStatusFailed));
   EXPECT_EQ(statusOf("submit-fails", "reason"), "SubmissionFailed");
@@ -367,13 +366,7 @@ TEST_F(RayJobTest, FailingSubmitterIsSubmissionFailed) {
 TEST_F(RayJobTest, SubmitterFinishedWithoutRayJobIsAppFailed) {
   startOperator();
   Json job = rayJobTemplate("no-ray-job", "sleep 999", 1);
-  job["spec"]["submitterPodTemplate"] = {
-      {"spec",
-       {{"restartPolicy", "Never"},
-        {"containers", Json::array({{{"name", "ray-job-submitter"},
-                                     {"image", "rayproject/ray:2.46.0"},
-                                     {"command", Json::array({"/bin/bash", "-c", "--"})},
-                                     {"args", Json::array({"true"})}}})}}}};
+  job["spec"]["submitterPodTemplate"] = submitterRunning("true");
   create(kRayJobs, job);
   ASSERT_TRUE(runUntilDeploymentStatus("no-ray-job", kJobDeploymentStatusFailed));
   EXPECT_EQ(statusOf("no-ray-job", "reason"), "AppFailed");
@@ -431,12 +424,7 @@ TEST_F(RayJobTest, DeletingARunningRayJobStopsTheRayJob) {
   ASSERT_TRUE(info.has_value()) << info.error().message;
   EXPECT_EQ(info->jobStatus, "STOPPED");
   EXPECT_THAT(eventReasons("to-delete"), Not(Contains("DeletedRayCluster")));
-  ASSERT_TRUE(runUntil(
-      [&] {
-        return !exists(kRayClusters, "default", clusterName) &&
-               !exists(kJobs, "default", "to-delete");
-      },
-      seconds(60)));
+  ASSERT_TRUE(runUntilClusterAndSubmitterDeleted(clusterName, "to-delete"));
 }
 
 // rayjob_controller_unit_test.go "TestDeletionRules": DeleteWorkers after 10 s suspends every

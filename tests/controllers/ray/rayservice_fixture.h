@@ -54,19 +54,10 @@ applications:
 // worker group `small-group` of 3 replicas.
 inline Json rayServiceTemplate(const std::string& name, const std::string& appName = "app1",
                                int workers = 3) {
-  Json head = {
-      {"rayStartParams", Json::object()},
-      {"template",
-       {{"spec", {{"containers", Json::array({{{"name", "ray-head"}, {"image", kRayImage}}})}}}}}};
-  Json worker = {
-      {"groupName", "small-group"},
-      {"replicas", workers},
-      {"minReplicas", 0},
-      {"maxReplicas", 10000},
-      {"rayStartParams", Json::object()},
-      {"template",
-       {{"spec",
-         {{"containers", Json::array({{{"name", "ray-worker"}, {"image", kRayImage}}})}}}}}};
+  Json head = {{"rayStartParams", Json::object()},
+               {"template", podTemplateOf({{"name", "ray-head"}, {"image", kRayImage}})}};
+  Json worker = upstreamWorkerGroupSpec("small-group", workers,
+                                        {{"name", "ray-worker"}, {"image", kRayImage}});
   return {
       {"apiVersion", "ray.io/v1"},
       {"kind", "RayService"},
@@ -84,37 +75,23 @@ class RayServiceTest : public RayTest {
  protected:
   void SetUp() override {
     openServer(42, /*crds=*/true);
-    ClusterOptions clusterOptions;
-    clusterOptions.nodes = 6;
-    cluster = std::make_unique<Cluster>(ex, *server, clusterOptions);
     RaySimulationOptions simulation;
     simulation.head.serve = serveOptions;
-    addRayBehaviors(cluster->behaviors(), simulation);
-    ASSERT_TRUE(cluster->start().has_value());
-    ex.runUntilIdle();
+    startRaySimulatedCluster(simulation);
   }
 
   // The operator: RayCluster and RayService controllers on one manager.
   void startOperator(OperatorOptions options = {}) {
-    if (!options.randomSeed) options.randomSeed = 7;
     if (!options.httpProxyClients) {
       options.httpProxyClients = inProcessHttpProxyClients(cluster->network());
     }
-    operatorOptions = options;
-    manager = std::make_unique<Manager>(ex, *server);
-    auto added = addRayOperator(*manager, {"raycluster", "rayservice"}, options,
-                                inProcessDashboardClients(cluster->network()));
-    ASSERT_TRUE(added.has_value()) << added.error().message;
-    manager->start();
-    ex.runUntilIdle();
-    ASSERT_TRUE(manager->running());
+    startRayOperator({"raycluster", "rayservice"}, std::move(options),
+                     inProcessDashboardClients(cluster->network()));
   }
   // An operator that crashes (its queues, caches, Serve config cache and deletion schedule are
   // gone) and a new one.
   void restartOperator() {
-    manager->crash();
-    manager.reset();
-    ex.runUntilIdle();
+    crashOperator();
     OperatorOptions options = operatorOptions;
     options.randomSeed = *options.randomSeed + 1;
     startOperator(options);

@@ -30,6 +30,7 @@
 #include "fakekube/api/resources.h"
 #include "fakekube/cluster/nodes.h"
 #include "fixtures/test_cluster.h"
+#include "tests/controllers/volcano/ray_gang_documents.h"
 
 namespace fakekube::volcano::testing {
 namespace {
@@ -41,25 +42,9 @@ using ::testing::ElementsAre;
 constexpr const char* kFirst = "llm-finetune";
 constexpr const char* kSecond = "batch-inference";
 
-Json member(const std::string& name) {
-  return {{"name", name},
-          {"image", "rayproject/ray:2.46.0"},
-          {"resources", {{"requests", {{"cpu", "4"}, {"memory", "4Gi"}}}}}};
-}
-
 // A RayJob whose cluster is a head and two workers of 4 cpu; the job runs 30 s; the cluster is
 // deleted 30 s after the job finished.
 Json contendingJob(const std::string& name, bool volcano) {
-  Json head = member("ray-head");
-  head["ports"] = Json::array({{{"containerPort", 6379}, {"name", "gcs-server"}},
-                               {{"containerPort", 8265}, {"name", "dashboard"}},
-                               {{"containerPort", 10001}, {"name", "client"}}});
-  Json worker = {{"groupName", "workers"},
-                 {"replicas", 2},
-                 {"minReplicas", 2},
-                 {"maxReplicas", 2},
-                 {"rayStartParams", Json::object()},
-                 {"template", {{"spec", {{"containers", Json::array({member("ray-worker")})}}}}}};
   Json job = {{"apiVersion", "ray.io/v1"},
               {"kind", "RayJob"},
               {"metadata", {{"name", name}, {"namespace", "default"}}},
@@ -67,12 +52,7 @@ Json contendingJob(const std::string& name, bool volcano) {
                {{"entrypoint", "sleep 30"},
                 {"shutdownAfterJobFinishes", true},
                 {"ttlSecondsAfterFinished", 30},
-                {"rayClusterSpec",
-                 {{"rayVersion", "2.46.0"},
-                  {"headGroupSpec",
-                   {{"rayStartParams", Json::object()},
-                    {"template", {{"spec", {{"containers", Json::array({head})}}}}}}},
-                  {"workerGroupSpecs", Json::array({worker})}}}}}};
+                {"rayClusterSpec", rayClusterSpec("4", "4Gi", 2, 2, 2)}}}};
   if (volcano) job["metadata"]["labels"] = {{std::string(kQueueNameLabel), "default"}};
   return job;
 }

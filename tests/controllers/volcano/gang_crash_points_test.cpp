@@ -20,6 +20,7 @@
 #include "fixtures/crash_point_runner.h"
 #include "fixtures/invariant.h"
 #include "fixtures/test_cluster.h"
+#include "tests/controllers/volcano/ray_gang_documents.h"
 
 namespace fakekube::volcano::testing {
 namespace {
@@ -27,15 +28,6 @@ namespace {
 using std::chrono::seconds;
 
 Json gangJob() {
-  auto member = [](const std::string& name) {
-    return Json{{"name", name},
-                {"image", "rayproject/ray:2.46.0"},
-                {"resources", {{"requests", {{"cpu", "1"}, {"memory", "1Gi"}}}}}};
-  };
-  Json head = member("ray-head");
-  head["ports"] = Json::array({{{"containerPort", 6379}, {"name", "gcs-server"}},
-                               {{"containerPort", 8265}, {"name", "dashboard"}},
-                               {{"containerPort", 10001}, {"name", "client"}}});
   return {{"apiVersion", "ray.io/v1"},
           {"kind", "RayJob"},
           {"metadata",
@@ -43,21 +35,7 @@ Json gangJob() {
             {"namespace", "default"},
             {"labels", {{"volcano.sh/queue-name", "default"}}}}},
           {"spec",
-           {{"entrypoint", "sleep 5"},
-            {"rayClusterSpec",
-             {{"rayVersion", "2.46.0"},
-              {"headGroupSpec",
-               {{"rayStartParams", Json::object()},
-                {"template", {{"spec", {{"containers", Json::array({head})}}}}}}},
-              {"workerGroupSpecs",
-               Json::array(
-                   {{{"groupName", "workers"},
-                     {"replicas", 2},
-                     {"minReplicas", 2},
-                     {"maxReplicas", 2},
-                     {"rayStartParams", Json::object()},
-                     {"template",
-                      {{"spec", {{"containers", Json::array({member("ray-worker")})}}}}}}})}}}}}};
+           {{"entrypoint", "sleep 5"}, {"rayClusterSpec", rayClusterSpec("1", "1Gi", 2, 2, 2)}}}};
 }
 
 // Every pod of the job (its cluster's and its submitter's) is Volcano's, in the RayJob's group.

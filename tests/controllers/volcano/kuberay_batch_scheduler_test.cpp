@@ -140,6 +140,13 @@ class VolcanoPodGroupTest : public ::testing::Test {
     ASSERT_TRUE(volcano::installVolcanoApi(*client));
     ASSERT_TRUE(installCustomResourceDefinitions(*client));
   }
+  // The PodGroup of the test RayJob once it is submitted in `submissionMode`.
+  Json podGroupOnSubmission(Json rayJob, const std::string& submissionMode) {
+    rayJob["spec"]["submissionMode"] = submissionMode;
+    auto scheduled = scheduler.doBatchSchedulingOnSubmission(*client, rayJob);
+    EXPECT_TRUE(scheduled) << scheduled.error().str();
+    return podGroup("ray-rayjob-sample-pg");
+  }
   Json podGroup(const std::string& name) {
     auto got = client->get(kVolcanoPodGroups, "default", name);
     EXPECT_TRUE(got) << name;
@@ -153,10 +160,7 @@ class VolcanoPodGroupTest : public ::testing::Test {
 };
 
 TEST_F(VolcanoPodGroupTest, TestCreatePodGroupForRayJobNoSubmitterPodResources) {
-  Json rayJob = createTestRayJob(1);
-  rayJob["spec"]["submissionMode"] = "HTTPMode";
-  ASSERT_TRUE(scheduler.doBatchSchedulingOnSubmission(*client, rayJob));
-  const Json group = podGroup("ray-rayjob-sample-pg");
+  const Json group = podGroupOnSubmission(createTestRayJob(1), "HTTPMode");
   EXPECT_EQ(jsonAt(group, {"spec", "minMember"}), 3);
   EXPECT_EQ(minResources(group)["cpu"], "768m");
   EXPECT_EQ(minResources(group)["memory"], "768Mi");
@@ -179,20 +183,14 @@ TEST_F(VolcanoPodGroupTest, TestCreatePodGroupForRayJobK8sJobModeIncludesSubmitt
 }
 
 TEST_F(VolcanoPodGroupTest, TestCreatePodGroupForRayJobSidecarModeIncludesSubmitterPodResources) {
-  Json rayJob = createTestRayJob(1);
-  rayJob["spec"]["submissionMode"] = "SidecarMode";
-  ASSERT_TRUE(scheduler.doBatchSchedulingOnSubmission(*client, rayJob));
-  const Json group = podGroup("ray-rayjob-sample-pg");
+  const Json group = podGroupOnSubmission(createTestRayJob(1), "SidecarMode");
   EXPECT_EQ(jsonAt(group, {"spec", "minMember"}), 3);
   EXPECT_EQ(minResources(group)["cpu"], "1268m");
   EXPECT_EQ(minResources(group)["memory"], "968Mi");
 }
 
 TEST_F(VolcanoPodGroupTest, TestCreatePodGroupForRayJob_NumOfHosts2K8sJobMode) {
-  Json rayJob = createTestRayJob(2);
-  rayJob["spec"]["submissionMode"] = "K8sJobMode";
-  ASSERT_TRUE(scheduler.doBatchSchedulingOnSubmission(*client, rayJob));
-  const Json group = podGroup("ray-rayjob-sample-pg");
+  const Json group = podGroupOnSubmission(createTestRayJob(2), "K8sJobMode");
   EXPECT_EQ(jsonAt(group, {"spec", "minMember"}), 5);
   EXPECT_EQ(minResources(group)["cpu"], "1780m");      // 1280m + 500m
   EXPECT_EQ(minResources(group)["memory"], "1480Mi");  // 1280Mi + 200Mi

@@ -18,6 +18,7 @@
 #include "fakekube/api/pod_status.h"
 #include "fakekube/api/resources.h"
 #include "fixtures/test_cluster.h"
+#include "tests/controllers/volcano/ray_gang_documents.h"
 
 namespace fakekube::volcano::testing {
 namespace {
@@ -25,35 +26,13 @@ namespace {
 using std::chrono::seconds;
 
 Json gangCluster() {
-  auto container = [](const std::string& name) {
-    return Json{{"name", name},
-                {"image", "rayproject/ray:2.46.0"},
-                {"resources", {{"requests", {{"cpu", "1"}, {"memory", "1Gi"}}}}}};
-  };
-  Json head = container("ray-head");
-  head["ports"] = Json::array({{{"containerPort", 6379}, {"name", "gcs-server"}},
-                               {{"containerPort", 8265}, {"name", "dashboard"}},
-                               {{"containerPort", 10001}, {"name", "client"}}});
   return {{"apiVersion", "ray.io/v1"},
           {"kind", "RayCluster"},
           {"metadata",
            {{"name", "gang"},
             {"namespace", "default"},
             {"labels", {{"volcano.sh/queue-name", "default"}}}}},
-          {"spec",
-           {{"rayVersion", "2.46.0"},
-            {"headGroupSpec",
-             {{"rayStartParams", Json::object()},
-              {"template", {{"spec", {{"containers", Json::array({head})}}}}}}},
-            {"workerGroupSpecs",
-             Json::array(
-                 {{{"groupName", "workers"},
-                   {"replicas", 2},
-                   {"minReplicas", 0},
-                   {"maxReplicas", 5},
-                   {"rayStartParams", Json::object()},
-                   {"template",
-                    {{"spec", {{"containers", Json::array({container("ray-worker")})}}}}}}})}}}};
+          {"spec", rayClusterSpec("1", "1Gi", 2, 0, 5)}};
 }
 
 TEST(RayClusterGangScheduling, TheRayClusterControllerHandsItsPodsToVolcanoAsOneGroup) {
