@@ -82,6 +82,14 @@ inline std::string scheduledMessage(TestCluster& cluster, const std::string& pod
   return condition ? condition->value("message", "") : "";
 }
 
+// Runs 10 s, after which no member of `group` is bound; answers why `pod` is not scheduled.
+inline std::string messageOfUnboundGroup(TestCluster& cluster, const std::string& group,
+                                         const std::string& pod) {
+  cluster.runFor(std::chrono::seconds(10));
+  EXPECT_EQ(boundMembers(cluster, group), 0);
+  return scheduledMessage(cluster, pod);
+}
+
 inline std::string phaseOf(TestCluster& cluster, const std::string& group) {
   auto got = cluster.get(kPodGroups, "default", group);
   if (!got) return "";

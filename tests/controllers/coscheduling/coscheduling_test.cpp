@@ -21,13 +21,19 @@ namespace {
 using std::chrono::seconds;
 using ::testing::HasSubstr;
 
-TEST(CoschedulingPreFilter, PodCountLessThanMinMemberIsRejectedUntilTheQuorumExists) {
-  TestCluster cluster(coschedulingCluster(1));
-  ASSERT_TRUE(cluster.start());
+// The tests of one plugin point on one node, the cluster started.
+class OneNodeCoschedulingTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_TRUE(cluster.start()); }
+
+  TestCluster cluster{coschedulingCluster(1)};
+};
+class CoschedulingPreFilter : public OneNodeCoschedulingTest {};
+class CoschedulingPermit : public OneNodeCoschedulingTest {};
+
+TEST_F(CoschedulingPreFilter, PodCountLessThanMinMemberIsRejectedUntilTheQuorumExists) {
   createGroup(cluster, "pg", 3, 2, "1");
-  cluster.runFor(seconds(10));
-  EXPECT_EQ(boundMembers(cluster, "pg"), 0);
-  EXPECT_EQ(scheduledMessage(cluster, "pg-0"),
+  EXPECT_EQ(messageOfUnboundGroup(cluster, "pg", "pg-0"),
             "0/1 nodes are available: pre-filter pod pg-0 cannot find enough sibling pods, "
             "current pods number: 2, minMember of group: 3. preemption: 0/1 nodes are available: "
             "1 Preemption is not helpful for scheduling., PodGroup default/pg gets rejected due "
@@ -38,53 +44,37 @@ TEST(CoschedulingPreFilter, PodCountLessThanMinMemberIsRejectedUntilTheQuorumExi
   EXPECT_TRUE(cluster.eventually([&] { return boundMembers(cluster, "pg") == 3; }, seconds(5)));
 }
 
-TEST(CoschedulingPreFilter, PodBelongsToANonExistentPodGroupIsRejectedAtPermit) {
-  TestCluster cluster(coschedulingCluster(1));
-  ASSERT_TRUE(cluster.start());
+TEST_F(CoschedulingPreFilter, PodBelongsToANonExistentPodGroupIsRejectedAtPermit) {
   ASSERT_TRUE(cluster.client().create(kPods, coschedulingPod("orphan", "missing", "1")));
-  cluster.runFor(seconds(10));
-  EXPECT_EQ(boundMembers(cluster, "missing"), 0);
-  EXPECT_EQ(scheduledMessage(cluster, "orphan"), "PodGroup not found");
+  EXPECT_EQ(messageOfUnboundGroup(cluster, "missing", "orphan"), "PodGroup not found");
 }
 
-TEST(CoschedulingPreFilter, ClusterResourceCannotSatisfyMinResource) {
-  TestCluster cluster(coschedulingCluster(1));
-  ASSERT_TRUE(cluster.start());
+TEST_F(CoschedulingPreFilter, ClusterResourceCannotSatisfyMinResource) {
   createGroup(cluster, "big", 2, 2, "1", {{"minResources", {{"cpu", "20"}}}});
-  cluster.runFor(seconds(10));
-  EXPECT_EQ(boundMembers(cluster, "big"), 0);
-  EXPECT_EQ(scheduledMessage(cluster, "big-0"),
+  EXPECT_EQ(messageOfUnboundGroup(cluster, "big", "big-0"),
             "0/1 nodes are available: resource gap: map[cpu:{{12000 -3} {<nil>}  DecimalSI}]. "
             "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling., "
             "PodGroup default/big gets rejected due to Pod big-0 is unschedulable even after "
             "PostFilter.");
 }
 
-TEST(CoschedulingPreFilter, ClusterResourceSatisfiesMinResource) {
-  TestCluster cluster(coschedulingCluster(1));
-  ASSERT_TRUE(cluster.start());
+TEST_F(CoschedulingPreFilter, ClusterResourceSatisfiesMinResource) {
   createGroup(cluster, "fits", 2, 2, "1", {{"minResources", {{"cpu", "2"}}}});
   EXPECT_TRUE(cluster.eventually([&] { return boundMembers(cluster, "fits") == 2; }, seconds(5)));
 }
 
-TEST(CoschedulingPreFilter, GatedPodsPushGroupBelowQuorum) {
-  TestCluster cluster(coschedulingCluster(1));
-  ASSERT_TRUE(cluster.start());
+TEST_F(CoschedulingPreFilter, GatedPodsPushGroupBelowQuorum) {
   ASSERT_TRUE(cluster.client().create(kPodGroups, podGroupDocument("gated", 2)));
   ASSERT_TRUE(cluster.client().create(kPods, coschedulingPod("gated-0", "gated", "1")));
   Json gated = coschedulingPod("gated-1", "gated", "1");
   gated["spec"]["schedulingGates"] = Json::array({{{"name", "example.com/wait"}}});
   ASSERT_TRUE(cluster.client().create(kPods, gated));
-  cluster.runFor(seconds(10));
-  EXPECT_EQ(boundMembers(cluster, "gated"), 0);
-  EXPECT_THAT(scheduledMessage(cluster, "gated-0"),
+  EXPECT_THAT(messageOfUnboundGroup(cluster, "gated", "gated-0"),
               HasSubstr("pre-filter pod gated-0 cannot proceed due to gated pods in the same "
                         "PodGroup."));
 }
 
-TEST(CoschedulingPermit, PodsDoNotBelongToAnyPodGroupAreScheduledAlone) {
-  TestCluster cluster(coschedulingCluster(1));
-  ASSERT_TRUE(cluster.start());
+TEST_F(CoschedulingPermit, PodsDoNotBelongToAnyPodGroupAreScheduledAlone) {
   ASSERT_TRUE(cluster.client().create(kPods, coschedulingPod("alone", "", "1")));
   EXPECT_TRUE(cluster.eventually(
       [&] {
@@ -107,9 +97,7 @@ TEST(CoschedulingPostFilter, PodDoesNotBelongToAnyPodGroup) {
 // coscheduling_test.go TestPermit "pods belong to a podGroup, and quorum satisfied": the group's
 // first two pods wait at Permit holding node-1; the third fits nowhere, so PostFilter rejects the
 // waiting ones (optimistic rejection); once node-2 comes up the three are bound at one instant.
-TEST(CoschedulingPermit, PodsBelongToAPodGroupAndQuorumSatisfiedAreBoundTogether) {
-  TestCluster cluster(coschedulingCluster(1));
-  ASSERT_TRUE(cluster.start());
+TEST_F(CoschedulingPermit, PodsBelongToAPodGroupAndQuorumSatisfiedAreBoundTogether) {
   createGroup(cluster, "gang", 3, 3, "4");
   cluster.runFor(seconds(30));
   EXPECT_EQ(boundMembers(cluster, "gang"), 0);
@@ -147,9 +135,7 @@ TEST(CoschedulingPermit, PodsBelongToAPodGroupAndQuorumSatisfiedAreBoundTogether
 // rejection": nine pods of the ten wait at Permit, holding the node, until the group's
 // scheduleTimeoutSeconds; then the first to time out is rejected and its Unreserve rejects the
 // others. No pod is ever bound.
-TEST(CoschedulingPermit, GroupLargerThanTheClusterWaitsThenIsRejectedAfterTheTimeout) {
-  TestCluster cluster(coschedulingCluster(1));
-  ASSERT_TRUE(cluster.start());
+TEST_F(CoschedulingPermit, GroupLargerThanTheClusterWaitsThenIsRejectedAfterTheTimeout) {
   createGroup(cluster, "large", 10, 10, "850m", {{"scheduleTimeoutSeconds", 30}});
   auto messages = [&] {
     std::map<std::string, int> counts;
@@ -211,9 +197,7 @@ TEST(CoschedulingPostFilter, PodGroupBackoffRefusesTheGroupUntilItExpires) {
   createGroup(cluster, "gang", 3, 3, "4");
   cluster.runFor(seconds(1));
   ASSERT_TRUE(addNode(cluster.client(), cluster.executor().clock(), NodeConfig{.name = "node-2"}));
-  cluster.runFor(seconds(10));
-  EXPECT_EQ(boundMembers(cluster, "gang"), 0);
-  EXPECT_THAT(scheduledMessage(cluster, "gang-0"),
+  EXPECT_THAT(messageOfUnboundGroup(cluster, "gang", "gang-0"),
               HasSubstr(": podGroup default/gang failed recently. preemption:"));
   // The pods come back at the latest after the scheduler's 5 minutes.
   EXPECT_TRUE(cluster.eventually([&] { return boundMembers(cluster, "gang") == 3; },

@@ -8,23 +8,19 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/validation_messages.h"
+
 namespace fakekube {
 namespace {
 
 using Strings = std::vector<std::string>;
 
-const std::string kSubdomainMsg =
-    R"(a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'))";
-const std::string kLabelMsg =
-    R"(a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?'))";
-const std::string kDns1035Msg =
-    R"(a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?'))";
-const std::string kNamePartMsg =
-    R"(name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'))";
-const std::string kQualifiedNameMsg =
-    R"(a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName'))";
-const std::string kLabelValueMsg =
-    R"(a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?'))";
+const std::string& kSubdomainMsg = ::fakekube::testing::kValidationMessages.subdomain;
+const std::string& kLabelMsg = ::fakekube::testing::kValidationMessages.label;
+const std::string& kDns1035Msg = ::fakekube::testing::kValidationMessages.dns1035;
+const std::string& kNamePartMsg = ::fakekube::testing::kValidationMessages.namePart;
+const std::string& kQualifiedNameMsg = ::fakekube::testing::kValidationMessages.qualifiedName;
+const std::string& kLabelValueMsg = ::fakekube::testing::kValidationMessages.labelValue;
 
 Strings messages(const FieldErrors& errs) {
   Strings out;

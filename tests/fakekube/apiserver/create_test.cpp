@@ -10,18 +10,17 @@
 
 #include "fakekube/api/resources.h"
 #include "fixture.h"
+#include "tests/support/validation_messages.h"
 
 namespace fakekube::apitest {
 namespace {
 
 using CreateTest = ApiServerTest;
 
-const std::string kSubdomainMsg =
-    R"(a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'))";
-const std::string kNamePartMsg =
-    R"(name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'))";
-const std::string kLabelValueMsg =
-    R"(a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?'))";
+const std::string& kSubdomainMsg = ::fakekube::testing::kValidationMessages.subdomain;
+const std::string& kNamePartMsg = ::fakekube::testing::kValidationMessages.namePart;
+const std::string& kLabelValueMsg = ::fakekube::testing::kValidationMessages.labelValue;
+
 constexpr std::string_view kNameAlphabet = "bcdfghjklmnpqrstvwxz2456789";
 
 bool isUuidV4(const std::string& s) {

@@ -40,22 +40,7 @@ Json sprocketCrd() {
         {"extra", {{"type", "object"}, {"x-kubernetes-preserve-unknown-fields", true}}}}}};
   const Json status = {{"type", "object"}, {"properties", {{"ready", {{"type", "boolean"}}}}}};
   const Json schema = {{"type", "object"}, {"properties", {{"spec", spec}, {"status", status}}}};
-  return {{"apiVersion", "apiextensions.k8s.io/v1"},
-          {"kind", "CustomResourceDefinition"},
-          {"metadata", {{"name", "sprockets.example.com"}}},
-          {"spec",
-           {{"group", "example.com"},
-            {"names",
-             {{"plural", "sprockets"},
-              {"singular", "sprocket"},
-              {"kind", "Sprocket"},
-              {"listKind", "SprocketList"}}},
-            {"scope", "Namespaced"},
-            {"versions", Json::array({{{"name", "v1"},
-                                       {"served", true},
-                                       {"storage", true},
-                                       {"subresources", {{"status", Json::object()}}},
-                                       {"schema", {{"openAPIV3Schema", schema}}}}})}}}};
+  return exampleComCrd("sprockets", "sprocket", "Sprocket", schema);
 }
 
 Json sprocket(const std::string& name) {
@@ -78,22 +63,12 @@ Json misspeltSprocket(const std::string& name) {
   return g;
 }
 
-class CustomResourceUnknownFieldsTest : public ApiServerTest {
+class CustomResourceUnknownFieldsTest : public FieldValidationTest {
  protected:
   void SetUp() override {
-    ApiServerTest::SetUp();
+    FieldValidationTest::SetUp();
     create(kCustomResourceDefinitions, sprocketCrd());
   }
-
-  template <class Options>
-  Options withValidation(FieldValidation validation) {
-    Options options;
-    options.fieldValidation = validation;
-    options.warnings = &warnings;
-    return options;
-  }
-
-  std::vector<std::string> warnings;
 };
 
 TEST_F(CustomResourceUnknownFieldsTest, PostWarnsForEveryPrunedFieldAndDropsIt) {

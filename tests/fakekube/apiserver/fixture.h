@@ -13,73 +13,64 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/resources.h"
 #include "fakekube/api/status.h"
 #include "fakekube/apiserver/api_server.h"
 #include "fakekube/sim/sim_executor.h"
+#include "tests/support/object_documents.h"
 
 namespace fakekube::apitest {
 
 inline const GroupVersionResource kWidgets{"example.com", "v1", "widgets"};
 
-inline Json configMap(const std::string& name, const std::string& ns = "default") {
-  Json cm = {{"apiVersion", "v1"},
-             {"kind", "ConfigMap"},
-             {"metadata", {{"namespace", ns}}},
-             {"data", {{"key", "value"}}}};
-  if (!name.empty()) cm["metadata"]["name"] = name;
-  return cm;
-}
-
-inline Json pod(const std::string& name, const std::string& ns = "default") {
-  return {{"apiVersion", "v1"},
-          {"kind", "Pod"},
-          {"metadata", {{"name", name}, {"namespace", ns}}},
-          {"spec", {{"containers", Json::array({{{"name", "main"}, {"image", "nginx:1.27"}}})}}}};
-}
+using ::fakekube::testing::configMap;
+using ::fakekube::testing::pod;
 
 inline Json namespaceObject(const std::string& name) {
   return {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", name}}}};
 }
 
-inline Json deployment(const std::string& name, const std::string& ns = "default") {
-  Json labels = {{"app", name}};
-  return {{"apiVersion", "apps/v1"},
-          {"kind", "Deployment"},
-          {"metadata", {{"name", name}, {"namespace", ns}}},
-          {"spec",
-           {{"replicas", 1},
-            {"selector", {{"matchLabels", labels}}},
-            {"template",
-             {{"metadata", {{"labels", labels}}},
-              {"spec",
-               {{"containers", Json::array({{{"name", "main"}, {"image", "nginx:1.27"}}})}}}}}}}};
+using ::fakekube::testing::deployment;
+
+// A workload of apps/v1 `kind` (DaemonSet, StatefulSet) in the shape of deployment(), which
+// these kinds share but for the replicas.
+inline Json appsWorkload(const std::string& kind, const std::string& name) {
+  Json object = deployment(name);
+  object["kind"] = kind;
+  object["spec"].erase("replicas");
+  return object;
+}
+
+// The CustomResourceDefinition of <plural>.example.com/v1, namespaced, kind `kind`, its one
+// version served and stored with the status subresource and `schema` as its openAPIV3Schema.
+inline Json exampleComCrd(const std::string& plural, const std::string& singular,
+                          const std::string& kind, Json schema) {
+  return {
+      {"apiVersion", "apiextensions.k8s.io/v1"},
+      {"kind", "CustomResourceDefinition"},
+      {"metadata", {{"name", plural + ".example.com"}}},
+      {"spec",
+       {{"group", "example.com"},
+        {"names",
+         {{"plural", plural}, {"singular", singular}, {"kind", kind}, {"listKind", kind + "List"}}},
+        {"scope", "Namespaced"},
+        {"versions", Json::array({{{"name", "v1"},
+                                   {"served", true},
+                                   {"storage", true},
+                                   {"subresources", {{"status", Json::object()}}},
+                                   {"schema", {{"openAPIV3Schema", std::move(schema)}}}}})}}}};
 }
 
 // The CustomResourceDefinition of widgets.example.com/v1, kind Widget, with or without the status
 // subresource.
 inline Json widgetCrd(bool statusSubresource = true) {
-  Json version = {{"name", "v1"},
-                  {"served", true},
-                  {"storage", true},
-                  {"schema",
-                   {{"openAPIV3Schema",
-                     {{"type", "object"}, {"x-kubernetes-preserve-unknown-fields", true}}}}}};
-  if (statusSubresource) version["subresources"] = {{"status", Json::object()}};
-  return {{"apiVersion", "apiextensions.k8s.io/v1"},
-          {"kind", "CustomResourceDefinition"},
-          {"metadata", {{"name", "widgets.example.com"}}},
-          {"spec",
-           {{"group", "example.com"},
-            {"names",
-             {{"plural", "widgets"},
-              {"singular", "widget"},
-              {"kind", "Widget"},
-              {"listKind", "WidgetList"}}},
-            {"scope", "Namespaced"},
-            {"versions", Json::array({version})}}}};
+  Json crd = exampleComCrd("widgets", "widget", "Widget",
+                           {{"type", "object"}, {"x-kubernetes-preserve-unknown-fields", true}});
+  if (!statusSubresource) crd["spec"]["versions"][0].erase("subresources");
+  return crd;
 }
 
 inline Json widget(const std::string& name, const std::string& ns = "default") {
@@ -118,21 +109,41 @@ inline std::string describeValue(const DeleteResult& result) {
 inline std::string describeValue(const Json& json) { return json.dump(); }
 inline std::string describeValue(const std::shared_ptr<Watch>&) { return "a watch"; }
 
+// Whether `result` is the error with this code and reason, and the message `message` (all of it,
+// or, with `wholeMessage` false, its beginning).
 template <class T>
-::testing::AssertionResult failsWith(const Result<T>& result, int code, std::string_view reason,
-                                     std::string_view message) {
+::testing::AssertionResult failsWithStatus(const Result<T>& result, int code,
+                                           std::string_view reason, std::string_view message,
+                                           bool wholeMessage) {
   if (result) {
     return ::testing::AssertionFailure()
            << "expected " << code << " " << reason << ", but the request succeeded with "
            << describeValue(*result);
   }
   const Status& s = result.error();
-  if (s.code != code || s.reason != reason || s.message != message || s.status != "Failure") {
+  const bool messageMatches = wholeMessage ? s.message == message : s.message.starts_with(message);
+  if (s.code != code || s.reason != reason || !messageMatches || s.status != "Failure") {
     return ::testing::AssertionFailure()
-           << "expected\n  " << code << " " << reason << ": " << message << "\nbut got\n  "
-           << s.code << " " << s.reason << ": " << s.message << " (status " << s.status << ")";
+           << "expected\n  " << code << " " << reason << ": " << message
+           << (wholeMessage ? "" : "...") << "\nbut got\n  " << s.code << " " << s.reason << ": "
+           << s.message << " (status " << s.status << ")";
   }
   return ::testing::AssertionSuccess();
+}
+
+template <class T>
+::testing::AssertionResult failsWith(const Result<T>& result, int code, std::string_view reason,
+                                     std::string_view message) {
+  return failsWithStatus(result, code, reason, message, /*wholeMessage=*/true);
+}
+
+// The same where only the beginning of the message is kube-apiserver's (the rest is a decoder's
+// words, which the test does not pin).
+template <class T>
+::testing::AssertionResult failsWithMessageStarting(const Result<T>& result, int code,
+                                                    std::string_view reason,
+                                                    std::string_view messagePrefix) {
+  return failsWithStatus(result, code, reason, messagePrefix, /*wholeMessage=*/false);
 }
 
 inline StatusCause cause(std::string reason, std::string message, std::string field) {
@@ -189,6 +200,21 @@ class ApiServerTest : public ::testing::Test {
 
   SimExecutor ex;
   std::unique_ptr<ApiServer> server;
+};
+
+// The fixture of the tests of fieldValidation (Ignore, Warn, Strict): options that ask for it and
+// collect the server's warnings in `warnings`.
+class FieldValidationTest : public ApiServerTest {
+ protected:
+  template <class Options>
+  Options withValidation(FieldValidation validation) {
+    Options options;
+    options.fieldValidation = validation;
+    options.warnings = &warnings;
+    return options;
+  }
+
+  std::vector<std::string> warnings;
 };
 
 inline std::string rv(const Json& object) { return meta::resourceVersion(object); }

@@ -216,11 +216,8 @@ TEST_F(ListTest, ContinueTokenOlderThanTheCompactionIs410) {
 TEST_F(ListTest, MalformedContinueTokenIs400) {
   ListOptions options;
   options.continueToken = "not base64!";
-  auto r = server->list(kConfigMaps, "default", options);
-  ASSERT_FALSE(r);
-  EXPECT_EQ(r.error().code, 400);
-  EXPECT_EQ(r.error().reason, "BadRequest");
-  EXPECT_EQ(r.error().message.rfind("continue key is not valid: ", 0), 0u) << r.error().message;
+  EXPECT_TRUE(failsWithMessageStarting(server->list(kConfigMaps, "default", options), 400,
+                                       "BadRequest", "continue key is not valid: "));
 }
 
 TEST_F(ListTest, ResourceVersionNewerThanTheServerIs504) {

@@ -59,12 +59,9 @@ TEST_F(PatchTest, MalformedJsonPatchIs400) {
                                       R"([{"op":"frobnicate","path":"/data/x"}])"),
                         400, "BadRequest",
                         "error decoding patch: operation 0 has unknown op \"frobnicate\""));
-  auto notJson = server->patch(kConfigMaps, "default", "c1", PatchType::Json, "[{");
-  ASSERT_FALSE(notJson);
-  EXPECT_EQ(notJson.error().code, 400);
-  EXPECT_EQ(notJson.error().reason, "BadRequest");
-  EXPECT_EQ(notJson.error().message.rfind("error decoding patch: ", 0), 0u)
-      << notJson.error().message;
+  EXPECT_TRUE(
+      failsWithMessageStarting(server->patch(kConfigMaps, "default", "c1", PatchType::Json, "[{"),
+                               400, "BadRequest", "error decoding patch: "));
   EXPECT_EQ(server->revision(), before);
 }
 
@@ -88,12 +85,9 @@ TEST_F(PatchTest, JsonPatchThatDoesNotApplyIs422) {
   // A patch that applies but yields an invalid object is the usual Invalid naming the field.
   auto invalid = server->patch(kConfigMaps, "default", "c1", PatchType::Json,
                                R"([{"op":"add","path":"/metadata/labels","value":{"a":"-x-"}}])");
-  ASSERT_FALSE(invalid);
-  EXPECT_EQ(invalid.error().code, 422);
-  EXPECT_EQ(invalid.error().message.rfind(
-                "ConfigMap \"c1\" is invalid: metadata.labels: Invalid value: \"-x-\": ", 0),
-            0u)
-      << invalid.error().message;
+  EXPECT_TRUE(failsWithMessageStarting(
+      invalid, 422, "Invalid",
+      "ConfigMap \"c1\" is invalid: metadata.labels: Invalid value: \"-x-\": "));
   EXPECT_EQ(server->revision(), before);
 }
 
@@ -103,25 +97,9 @@ TEST_F(PatchTest, MalformedMergePatchIs400) {
   EXPECT_TRUE(failsWith(
       server->patch(kConfigMaps, "default", "c1", PatchType::Merge, R"(["not","an","object"])"),
       400, "BadRequest", "error decoding patch: a merge patch must be a JSON object, not array"));
-  auto notJson = server->patch(kConfigMaps, "default", "c1", PatchType::Merge, "{\"data\":");
-  ASSERT_FALSE(notJson);
-  EXPECT_EQ(notJson.error().code, 400);
-  EXPECT_EQ(notJson.error().reason, "BadRequest");
-  EXPECT_EQ(notJson.error().message.rfind("error decoding patch: ", 0), 0u)
-      << notJson.error().message;
-  EXPECT_EQ(server->revision(), before);
-}
-
-TEST_F(PatchTest, StrategicMergePatchOnACustomResourceIs415) {
-  installWidgetCrd();
-  create(kWidgets, widget("w1"));
-  const std::int64_t before = server->revision();
-  EXPECT_TRUE(failsWith(
-      server->patch(kWidgets, "default", "w1", PatchType::StrategicMerge, R"({"spec":{"size":2}})"),
-      415, "UnsupportedMediaType",
-      "the body of the request was in an unknown format - accepted media types "
-      "include: application/json-patch+json, application/merge-patch+json, "
-      "application/apply-patch+yaml"));
+  EXPECT_TRUE(failsWithMessageStarting(
+      server->patch(kConfigMaps, "default", "c1", PatchType::Merge, "{\"data\":"), 400,
+      "BadRequest", "error decoding patch: "));
   EXPECT_EQ(server->revision(), before);
 }
 

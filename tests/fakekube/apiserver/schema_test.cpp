@@ -79,18 +79,9 @@ Json yaml(const char* text) {
 }
 
 Json gizmoCrd(Json schema = yaml(kGizmoSchema)) {
-  return {{"apiVersion", "apiextensions.k8s.io/v1"},
-          {"kind", "CustomResourceDefinition"},
-          {"metadata", {{"name", "gizmos.example.com"}}},
-          {"spec",
-           {{"group", "example.com"},
-            {"names", {{"plural", "gizmos"}, {"singular", "gizmo"}, {"kind", "Gizmo"}}},
-            {"scope", "Namespaced"},
-            {"versions", Json::array({{{"name", "v1"},
-                                       {"served", true},
-                                       {"storage", true},
-                                       {"subresources", {{"status", Json::object()}}},
-                                       {"schema", {{"openAPIV3Schema", schema}}}}})}}}};
+  Json crd = exampleComCrd("gizmos", "gizmo", "Gizmo", std::move(schema));
+  crd["spec"]["names"].erase("listKind");
+  return crd;
 }
 
 Json gizmo(const std::string& name, Json spec = {{"size", 2}}) {

@@ -19,16 +19,8 @@ namespace {
 
 using ::testing::ElementsAre;
 
-class UnknownFieldsTest : public ApiServerTest {
+class UnknownFieldsTest : public FieldValidationTest {
  protected:
-  template <class Options>
-  Options withValidation(FieldValidation validation) {
-    Options options;
-    options.fieldValidation = validation;
-    options.warnings = &warnings;
-    return options;
-  }
-
   Result<ObjectPtr> createWith(const GroupVersionResource& gvr, Json object,
                                FieldValidation validation = FieldValidation::Warn) {
     return server->create(gvr, "default", std::move(object),
@@ -40,8 +32,6 @@ class UnknownFieldsTest : public ApiServerTest {
     return server->patch(gvr, "default", name, type, patch,
                          withValidation<PatchOptions>(validation));
   }
-
-  std::vector<std::string> warnings;
 };
 
 Json podWithMisspeltFields() {

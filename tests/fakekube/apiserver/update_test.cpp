@@ -395,14 +395,9 @@ TEST_F(UpdateTest, UpdateValidatesMetadataLikeCreate) {
   Json cm = create(kConfigMaps, configMap("c1"));
   const std::int64_t before = server->revision();
   cm["metadata"]["labels"] = {{"app", "-bad-"}};
-  auto r = server->update(kConfigMaps, "", cm);
-  ASSERT_FALSE(r);
-  EXPECT_EQ(r.error().code, 422);
-  EXPECT_EQ(r.error().reason, "Invalid");
-  EXPECT_EQ(r.error().message.rfind(
-                "ConfigMap \"c1\" is invalid: metadata.labels: Invalid value: \"-bad-\": ", 0),
-            0u)
-      << r.error().message;
+  EXPECT_TRUE(failsWithMessageStarting(
+      server->update(kConfigMaps, "", cm), 422, "Invalid",
+      "ConfigMap \"c1\" is invalid: metadata.labels: Invalid value: \"-bad-\": "));
   EXPECT_EQ(server->revision(), before);
 }
 

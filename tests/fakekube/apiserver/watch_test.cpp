@@ -117,12 +117,6 @@ TEST_F(WatchTest, BookmarksGoOnlyToWatchesThatAllowThem) {
   EXPECT_FALSE(b->tryNext());
 }
 
-}  // namespace
-}  // namespace fakekube::apitest
-
-namespace fakekube::apitest {
-namespace {
-
 TEST_F(WatchTest, TimeoutEndsTheWatchCleanlyAfterDeliveringWhatCameBefore) {
   WatchOptions options;
   options.resourceVersion = std::to_string(server->revision());

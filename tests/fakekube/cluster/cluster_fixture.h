@@ -42,8 +42,9 @@ inline Json withFinalizer(Json object, const std::string& finalizer) {
   return object;
 }
 
-inline Json replicaSet(const std::string& name, const std::string& ns = "default") {
-  Json rs = deployment(name, ns);
+inline Json replicaSet(const std::string& name, const std::string& ns = "default",
+                       int replicas = 1) {
+  Json rs = deployment(name, ns, replicas);
   rs["kind"] = "ReplicaSet";
   return rs;
 }

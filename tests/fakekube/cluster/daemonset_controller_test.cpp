@@ -15,16 +15,11 @@ namespace {
 
 using ::testing::ElementsAre;
 
+// A DaemonSet running fluentd.
 Json daemonSet(const std::string& name) {
-  return {{"apiVersion", "apps/v1"},
-          {"kind", "DaemonSet"},
-          {"metadata", {{"name", name}, {"namespace", "default"}}},
-          {"spec",
-           {{"selector", {{"matchLabels", {{"app", name}}}}},
-            {"template",
-             {{"metadata", {{"labels", {{"app", name}}}}},
-              {"spec",
-               {{"containers", Json::array({{{"name", "main"}, {"image", "fluentd:1"}}})}}}}}}}};
+  Json object = appsWorkload("DaemonSet", name);
+  object["spec"]["template"]["spec"]["containers"][0]["image"] = "fluentd:1";
+  return object;
 }
 
 class DaemonSetControllerTest : public WorkloadTest {

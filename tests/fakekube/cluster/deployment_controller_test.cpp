@@ -19,12 +19,6 @@ namespace {
 
 using std::chrono::seconds;
 
-Json webDeployment(int replicas) {
-  Json d = deployment("web");
-  d["spec"]["replicas"] = replicas;
-  return d;
-}
-
 class DeploymentControllerTest : public WorkloadTest {
  protected:
   void SetUp() override {
@@ -38,6 +32,23 @@ class DeploymentControllerTest : public WorkloadTest {
   std::vector<Json> replicaSets() {
     Json listed = list(kReplicaSets, "default");
     return std::vector<Json>(listed["items"].begin(), listed["items"].end());
+  }
+
+  // A rollout: the Deployment web's pod template runs `image`.
+  void setWebImage(const std::string& image) {
+    mergePatch(
+        kDeployments, "default", "web",
+        {{"spec",
+          {{"template",
+            {{"spec", {{"containers", Json::array({{{"name", "main"}, {"image", image}}})}}}}}}}});
+  }
+
+  // Creates the Deployment and runs until its pods are Running and Ready.
+  void createAndReady(const Json& deployment) {
+    create(kDeployments, deployment);
+    run();
+    readyAllPending();
+    run();
   }
 
   // Plays the kubelet: every pending pod becomes Running and Ready.
@@ -54,7 +65,7 @@ class DeploymentControllerTest : public WorkloadTest {
 };
 
 TEST_F(DeploymentControllerTest, CreatesAReplicaSetNamedByTheTemplateHash) {
-  Json d = create(kDeployments, webDeployment(2));
+  Json d = create(kDeployments, deployment("web", "default", 2));
   run();
   auto sets = replicaSets();
   ASSERT_EQ(sets.size(), 1u);
@@ -115,22 +126,14 @@ TEST_F(DeploymentControllerTest, CreatesAReplicaSetNamedByTheTemplateHash) {
 }
 
 TEST_F(DeploymentControllerTest, RollingUpdateStaysWithinSurgeAndUnavailableAtEveryStep) {
-  Json d = webDeployment(4);
+  Json d = deployment("web", "default", 4);
   d["spec"]["strategy"] = {{"type", "RollingUpdate"},
                            {"rollingUpdate", {{"maxSurge", 1}, {"maxUnavailable", "25%"}}}};
-  create(kDeployments, d);
-  run();
-  readyAllPending();
-  run();
+  createAndReady(d);
   ASSERT_EQ(get(kDeployments, "default", "web")["status"]["availableReplicas"], 4);
   Json firstRs = replicaSets().at(0);
 
-  mergePatch(
-      kDeployments, "default", "web",
-      {{"spec",
-        {{"template",
-          {{"spec",
-            {{"containers", Json::array({{{"name", "main"}, {"image", "nginx:1.28"}}})}}}}}}}});
+  setWebImage("nginx:1.28");
   int steps = 0;
   for (; steps < 50; ++steps) {
     run();
@@ -169,7 +172,7 @@ TEST_F(DeploymentControllerTest, RollingUpdateStaysWithinSurgeAndUnavailableAtEv
 // An update writes the template as the client sent it, without the pod-spec defaults the
 // ReplicaSet's copy got on create: the two are still the same template.
 TEST_F(DeploymentControllerTest, AnUndefaultedTemplateFromAnUpdateMatchesItsReplicaSet) {
-  create(kDeployments, webDeployment(2));
+  create(kDeployments, deployment("web", "default", 2));
   run();
   Json d = get(kDeployments, "default", "web");
   d["spec"]["template"] = deployment("web")["spec"]["template"];
@@ -188,18 +191,14 @@ TEST_F(DeploymentControllerTest, AnUndefaultedTemplateFromAnUpdateMatchesItsRepl
 }
 
 TEST_F(DeploymentControllerTest, RevisionHistoryLimitDeletesOldEmptyReplicaSets) {
-  Json d = webDeployment(1);
+  Json d = deployment("web", "default", 1);
   d["spec"]["revisionHistoryLimit"] = 1;
   create(kDeployments, d);
   for (const char* image : {"nginx:1", "nginx:2", "nginx:3"}) {
     run();
     readyAllPending();
     run();
-    mergePatch(
-        kDeployments, "default", "web",
-        {{"spec",
-          {{"template",
-            {{"spec", {{"containers", Json::array({{{"name", "main"}, {"image", image}}})}}}}}}}});
+    setWebImage(image);
   }
   for (int i = 0; i < 10; ++i) {
     run(seconds(1));
@@ -215,23 +214,15 @@ TEST_F(DeploymentControllerTest, RevisionHistoryLimitDeletesOldEmptyReplicaSets)
 }
 
 TEST_F(DeploymentControllerTest, RecreateWaitsForTheOldPodsToBeGone) {
-  Json d = webDeployment(2);
+  Json d = deployment("web", "default", 2);
   d["spec"]["strategy"] = {{"type", "Recreate"}};
-  create(kDeployments, d);
-  run();
-  readyAllPending();
-  run();
+  createAndReady(d);
   // The old pods hold a finalizer, so they linger after their deletion.
   for (const auto& p : pods("app=web")) {
     mergePatch(kPods, "default", meta::name(p),
                {{"metadata", {{"finalizers", Json::array({"example.com/hold"})}}}});
   }
-  mergePatch(
-      kDeployments, "default", "web",
-      {{"spec",
-        {{"template",
-          {{"spec",
-            {{"containers", Json::array({{{"name", "main"}, {"image", "nginx:1.28"}}})}}}}}}}});
+  setWebImage("nginx:1.28");
   run(seconds(5));
   auto sets = replicaSets();
   ASSERT_EQ(sets.size(), 1u) << "no new ReplicaSet while old pods are still there";
@@ -249,10 +240,7 @@ TEST_F(DeploymentControllerTest, RecreateWaitsForTheOldPodsToBeGone) {
 }
 
 TEST_F(DeploymentControllerTest, ScalesUpAndDown) {
-  create(kDeployments, webDeployment(2));
-  run();
-  readyAllPending();
-  run();
+  createAndReady(deployment("web", "default", 2));
   mergePatch(kDeployments, "default", "web", {{"spec", {{"replicas", 5}}}});
   run();
   EXPECT_EQ(pods("app=web").size(), 5u);
@@ -273,22 +261,14 @@ TEST_F(DeploymentControllerTest, ScalesUpAndDown) {
 }
 
 TEST_F(DeploymentControllerTest, PausedDeploymentDoesNotRollOut) {
-  create(kDeployments, webDeployment(1));
-  run();
-  readyAllPending();
-  run();
+  createAndReady(deployment("web", "default", 1));
   mergePatch(kDeployments, "default", "web", {{"spec", {{"paused", true}}}});
   run();
   Json progressing = condition(get(kDeployments, "default", "web"), "Progressing");
   EXPECT_EQ(progressing["status"], "Unknown");
   EXPECT_EQ(progressing["reason"], "DeploymentPaused");
   EXPECT_EQ(progressing["message"], "Deployment is paused");
-  mergePatch(
-      kDeployments, "default", "web",
-      {{"spec",
-        {{"template",
-          {{"spec",
-            {{"containers", Json::array({{{"name", "main"}, {"image", "nginx:1.28"}}})}}}}}}}});
+  setWebImage("nginx:1.28");
   run(seconds(10));
   EXPECT_EQ(replicaSets().size(), 1u);
   mergePatch(kDeployments, "default", "web", {{"spec", {{"paused", false}}}});
@@ -297,7 +277,7 @@ TEST_F(DeploymentControllerTest, PausedDeploymentDoesNotRollOut) {
 }
 
 TEST_F(DeploymentControllerTest, ProgressDeadlineExceededWhenPodsNeverBecomeReady) {
-  Json d = webDeployment(1);
+  Json d = deployment("web", "default", 1);
   d["spec"]["progressDeadlineSeconds"] = 30;
   create(kDeployments, d);
   run();
@@ -312,7 +292,7 @@ TEST_F(DeploymentControllerTest, ProgressDeadlineExceededWhenPodsNeverBecomeRead
 }
 
 TEST_F(DeploymentControllerTest, DeletingTheDeploymentRemovesReplicaSetsAndPodsThroughTheGc) {
-  create(kDeployments, webDeployment(3));
+  create(kDeployments, deployment("web", "default", 3));
   run();
   ASSERT_EQ(replicaSets().size(), 1u);
   ASSERT_EQ(pods("app=web").size(), 3u);

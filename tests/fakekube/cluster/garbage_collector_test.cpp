@@ -432,12 +432,6 @@ TEST_F(GarbageCollectorTest, GraphForgetsDeletedObjects) {
   EXPECT_EQ(gc->graphSize(), before - 2);
 }
 
-}  // namespace
-}  // namespace fakekube::clustertest
-
-namespace fakekube::clustertest {
-namespace {
-
 // Fails the first `count` requests of one verb on one resource with `status`.
 class FailFirst : public Interceptor {
  public:

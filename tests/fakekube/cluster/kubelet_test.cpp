@@ -26,15 +26,6 @@ class KubeletTest : public PodLifecycleTest {
     addNode("node-a");
     startCluster();
   }
-
-  Json runPod(const std::string& name, const std::string& image,
-              const std::string& restartPolicy = "Always") {
-    Json p = podWith(name, {container("main", image)});
-    p["spec"]["restartPolicy"] = restartPolicy;
-    Json created = createPod(p);
-    runUntilIdle();
-    return created;
-  }
 };
 
 TEST_F(KubeletTest, PodBecomesRunningThenReadyExactlyAfterItsReadinessDelay) {

@@ -97,6 +97,15 @@ class PodLifecycleTest : public ApiServerTest {
   }
 
   Json createPod(Json pod) { return create(kPods, std::move(pod)); }
+  // A pod of one container "main" running `image`, created, and what is due now run.
+  Json runPod(const std::string& name, const std::string& image,
+              const std::string& restartPolicy = "Always") {
+    Json p = podWith(name, {container("main", image)});
+    p["spec"]["restartPolicy"] = restartPolicy;
+    Json created = createPod(p);
+    runUntilIdle();
+    return created;
+  }
   // The pod as the server holds it now.
   Json getPod(const std::string& name, const std::string& ns = "default") {
     return get(kPods, ns, name);

@@ -59,15 +59,6 @@ class PodLogsTest : public PodLifecycleTest {
     podLogs = std::make_unique<PodLogs>(*server, &logs);
   }
 
-  Json runPod(const std::string& name, const std::string& image,
-              const std::string& restartPolicy = "Always") {
-    Json p = podWith(name, {container("main", image)});
-    p["spec"]["restartPolicy"] = restartPolicy;
-    Json created = createPod(p);
-    runUntilIdle();
-    return created;
-  }
-
   Result<std::string> read(const std::string& name, PodLogOptions options = {}) {
     return podLogs->read("default", name, std::move(options));
   }

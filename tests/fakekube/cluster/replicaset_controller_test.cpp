@@ -16,12 +16,6 @@ namespace {
 using std::chrono::seconds;
 using ::testing::UnorderedElementsAre;
 
-Json webReplicaSet(int replicas) {
-  Json rs = replicaSet("web");
-  rs["spec"]["replicas"] = replicas;
-  return rs;
-}
-
 class ReplicaSetControllerTest : public WorkloadTest {
  protected:
   void SetUp() override {
@@ -36,7 +30,7 @@ class ReplicaSetControllerTest : public WorkloadTest {
 };
 
 TEST_F(ReplicaSetControllerTest, CreatesReplicasFromTheTemplate) {
-  Json rs = create(kReplicaSets, webReplicaSet(3));
+  Json rs = create(kReplicaSets, replicaSet("web", "default", 3));
   run();
   auto created = pods("app=web");
   ASSERT_EQ(created.size(), 3u);
@@ -62,7 +56,7 @@ TEST_F(ReplicaSetControllerTest, CreatesReplicasFromTheTemplate) {
 }
 
 TEST_F(ReplicaSetControllerTest, AvailableOnlyAfterMinReadySeconds) {
-  Json rs = webReplicaSet(1);
+  Json rs = replicaSet("web", "default", 1);
   rs["spec"]["minReadySeconds"] = 10;
   create(kReplicaSets, rs);
   run();
@@ -78,7 +72,7 @@ TEST_F(ReplicaSetControllerTest, AvailableOnlyAfterMinReadySeconds) {
 }
 
 TEST_F(ReplicaSetControllerTest, ReplacesADeletedPod) {
-  create(kReplicaSets, webReplicaSet(2));
+  create(kReplicaSets, replicaSet("web", "default", 2));
   run();
   auto before = pods("app=web");
   ASSERT_EQ(before.size(), 2u);
@@ -92,7 +86,7 @@ TEST_F(ReplicaSetControllerTest, ReplacesADeletedPod) {
 }
 
 TEST_F(ReplicaSetControllerTest, ReplacesAFailedPodAndLeavesItThere) {
-  create(kReplicaSets, webReplicaSet(2));
+  create(kReplicaSets, replicaSet("web", "default", 2));
   run();
   auto before = pods("app=web");
   markFinished(before[0], false);
@@ -106,7 +100,7 @@ TEST_F(ReplicaSetControllerTest, ReplacesAFailedPodAndLeavesItThere) {
 }
 
 TEST_F(ReplicaSetControllerTest, ScalesDownPendingThenNotReadyPodsFirst) {
-  create(kReplicaSets, webReplicaSet(3));
+  create(kReplicaSets, replicaSet("web", "default", 3));
   run();
   auto created = pods("app=web");
   ASSERT_EQ(created.size(), 3u);
@@ -123,7 +117,7 @@ TEST_F(ReplicaSetControllerTest, ScalesDownPendingThenNotReadyPodsFirst) {
 }
 
 TEST_F(ReplicaSetControllerTest, OfTwoReadyPodsTheOneReadyForLessTimeGoes) {
-  create(kReplicaSets, webReplicaSet(2));
+  create(kReplicaSets, replicaSet("web", "default", 2));
   run();
   auto created = pods("app=web");
   markRunning(created[1]);
@@ -141,7 +135,7 @@ TEST_F(ReplicaSetControllerTest, AdoptsAnOrphanAndReleasesAPodThatStopsMatching)
   Json orphan = pod("orphan");
   orphan["metadata"]["labels"] = {{"app", "web"}};
   create(kPods, orphan);
-  Json rs = create(kReplicaSets, webReplicaSet(2));
+  Json rs = create(kReplicaSets, replicaSet("web", "default", 2));
   run();
   auto owned = pods("app=web");
   ASSERT_EQ(owned.size(), 2u);  // the orphan and one new pod
@@ -163,7 +157,7 @@ TEST_F(ReplicaSetControllerTest, DoesNotAdoptPodsControlledByAnotherOwner) {
   owned["metadata"]["labels"] = {{"app", "web"}};
   owned = ownedBy(owned, {ownerRef(other)});
   create(kPods, owned);
-  Json rs = create(kReplicaSets, webReplicaSet(1));
+  Json rs = create(kReplicaSets, replicaSet("web", "default", 1));
   run();
   EXPECT_EQ(podsOwnedBy(rs).size(), 1u);
   EXPECT_EQ(meta::controllerOf(get(kPods, "default", "taken"))->uid, meta::uid(other));
@@ -185,7 +179,7 @@ class RefusePodCreates : public Interceptor {
 TEST_F(ReplicaSetControllerTest, ReplicaFailureWhileCreatesFailSlowStartStopsAtTheFirstError) {
   auto refuse = std::make_shared<RefusePodCreates>();
   server->addInterceptor(refuse);
-  create(kReplicaSets, webReplicaSet(8));
+  create(kReplicaSets, replicaSet("web", "default", 8));
   run();
   // Slow start: in each sync the first batch (one pod) failed, so no more were tried.
   EXPECT_GE(refuse->creates, 1);
@@ -223,7 +217,7 @@ class LaggingCacheTest : public WorkloadTest {
 };
 
 TEST_F(LaggingCacheTest, NoDuplicateCreatesWhileTheCacheLags) {
-  create(kReplicaSets, webReplicaSet(3));
+  create(kReplicaSets, replicaSet("web", "default", 3));
   run(seconds(5));  // the ReplicaSet reaches the cache: three pods are created
   ASSERT_EQ(pods("app=web").size(), 3u);
   run(seconds(1));

@@ -12,21 +12,11 @@ namespace {
 
 using std::chrono::seconds;
 
+// An apps/v1 workload of `kind` whose nginx serves port 80 as "web".
 Json workload(const std::string& kind, const std::string& name) {
-  Json object = {
-      {"apiVersion", "apps/v1"},
-      {"kind", kind},
-      {"metadata", {{"name", name}, {"namespace", "default"}}},
-      {"spec",
-       {{"selector", {{"matchLabels", {{"app", name}}}}},
-        {"template",
-         {{"metadata", {{"labels", {{"app", name}}}}},
-          {"spec",
-           {{"containers",
-             Json::array(
-                 {{{"name", "main"},
-                   {"image", "nginx:1.27"},
-                   {"ports", Json::array({{{"name", "web"}, {"containerPort", 80}}})}}})}}}}}}}};
+  Json object = appsWorkload(kind, name);
+  object["spec"]["template"]["spec"]["containers"][0]["ports"] =
+      Json::array({{{"name", "web"}, {"containerPort", 80}}});
   return object;
 }
 

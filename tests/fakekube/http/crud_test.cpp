@@ -29,12 +29,10 @@ TEST_F(CrudTest, CreateGetListUpdateDeleteAConfigMap) {
 
   // A stale resourceVersion: 409 Conflict with Kubernetes' message.
   auto stale = put(kConfigMapsPath + "/c1", object);
-  ASSERT_EQ(stale->status, 409);
-  Json conflict = status(stale);
-  EXPECT_EQ(conflict["reason"], "Conflict");
-  EXPECT_EQ(conflict["message"],
-            "Operation cannot be fulfilled on configmaps \"c1\": the object has been modified; "
-            "please apply your changes to the latest version and try again");
+  EXPECT_TRUE(answeredStatus(
+      stale, 409, "Conflict",
+      "Operation cannot be fulfilled on configmaps \"c1\": the object has been modified; "
+      "please apply your changes to the latest version and try again"));
 
   Json list = parse(get(kConfigMapsPath)->body);
   EXPECT_EQ(list["kind"], "ConfigMapList");
@@ -112,8 +110,7 @@ TEST_F(CrudTest, EveryPatchTypeMapsToItsApiServerPatch) {
   EXPECT_EQ(missing->status, 404);
 
   // Custom resources refuse strategic merge.
-  ASSERT_EQ(post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", widgetCrd())->status,
-            201);
+  ASSERT_NO_FATAL_FAILURE(installWidgetCrd());
   ASSERT_EQ(post("/apis/example.com/v1/namespaces/default/widgets", widget("w1"))->status, 201);
   auto smp = patch("/apis/example.com/v1/namespaces/default/widgets/w1", R"({"spec":{}})",
                    "application/strategic-merge-patch+json");
@@ -279,11 +276,8 @@ TEST_F(CrudTest, TransportAndRoutingErrorsAreStatusDocuments) {
   Json big = configMap("big");
   big["data"]["blob"] = std::string(3 * 1024 * 1024 + 1, 'x');
   auto tooLarge = post(kConfigMapsPath, big);
-  ASSERT_TRUE(tooLarge);
-  ASSERT_EQ(tooLarge->status, 413);
-  Json s = status(tooLarge);
-  EXPECT_EQ(s["reason"], "RequestEntityTooLarge");
-  EXPECT_EQ(s["message"], "Request entity too large: limit is 3145728");
+  EXPECT_TRUE(answeredStatus(tooLarge, 413, "RequestEntityTooLarge",
+                             "Request entity too large: limit is 3145728"));
 
   // Unknown paths and kinds: 404 with the API server's message.
   for (const char* path : {"/nope", "/api/v2/pods", "/api/v1/widgets", "/apis/nope/v1",
@@ -328,10 +322,7 @@ class AuthTest : public HttpTest {
 
 TEST_F(AuthTest, RequestsWithoutTheBearerTokenAre401) {
   auto anonymous = get("/api/v1/namespaces/default/configmaps");
-  ASSERT_EQ(anonymous->status, 401);
-  Json s = status(anonymous);
-  EXPECT_EQ(s["reason"], "Unauthorized");
-  EXPECT_EQ(s["message"], "Unauthorized");
+  EXPECT_TRUE(answeredStatus(anonymous, 401, "Unauthorized", "Unauthorized"));
   EXPECT_EQ(get("/version", {{"Authorization", "Bearer wrong"}})->status, 401);
   EXPECT_EQ(client->Post(kConfigMapsPath, configMap("c1").dump(), "application/json")->status, 401);
 
@@ -381,12 +372,6 @@ TEST_F(CrudTest, RequestLogSeesEveryRequest) {
   EXPECT_EQ(entries[1].target, "/nope");
   EXPECT_EQ(entries[1].status, 404);
 }
-
-}  // namespace
-}  // namespace fakekube::httptest
-
-namespace fakekube::httptest {
-namespace {
 
 const std::string kScaleDeployments = "/apis/apps/v1/namespaces/default/deployments";
 

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -14,12 +15,14 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
 #include "fakekube/apiserver/api_server.h"
 #include "fakekube/http/http_server.h"
 #include "fakekube/sim/clock.h"
+#include "tests/support/object_documents.h"
 
 namespace fakekube::httptest {
 
@@ -54,32 +57,12 @@ inline Json parse(const std::string& body) {
   return j;
 }
 
-inline Json configMap(const std::string& name, const std::string& ns = "default") {
-  return {{"apiVersion", "v1"},
-          {"kind", "ConfigMap"},
-          {"metadata", {{"name", name}, {"namespace", ns}}},
-          {"data", {{"key", "value"}}}};
-}
+using ::fakekube::testing::configMap;
+using ::fakekube::testing::pod;
 
-inline Json pod(const std::string& name, const std::string& ns = "default") {
-  return {{"apiVersion", "v1"},
-          {"kind", "Pod"},
-          {"metadata", {{"name", name}, {"namespace", ns}}},
-          {"spec", {{"containers", Json::array({{{"name", "main"}, {"image", "nginx:1.27"}}})}}}};
-}
-
+// A Deployment of three replicas.
 inline Json deployment(const std::string& name, const std::string& ns = "default") {
-  Json labels = {{"app", name}};
-  return {{"apiVersion", "apps/v1"},
-          {"kind", "Deployment"},
-          {"metadata", {{"name", name}, {"namespace", ns}}},
-          {"spec",
-           {{"replicas", 3},
-            {"selector", {{"matchLabels", labels}}},
-            {"template",
-             {{"metadata", {{"labels", labels}}},
-              {"spec",
-               {{"containers", Json::array({{{"name", "main"}, {"image", "nginx:1.27"}}})}}}}}}}};
+  return ::fakekube::testing::deployment(name, ns, 3);
 }
 
 // widgets.example.com/v1 Widget, with the status subresource and optional printer columns.
@@ -113,27 +96,25 @@ inline Json widget(const std::string& name, int size = 1) {
           {"spec", {{"size", size}}}};
 }
 
-// Reads a watch stream on a thread of its own, line by line.
-class WatchReader {
+// Reads a streamed response body on a thread of its own: its status, its Content-Type and the
+// body as far as it arrived.
+class StreamReader {
  public:
-  WatchReader(int port, std::string path, httplib::Headers headers = {})
+  StreamReader(int port, std::string path, httplib::Headers headers = {})
       : client_("127.0.0.1", port) {
     client_.set_read_timeout(std::chrono::seconds(60));
     thread_ = std::thread([this, path = std::move(path), headers = std::move(headers)] {
-      auto result = client_.Get(
+      client_.Get(
           path, headers,
           [this](const httplib::Response& response) {
             std::lock_guard lock(mu_);
             status_ = response.status;
+            contentType_ = response.get_header_value("Content-Type");
             return true;
           },
           [this](const char* data, std::size_t length) {
             std::lock_guard lock(mu_);
-            buffer_.append(data, length);
-            for (auto nl = buffer_.find('\n'); nl != std::string::npos; nl = buffer_.find('\n')) {
-              lines_.push_back(Json::parse(buffer_.substr(0, nl), nullptr, false));
-              buffer_.erase(0, nl + 1);
-            }
+            body_.append(data, length);
             cv_.notify_all();
             return !disconnect_;
           });
@@ -142,16 +123,21 @@ class WatchReader {
       cv_.notify_all();
     });
   }
-  ~WatchReader() {
+  ~StreamReader() {
     disconnect();
     thread_.join();
   }
 
-  // Waits until `count` events arrived (or the stream ended); returns what arrived.
-  std::vector<Json> waitForEvents(std::size_t count) {
+  // Waits until `arrived(body)` holds (or the stream ended); returns the body.
+  template <class Predicate>
+  std::string waitFor(Predicate arrived) {
     std::unique_lock lock(mu_);
-    cv_.wait_for(lock, kHangGuard, [&] { return lines_.size() >= count || finished_; });
-    return lines_;
+    cv_.wait_for(lock, kHangGuard, [&] { return arrived(body_) || finished_; });
+    return body_;
+  }
+  // Waits until the body is `text` (or the stream ended); returns the body.
+  std::string waitForBody(const std::string& text) {
+    return waitFor([&](const std::string& body) { return body == text; });
   }
   // Waits until the server ended the stream.
   bool waitForEnd() {
@@ -166,13 +152,21 @@ class WatchReader {
     }
     client_.stop();
   }
+  bool finished() {
+    std::lock_guard lock(mu_);
+    return finished_;
+  }
   int status() {
     std::lock_guard lock(mu_);
     return status_;
   }
-  std::vector<Json> events() {
+  std::string contentType() {
     std::lock_guard lock(mu_);
-    return lines_;
+    return contentType_;
+  }
+  std::string body() {
+    std::lock_guard lock(mu_);
+    return body_;
   }
 
  private:
@@ -180,11 +174,45 @@ class WatchReader {
   std::thread thread_;
   std::mutex mu_;
   std::condition_variable cv_;
-  std::string buffer_;
-  std::vector<Json> lines_;
+  std::string body_;
+  std::string contentType_;
   int status_ = 0;
   bool finished_ = false;
   bool disconnect_ = false;
+};
+
+// Reads a watch stream on a thread of its own, line by line: each line one event.
+class WatchReader {
+ public:
+  WatchReader(int port, std::string path, httplib::Headers headers = {})
+      : stream_(port, std::move(path), std::move(headers)) {}
+
+  // Waits until `count` events arrived (or the stream ended); returns what arrived.
+  std::vector<Json> waitForEvents(std::size_t count) {
+    return eventsOf(stream_.waitFor([&](const std::string& body) {
+      return static_cast<std::size_t>(std::count(body.begin(), body.end(), '\n')) >= count;
+    }));
+  }
+  // Waits until the server ended the stream.
+  bool waitForEnd() { return stream_.waitForEnd(); }
+  // The client goes away: the next chunk is refused and the socket closed.
+  void disconnect() { stream_.disconnect(); }
+  int status() { return stream_.status(); }
+  std::vector<Json> events() { return eventsOf(stream_.body()); }
+
+ private:
+  // The complete lines of `body`, each parsed (a line that is no JSON: a discarded value).
+  static std::vector<Json> eventsOf(const std::string& body) {
+    std::vector<Json> events;
+    std::size_t start = 0;
+    for (auto nl = body.find('\n'); nl != std::string::npos; nl = body.find('\n', start)) {
+      events.push_back(Json::parse(body.substr(start, nl - start), nullptr, false));
+      start = nl + 1;
+    }
+    return events;
+  }
+
+  StreamReader stream_;
 };
 
 class HttpTest : public ::testing::Test {
@@ -210,6 +238,13 @@ class HttpTest : public ::testing::Test {
   httplib::Result get(const std::string& path, httplib::Headers headers = {}) {
     return client->Get(path, headers);
   }
+  // Creates widgets.example.com (widgetCrd(printerColumns)) over HTTP.
+  void installWidgetCrd(Json printerColumns = nullptr) {
+    ASSERT_EQ(post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+                   widgetCrd(std::move(printerColumns)))
+                  ->status,
+              201);
+  }
   httplib::Result post(const std::string& path, const Json& body) {
     return client->Post(path, body.dump(), "application/json");
   }
@@ -221,6 +256,22 @@ class HttpTest : public ::testing::Test {
     return client->Patch(path, body, contentType);
   }
   // The Status document of an error response, checked against its HTTP code.
+  // Whether `result` is the Status kube-apiserver answers with: this code, reason and message.
+  static ::testing::AssertionResult answeredStatus(const httplib::Result& result, int code,
+                                                   std::string_view reason,
+                                                   std::string_view message) {
+    if (!result) return ::testing::AssertionFailure() << "no response";
+    const Json s = parse(result->body);
+    if (result->status != code || s.value("kind", "") != "Status" || s.value("code", 0) != code ||
+        s.value("reason", "") != reason || s.value("message", "") != message ||
+        result->get_header_value("Content-Type") != "application/json") {
+      return ::testing::AssertionFailure()
+             << "expected a Status " << code << " " << reason << ": " << message << "\nbut got "
+             << result->status << " (" << result->get_header_value("Content-Type")
+             << "): " << result->body;
+    }
+    return ::testing::AssertionSuccess();
+  }
   static Json status(const httplib::Result& result) {
     Json s = parse(result->body);
     EXPECT_EQ(s.value("kind", ""), "Status") << result->body;

@@ -183,14 +183,10 @@ TEST_F(TableTest, CustomResourcesPrintTheirAdditionalPrinterColumns) {
         {"type", "string"},
         {"jsonPath", ".status.conditions[?(@.type==\"Ready\")].status"}},
        {{"name", "Age"}, {"type", "date"}, {"jsonPath", ".metadata.creationTimestamp"}}});
-  ASSERT_EQ(client
-                ->Post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
-                       widgetCrd(columns).dump(), "application/json")
-                ->status,
-            201);
+  ASSERT_NO_FATAL_FAILURE(installWidgetCrd(columns));
   const std::string widgets = "/apis/example.com/v1/namespaces/default/widgets";
-  ASSERT_EQ(client->Post(widgets, widget("w1", 3).dump(), "application/json")->status, 201);
-  ASSERT_EQ(client->Post(widgets, widget("w2", 5).dump(), "application/json")->status, 201);
+  ASSERT_EQ(post(widgets, widget("w1", 3))->status, 201);
+  ASSERT_EQ(post(widgets, widget("w2", 5))->status, 201);
   ASSERT_EQ(
       client
           ->Patch(widgets + "/w1/status",
@@ -219,23 +215,15 @@ TEST_F(TableTest, CustomResourcesPrintTheirAdditionalPrinterColumns) {
 TEST_F(TableTest, AStringColumnPrintsANumberAsJsonPathPrintsIt) {
   Json columns = Json::array({{{"name", "Size"}, {"type", "string"}, {"jsonPath", ".spec.size"}},
                               {{"name", "Spec"}, {"type", "string"}, {"jsonPath", ".spec"}}});
-  ASSERT_EQ(client
-                ->Post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
-                       widgetCrd(columns).dump(), "application/json")
-                ->status,
-            201);
+  ASSERT_NO_FATAL_FAILURE(installWidgetCrd(columns));
   const std::string widgets = "/apis/example.com/v1/namespaces/default/widgets";
-  ASSERT_EQ(client->Post(widgets, widget("w1", 4).dump(), "application/json")->status, 201);
+  ASSERT_EQ(post(widgets, widget("w1", 4))->status, 201);
   Json table = parse(get(widgets, kTableAccept)->body);
   EXPECT_EQ(table["rows"][0]["cells"], Json::array({"w1", "4", "map[size:4]"}));
 }
 
 TEST_F(TableTest, ACustomResourceWithoutColumnsPrintsNameAndAge) {
-  ASSERT_EQ(client
-                ->Post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
-                       widgetCrd().dump(), "application/json")
-                ->status,
-            201);
+  ASSERT_NO_FATAL_FAILURE(installWidgetCrd());
   ASSERT_EQ(client
                 ->Post("/apis/example.com/v1/namespaces/default/widgets", widget("w1").dump(),
                        "application/json")

@@ -71,26 +71,20 @@ TEST_F(ValidationHttpTest, BuiltInBodyWithoutKindOrApiVersionIsDefaultedFromTheU
 }
 
 TEST_F(ValidationHttpTest, CustomResourceWithoutKindIsABadRequestNamingTheBody) {
-  ASSERT_EQ(post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", widgetCrd())->status,
-            201);
+  ASSERT_NO_FATAL_FAILURE(installWidgetCrd());
   Json w = widget("w");
   w.erase("kind");
   const std::string body = w.dump();
   auto response = client->Post(kWidgetsPath, body, "application/json");
-  ASSERT_TRUE(response);
-  EXPECT_EQ(response->status, 400);
-  Json s = status(response);
-  EXPECT_EQ(s["reason"], "BadRequest");
-  EXPECT_EQ(s["message"],
-            "Widget in version \"v1\" cannot be handled as a Widget: Object 'Kind' "
-            "is missing in '" +
-                body + "'");
+  EXPECT_TRUE(answeredStatus(response, 400, "BadRequest",
+                             "Widget in version \"v1\" cannot be handled as a Widget: Object "
+                             "'Kind' is missing in '" +
+                                 body + "'"));
   EXPECT_EQ(get(kWidgetsPath + "/w")->status, 404);
 }
 
 TEST_F(ValidationHttpTest, CustomResourceWithoutApiVersionDoesNotMatchTheUrlVersion) {
-  ASSERT_EQ(post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", widgetCrd())->status,
-            201);
+  ASSERT_NO_FATAL_FAILURE(installWidgetCrd());
   Json w = widget("w");
   w.erase("apiVersion");
   auto response = post(kWidgetsPath, w);

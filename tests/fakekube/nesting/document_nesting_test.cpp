@@ -156,12 +156,6 @@ TEST(NestingDepth, PatchesFitAThreadStackAtTheLimit) {
                       })});
 }
 
-}  // namespace
-}  // namespace fakekube
-
-namespace fakekube {
-namespace {
-
 TEST(NestingDepth, YamlDocumentsStopAtTheirParsersDepth) {
   // yaml-cpp's parser recurses and refuses documents 500 levels deep, cleanly.
   EXPECT_TRUE(decodeYaml(deepArrayText(400)).has_value());

@@ -10,6 +10,7 @@
 
 #include "fakekube/api/resources.h"
 #include "fakekube/runtime/runtime_fixture.h"
+#include "tests/support/forwarding_client.h"
 
 namespace fakekube::runtimetest {
 namespace {
@@ -147,44 +148,7 @@ TEST_F(BuilderTest, WithoutForResourceIsAnError) {
 
 TEST_F(BuilderTest, OwnsNeedsTheForKindWhenTheManagerCannotTell) {
   // A client that is not an InProcessClient hides the server's registry.
-  struct Wrapper final : Client {
-    explicit Wrapper(Client& c) : inner(c) {}
-    Result<Json> get(const GroupVersionResource& g, std::string_view ns,
-                     std::string_view n) override {
-      return inner.get(g, ns, n);
-    }
-    Result<Json> list(const GroupVersionResource& g, std::string_view ns,
-                      const ListOptions& o) override {
-      return inner.list(g, ns, o);
-    }
-    Result<Json> create(const GroupVersionResource& g, Json o, const CreateOptions& x) override {
-      return inner.create(g, std::move(o), x);
-    }
-    Result<Json> update(const GroupVersionResource& g, Json o, const UpdateOptions& x) override {
-      return inner.update(g, std::move(o), x);
-    }
-    Result<Json> updateStatus(const GroupVersionResource& g, Json o,
-                              const UpdateOptions& x) override {
-      return inner.updateStatus(g, std::move(o), x);
-    }
-    Result<Json> patch(const GroupVersionResource& g, std::string_view ns, std::string_view n,
-                       PatchType t, std::string p, const PatchOptions& x, std::string s) override {
-      return inner.patch(g, ns, n, t, std::move(p), x, std::move(s));
-    }
-    Result<Json> deleteObject(const GroupVersionResource& g, std::string_view ns,
-                              std::string_view n, const DeleteOptions& x) override {
-      return inner.deleteObject(g, ns, n, x);
-    }
-    Result<void> deleteAllOf(const GroupVersionResource& g, std::string_view ns,
-                             const ListOptions& l, const DeleteOptions& d) override {
-      return inner.deleteAllOf(g, ns, l, d);
-    }
-    Result<std::shared_ptr<Watch>> watch(const GroupVersionResource& g, std::string_view ns,
-                                         const WatchOptions& o) override {
-      return inner.watch(g, ns, o);
-    }
-    Client& inner;
-  } wrapper(*client);
+  fakekube::testing::ForwardingClient wrapper(*client);
   Manager manager(ex, wrapper);
   EXPECT_FALSE(
       ControllerBuilder(manager).forResource(kWidgets).owns(kConfigMaps).complete(recorder()));

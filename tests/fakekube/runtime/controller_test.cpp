@@ -42,6 +42,14 @@ class ControllerContractTest : public RuntimeTest {
                                         }));
   }
 
+  // Starts `c`, hands it the key default/a and lets `time` pass; answers its metrics then.
+  ReconcileMetrics reconcileKeyAFor(Controller& c, Duration time) {
+    c.start();
+    c.enqueue(req("a"));
+    ex.advance(time);
+    return c.metrics();
+  }
+
   std::vector<ReconcileOutcome> script;
   std::size_t next = 0;
   std::vector<long long> roundsMs;
@@ -64,11 +72,8 @@ TEST_F(ControllerContractTest, NothingIsReconciledBeforeStart) {
 
 TEST_F(ControllerContractTest, SuccessForgetsTheKey) {
   auto c = scripted({ok()});
-  c->start();
-  c->enqueue(req("a"));
-  ex.advance(seconds(10));
+  const ReconcileMetrics m = reconcileKeyAFor(*c, seconds(10));
   EXPECT_THAT(roundsMs, ElementsAre(0));
-  auto m = c->metrics();
   EXPECT_EQ(m.success, 1u);
   EXPECT_EQ(m.total(), 1u);
   EXPECT_EQ(m.errors, 0u);
@@ -82,11 +87,8 @@ TEST_F(ControllerContractTest, ErrorBacksOff5_10_20msAndIgnoresRequeueAfter) {
   // Each error also asks for RequeueAfter = 1 s, which must be ignored.
   ReconcileOutcome errWithResult = reconcileError(Status::internal("boom"), {seconds(1), false});
   auto c = scripted({errWithResult, errWithResult, errWithResult, ok()});
-  c->start();
-  c->enqueue(req("a"));
-  ex.advance(seconds(10));
+  const ReconcileMetrics m = reconcileKeyAFor(*c, seconds(10));
   EXPECT_THAT(roundsMs, ElementsAre(0, 5, 15, 35));
-  auto m = c->metrics();
   EXPECT_EQ(m.errors, 3u);
   EXPECT_EQ(m.error, 3u);
   EXPECT_EQ(m.success, 1u);
@@ -97,11 +99,8 @@ TEST_F(ControllerContractTest, ErrorBacksOff5_10_20msAndIgnoresRequeueAfter) {
 
 TEST_F(ControllerContractTest, TerminalErrorIsNotRetriedButCounted) {
   auto c = scripted({terminalError(Status::badRequest("spec is invalid")), ok()});
-  c->start();
-  c->enqueue(req("a"));
-  ex.advance(seconds(100));
+  const ReconcileMetrics m = reconcileKeyAFor(*c, seconds(100));
   EXPECT_THAT(roundsMs, ElementsAre(0));
-  auto m = c->metrics();
   EXPECT_EQ(m.terminalErrors, 1u);
   EXPECT_EQ(m.errors, 1u);
   EXPECT_EQ(m.error, 1u);
@@ -128,11 +127,8 @@ TEST_F(ControllerContractTest, RequeueAfterForgetsAndAddsWithDelay) {
 
 TEST_F(ControllerContractTest, RequeueIsRateLimitedButNotAnError) {
   auto c = scripted({ReconcileResult{Duration{0}, true}, ReconcileResult{Duration{0}, true}, ok()});
-  c->start();
-  c->enqueue(req("a"));
-  ex.advance(seconds(1));
+  const ReconcileMetrics m = reconcileKeyAFor(*c, seconds(1));
   EXPECT_THAT(roundsMs, ElementsAre(0, 5, 15));
-  auto m = c->metrics();
   EXPECT_EQ(m.requeue, 2u);
   EXPECT_EQ(m.errors, 0u);
 }
@@ -206,11 +202,8 @@ TEST_F(ControllerContractTest, ExceptionIsCaughtAndTreatedAsError) {
                  if (++rounds == 1) throw std::runtime_error("nil pointer dereference");
                  return ReconcileResult{};
                }));
-  c.start();
-  c.enqueue(req("a"));
-  ex.advance(seconds(1));
+  const ReconcileMetrics m = reconcileKeyAFor(c, seconds(1));
   EXPECT_THAT(roundsMs, ElementsAre(0, 5));
-  auto m = c.metrics();
   EXPECT_EQ(m.panics, 1u);
   EXPECT_EQ(m.errors, 1u);
   EXPECT_EQ(m.success, 1u);
@@ -227,11 +220,8 @@ TEST_F(ControllerContractTest, AsyncExceptionAndDoubleDoneAreHandled) {
                  done(ReconcileResult{});
                  done(reconcileError(Status::internal("ignored: second call")));
                }));
-  c.start();
-  c.enqueue(req("a"));
-  ex.advance(seconds(1));
+  const ReconcileMetrics m = reconcileKeyAFor(c, seconds(1));
   EXPECT_THAT(roundsMs, ElementsAre(0, 5));
-  auto m = c.metrics();
   EXPECT_EQ(m.panics, 1u);
   EXPECT_EQ(m.errors, 1u);
   EXPECT_EQ(m.success, 1u);
@@ -245,10 +235,7 @@ TEST_F(ControllerContractTest, ReconcileTimeIsMeasuredOnTheExecutorClock) {
                AsyncReconciler([&](const ReconcileRequest&, ReconcileDone done) {
                  ex.postAfter(milliseconds(30), [done] { done(ReconcileResult{}); });
                }));
-  c.start();
-  c.enqueue(req("a"));
-  ex.advance(seconds(1));
-  auto m = c.metrics();
+  const ReconcileMetrics m = reconcileKeyAFor(c, seconds(1));
   EXPECT_EQ(m.reconcileTime.count, 1u);
   EXPECT_NEAR(m.reconcileTime.sum, 0.030, 1e-9);
   // Bucket 0.025 does not hold it, 0.05 does.
@@ -384,49 +371,32 @@ TEST_F(RuntimeTest, HundredObjectsTwoWorkersNeverMoreThanTwoAndNeverOneKeyTwice)
   constexpr int kObjects = 100;
   for (int i = 0; i < kObjects; ++i) create(kConfigMaps, configMap("cm-" + std::to_string(i)));
 
-  int active = 0;
-  int maxActive = 0;
-  int overlaps = 0;
-  std::set<std::string> inFlight;
-  std::map<std::string, int> rounds;
+  ReconcileConcurrency seen;
   Manager manager(ex, *server);
-  auto c = ControllerBuilder(manager)
-               .forResource(kConfigMaps)
-               .withOptions({.maxConcurrentReconciles = 2})
-               .completeAsync([&](const ReconcileRequest& r, ReconcileDone done) {
-                 const std::string key = r.key();
-                 maxActive = std::max(maxActive, ++active);
-                 if (!inFlight.insert(key).second) ++overlaps;
-                 int n = ++rounds[key];
-                 if (n == 1 && std::stoi(r.name.substr(3)) % 3 == 0) {
-                   mergePatch(kConfigMaps, "default", r.name,
-                              {{"data", {{"changed", "during reconcile"}}}});
-                 }
-                 ex.postAfter(milliseconds(10), [&, key, done] {
-                   --active;
-                   inFlight.erase(key);
-                   done(ReconcileResult{});
-                 });
-               });
+  auto c = addTwoWorkerConfigMapController(manager, ex, seen, [&](const ReconcileRequest& r) {
+    if (std::stoi(r.name.substr(3)) % 3 == 0) {
+      mergePatch(kConfigMaps, "default", r.name, {{"data", {{"changed", "during reconcile"}}}});
+    }
+  });
   ASSERT_TRUE(c.has_value());
   manager.start();
   const int expectedRounds = kObjects + (kObjects + 2) / 3;  // 0, 3, ..., 99 run twice
   ASSERT_TRUE(ex.runUntil(
       [&] {
         int total = 0;
-        for (const auto& [k, n] : rounds) total += n;
-        return total == expectedRounds && active == 0;
+        for (const auto& [k, n] : seen.rounds) total += n;
+        return total == expectedRounds && seen.active == 0;
       },
       seconds(60)));
   ex.advance(seconds(1));
 
-  EXPECT_EQ(rounds.size(), static_cast<std::size_t>(kObjects));
-  for (const auto& [key, n] : rounds) {
+  EXPECT_EQ(seen.rounds.size(), static_cast<std::size_t>(kObjects));
+  for (const auto& [key, n] : seen.rounds) {
     int i = std::stoi(key.substr(std::string("default/cm-").size()));
     EXPECT_EQ(n, i % 3 == 0 ? 2 : 1) << key;
   }
-  EXPECT_EQ(maxActive, 2);
-  EXPECT_EQ(overlaps, 0);
+  EXPECT_EQ(seen.maxActive, 2);
+  EXPECT_EQ(seen.overlaps, 0);
   auto m = (*c)->metrics();
   EXPECT_EQ(m.peakActiveWorkers, 2);
   EXPECT_EQ(m.overlappingReconciles, 0u);

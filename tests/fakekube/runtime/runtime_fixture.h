@@ -5,9 +5,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -15,6 +20,8 @@
 #include "fakekube/api/resources.h"
 #include "fakekube/apiserver/fixture.h"
 #include "fakekube/client/in_process_client.h"
+#include "fakekube/runtime/builder.h"
+#include "fakekube/runtime/manager.h"
 #include "fakekube/runtime/reconcile.h"
 #include "fakekube/sim/sim_executor.h"
 
@@ -67,6 +74,48 @@ class RuntimeTest : public ::testing::Test {
 
 inline ReconcileRequest req(const std::string& name, const std::string& ns = "default") {
   return ReconcileRequest{ns, name};
+}
+
+// What the reconciles of a controller with maxConcurrentReconciles did: how many ran at once at
+// the most, how often one key was reconciled by two at the same time, and each key's rounds.
+struct ReconcileConcurrency {
+  // A reconcile of `key` starts; answers its round of the key (1 for the first).
+  int begin(const std::string& key) {
+    maxActive = std::max(maxActive, ++active);
+    if (!inFlight.insert(key).second) ++overlaps;
+    return ++rounds[key];
+  }
+  // The reconcile of `key` ended.
+  void end(const std::string& key) {
+    --active;
+    inFlight.erase(key);
+  }
+
+  int active = 0;
+  int maxActive = 0;
+  int overlaps = 0;
+  std::set<std::string> inFlight;
+  std::map<std::string, int> rounds;
+};
+
+// A controller of ConfigMaps with two workers whose every reconcile spans 10 ms of virtual time
+// (the asynchronous form), recorded in `seen`; `duringFirstRound` runs in each key's first round
+// (where a test changes the object, which re-adds the key while it is locked).
+inline Result<Controller*> addTwoWorkerConfigMapController(
+    Manager& manager, SimExecutor& ex, ReconcileConcurrency& seen,
+    std::function<void(const ReconcileRequest&)> duringFirstRound) {
+  return ControllerBuilder(manager)
+      .forResource(kConfigMaps)
+      .withOptions({.maxConcurrentReconciles = 2})
+      .completeAsync([&ex, &seen, duringFirstRound = std::move(duringFirstRound)](
+                         const ReconcileRequest& r, ReconcileDone done) {
+        const std::string key = r.key();
+        if (seen.begin(key) == 1) duringFirstRound(r);
+        ex.postAfter(std::chrono::milliseconds(10), [&seen, key, done] {
+          seen.end(key);
+          done(ReconcileResult{});
+        });
+      });
 }
 
 }  // namespace fakekube::runtimetest

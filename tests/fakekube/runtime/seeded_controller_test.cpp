@@ -31,43 +31,28 @@ TEST_P(SeededControllerTest, TwoWorkersNeverExceededNeverOneKeyTwiceEveryChangeS
     must(client.create(kConfigMaps, configMap("cm-" + std::to_string(i))), "create");
   }
 
-  int active = 0;
-  int maxActive = 0;
-  int overlaps = 0;
-  std::set<std::string> inFlight;
-  std::map<std::string, int> rounds;
+  ReconcileConcurrency seen;
   Manager manager(ex, *server);
-  auto c = ControllerBuilder(manager)
-               .forResource(kConfigMaps)
-               .withOptions({.maxConcurrentReconciles = 2})
-               .completeAsync([&](const ReconcileRequest& r, ReconcileDone done) {
-                 const std::string key = r.key();
-                 maxActive = std::max(maxActive, ++active);
-                 if (!inFlight.insert(key).second) ++overlaps;
-                 if (++rounds[key] == 1 && std::stoi(r.name.substr(3)) % 4 == 0) {
-                   must(client.patch(kConfigMaps, "default", r.name, PatchType::Merge,
-                                     R"({"data":{"changed":"yes"}})"),
-                        "patch");
-                 }
-                 ex.postAfter(milliseconds(10), [&, key, done] {
-                   --active;
-                   inFlight.erase(key);
-                   done(ReconcileResult{});
-                 });
-               });
+  auto c = addTwoWorkerConfigMapController(manager, ex, seen, [&](const ReconcileRequest& r) {
+    if (std::stoi(r.name.substr(3)) % 4 == 0) {
+      must(client.patch(kConfigMaps, "default", r.name, PatchType::Merge,
+                        R"({"data":{"changed":"yes"}})"),
+           "patch");
+    }
+  });
   ASSERT_TRUE(c.has_value());
   manager.start();
   ex.advance(seconds(5));
 
-  ASSERT_EQ(rounds.size(), static_cast<std::size_t>(kObjects));
-  for (const auto& [key, n] : rounds) {
+  ASSERT_EQ(seen.rounds.size(), static_cast<std::size_t>(kObjects));
+  for (const auto& [key, n] : seen.rounds) {
     const int i = std::stoi(key.substr(std::string("default/cm-").size()));
     // A change during a reconcile yields exactly one more round after it.
     EXPECT_EQ(n, i % 4 == 0 ? 2 : 1) << key << " seed " << GetParam();
   }
-  EXPECT_LE(maxActive, 2);
-  EXPECT_EQ(overlaps, 0);
-  EXPECT_EQ(active, 0);
+  EXPECT_LE(seen.maxActive, 2);
+  EXPECT_EQ(seen.overlaps, 0);
+  EXPECT_EQ(seen.active, 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, SeededControllerTest, ::testing::Range<std::uint64_t>(1, 13));

@@ -40,6 +40,28 @@ std::string keyOf(const std::string& name) { return "/configmaps/default/" + nam
 
 std::string rvOf(const Json& j) { return j["metadata"]["resourceVersion"].get<std::string>(); }
 
+// A store that compacts only when told (retainedRevisions 0) holding `count` objects o0, o1, ...
+// written at revisions 1 to `count`; null when it does not open or a write fails.
+std::unique_ptr<Store> manuallyCompactedStoreWith(int count) {
+  StoreOptions options;
+  options.retainedRevisions = 0;
+  auto store = openStore(options);
+  for (int i = 0; store != nullptr && i < count; ++i) {
+    auto put = store->put(keyOf("o" + std::to_string(i)), object("o"), EventType::Added);
+    EXPECT_TRUE(put) << put.error().str();
+    if (!put) return nullptr;
+  }
+  return store;
+}
+
+// The resourceVersion the store gives a new object "c" (the revision a write after the test's
+// ones takes).
+std::string resourceVersionOfTheNextWrite(Store& store) {
+  auto next = store.put(keyOf("c"), object("c"), EventType::Added);
+  EXPECT_TRUE(next) << next.error().str();
+  return next ? rvOf(**next) : "";
+}
+
 std::vector<std::int64_t> revisionsOf(const std::vector<StoredEvent>& events) {
   std::vector<std::int64_t> out;
   for (const auto& e : events) out.push_back(e.revision);
@@ -180,9 +202,7 @@ TEST(StoreTest, RevisionIncrementsByOnePerWriteIncludingDeletes) {
   EXPECT_EQ(store->revision(), 3);
   ASSERT_TRUE(store->remove(keyOf("a"), *store->get(keyOf("a"))));
   EXPECT_EQ(store->revision(), 4);
-  auto next = store->put(keyOf("c"), object("c"), EventType::Added);
-  ASSERT_TRUE(next);
-  EXPECT_EQ(rvOf(**next), "5");
+  EXPECT_EQ(resourceVersionOfTheNextWrite(*store), "5");
 }
 
 TEST(StoreTest, DeletedEventCarriesTheFinalStateWithTheNewResourceVersion) {
@@ -258,13 +278,8 @@ TEST(StoreTest, EventsSinceReturnsExactlyTheLaterEventsInOrder) {
 }
 
 TEST(StoreTest, EventsSinceOlderThanTheCompactionMarkIsExpired) {
-  StoreOptions options;
-  options.retainedRevisions = 0;
-  auto store = openStore(options);
+  auto store = manuallyCompactedStoreWith(8);
   ASSERT_NE(store, nullptr);
-  for (int i = 0; i < 8; ++i) {
-    ASSERT_TRUE(store->put(keyOf("o" + std::to_string(i)), object("o"), EventType::Added));
-  }
   auto compacted = store->compact(5);
   ASSERT_TRUE(compacted) << compacted.error().str();
   EXPECT_EQ(*compacted, 5);
@@ -292,13 +307,8 @@ TEST(StoreTest, EventsSinceOlderThanTheCompactionMarkIsExpired) {
 }
 
 TEST(StoreTest, CompactIsClampedToTheRevisionAndNeverMovesBack) {
-  StoreOptions options;
-  options.retainedRevisions = 0;
-  auto store = openStore(options);
+  auto store = manuallyCompactedStoreWith(3);
   ASSERT_NE(store, nullptr);
-  for (int i = 0; i < 3; ++i) {
-    ASSERT_TRUE(store->put(keyOf("o" + std::to_string(i)), object("o"), EventType::Added));
-  }
   auto far = store->compact(100);
   ASSERT_TRUE(far);
   EXPECT_EQ(*far, 3);
@@ -385,9 +395,15 @@ TEST(StoreTest, OversizeObjectIs413AndLeavesTheStoreUnchanged) {
   EXPECT_EQ(events->size(), 1u);
 
   // The next accepted write takes the very next revision.
-  auto next = store->put(keyOf("c"), object("c"), EventType::Added);
-  ASSERT_TRUE(next);
-  EXPECT_EQ(rvOf(**next), "2");
+  EXPECT_EQ(resourceVersionOfTheNextWrite(*store), "2");
+}
+
+// A store of objects of at most `maxObjectBytes`, in the file `path` (empty: in memory).
+StoreOptions objectsOfAtMost(std::size_t maxObjectBytes, std::string path) {
+  StoreOptions options;
+  options.maxObjectBytes = maxObjectBytes;
+  if (!path.empty()) options.path = std::move(path);
+  return options;
 }
 
 // The size limit is checked with an upper bound on the text first (so that an in-memory store can
@@ -397,9 +413,7 @@ TEST(StoreTest, ADocumentWhoseBoundPassesTheLimitIsMeasuredExactly) {
   TempDir dir;
   for (const bool inFile : {false, true}) {
     SCOPED_TRACE(inFile ? "file" : "memory");
-    StoreOptions options;
-    options.maxObjectBytes = 250;
-    if (inFile) options.path = dir.file("exact.db");
+    const StoreOptions options = objectsOfAtMost(250, inFile ? dir.file("exact.db") : "");
     auto store = openStore(options);
     ASSERT_NE(store, nullptr);
     Json fits = object("a", std::string(100, 'x'));
@@ -423,9 +437,7 @@ TEST(StoreTest, AWriteChangingOneMemberIsBoundedFromTheStoredDocument) {
   TempDir dir;
   for (const bool inFile : {false, true}) {
     SCOPED_TRACE(inFile ? "file" : "memory");
-    StoreOptions options;
-    options.maxObjectBytes = 2000;
-    if (inFile) options.path = dir.file("changing.db");
+    const StoreOptions options = objectsOfAtMost(2000, inFile ? dir.file("changing.db") : "");
     auto store = openStore(options);
     ASSERT_NE(store, nullptr);
     auto created = store->put(keyOf("a"), object("a", std::string(100, 'x')), EventType::Added);
@@ -564,9 +576,7 @@ TEST(StoreTest, FileStoreContinuesTheRevisionWhenTheLastWriteWasADelete) {
   ASSERT_NE(store, nullptr);
   EXPECT_EQ(store->revision(), 4);
   EXPECT_EQ(store->size(), 0u);
-  auto next = store->put(keyOf("c"), object("c"), EventType::Added);
-  ASSERT_TRUE(next);
-  EXPECT_EQ(rvOf(**next), "5");
+  EXPECT_EQ(resourceVersionOfTheNextWrite(*store), "5");
 }
 
 TEST(StoreTest, FileStoreContinuesTheRevisionWhenEveryEventWasCompacted) {
@@ -584,9 +594,7 @@ TEST(StoreTest, FileStoreContinuesTheRevisionWhenEveryEventWasCompacted) {
   ASSERT_NE(store, nullptr);
   EXPECT_EQ(store->revision(), 3);
   EXPECT_EQ(store->compactedRevision(), 3);
-  auto next = store->put(keyOf("c"), object("c"), EventType::Added);
-  ASSERT_TRUE(next);
-  EXPECT_EQ(rvOf(**next), "4");
+  EXPECT_EQ(resourceVersionOfTheNextWrite(*store), "4");
 }
 
 // --- history: the state at any revision back to the compaction mark ---
