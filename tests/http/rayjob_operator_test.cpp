@@ -24,6 +24,7 @@
 #include "fakekube/client/kubeconfig.h"
 #include "fakekube/client/rest_client.h"
 #include "fakekube/sim/clock.h"
+#include "tests/http/ray_operator_fixture.h"
 #include "tests/http/serve_fixture.h"
 
 namespace fakekube::e2e {
@@ -41,54 +42,14 @@ std::string replaced(std::string text, const std::string& from, const std::strin
   return text;
 }
 
-enum class OperatorPlacement { InsideServe, OutOfProcess };
-
-std::string placementName(const ::testing::TestParamInfo<OperatorPlacement>& info) {
-  return info.param == OperatorPlacement::InsideServe ? "OperatorInsideServe"
-                                                      : "OperatorOutOfProcess";
-}
-
-// Both processes run their clocks and timers ten times faster than real time (`--time-scale`):
-// the submitter's backoffs, TTLs and deadlines pass in a tenth of the wall time, and every
-// duration the tests compare is read from the timestamps the controllers wrote.
-constexpr const char* kTimeScaleArgument = "10";
-
-// The cluster's controllers without the KubeRay ones.
-constexpr const char* kClusterControllers =
-    "gc,namespace,node-lifecycle,scheduler,kubelet,job,ttl-after-finished,replicaset,deployment,"
-    "endpoints,endpointslice,serviceaccount,statefulset,daemonset,cronjob,disruption";
-
-class RayJobServeTest : public KubectlTest,
-                        public ::testing::WithParamInterface<OperatorPlacement> {
+class RayJobServeTest : public RayOperatorServeTest {
  protected:
-  std::vector<std::string> serveArguments() override {
-    if (GetParam() == OperatorPlacement::InsideServe) {
-      return {"--nodes", "3", "--time-scale", kTimeScaleArgument};
-    }
-    return {"--nodes",          "3", "--time-scale", kTimeScaleArgument, "--controllers",
-            kClusterControllers};
-  }
   void SetUp() override {
-    KubectlTest::SetUp();
+    RayOperatorServeTest::SetUp();
     if (IsSkipped() || HasFatalFailure()) return;
     auto created = serve->restClient();
     ASSERT_TRUE(created.has_value()) << created.error().message;
     rest = std::move(*created);
-    if (GetParam() == OperatorPlacement::OutOfProcess) {
-      rayOperator = std::make_unique<ChildProcess>(
-          std::vector<std::string>{FAKEKUBE_CLI, "operator", "--kubeconfig", serve->kubeconfig(),
-                                   "--time-scale", kTimeScaleArgument});
-      auto line = rayOperator->readLine();
-      ASSERT_TRUE(line.has_value()) << rayOperator->readAllStderr();
-      ASSERT_THAT(*line, HasSubstr("fakekube operator: running against " + serve->url()));
-    }
-  }
-  void TearDown() override {
-    if (rayOperator) {
-      rayOperator->signal(SIGTERM);
-      EXPECT_EQ(rayOperator->wait(), 0) << "fakekube operator did not stop cleanly";
-    }
-    KubectlTest::TearDown();
   }
 
   Json rayJob(const std::string& name) {
@@ -131,7 +92,6 @@ class RayJobServeTest : public KubectlTest,
   }
 
   std::unique_ptr<RestClient> rest;
-  std::unique_ptr<ChildProcess> rayOperator;
 };
 
 // config/samples/ray-job.sample.yaml: Complete / SUCCEEDED; the dashboard, through the API
@@ -287,7 +247,7 @@ TEST_P(RayJobServeTest, ADeadlineEndsDeadlineExceeded) {
 INSTANTIATE_TEST_SUITE_P(BothPlacements, RayJobServeTest,
                          ::testing::Values(OperatorPlacement::InsideServe,
                                            OperatorPlacement::OutOfProcess),
-                         placementName);
+                         operatorPlacementName);
 
 }  // namespace
 }  // namespace fakekube::e2e

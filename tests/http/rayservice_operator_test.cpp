@@ -16,6 +16,7 @@
 #include "controllers/ray/custom_resource_definitions.h"
 #include "fakekube/api/json.h"
 #include "fakekube/client/rest_client.h"
+#include "tests/http/ray_operator_fixture.h"
 #include "tests/http/serve_fixture.h"
 
 namespace fakekube::e2e {
@@ -24,43 +25,8 @@ namespace rayservice_e2e {
 using ::testing::HasSubstr;
 using ::testing::MatchesRegex;
 
-enum class Placement { InsideServe, OutOfProcess };
-
-std::string placementTestName(const ::testing::TestParamInfo<Placement>& info) {
-  return info.param == Placement::InsideServe ? "OperatorInsideServe" : "OperatorOutOfProcess";
-}
-
-constexpr const char* kScale = "10";
-// The cluster's controllers without the KubeRay ones.
-constexpr const char* kNonRayControllers =
-    "gc,namespace,node-lifecycle,scheduler,kubelet,job,ttl-after-finished,replicaset,deployment,"
-    "endpoints,endpointslice,serviceaccount,statefulset,daemonset,cronjob,disruption";
-
-class RayServiceServeTest : public KubectlTest, public ::testing::WithParamInterface<Placement> {
+class RayServiceServeTest : public RayOperatorServeTest {
  protected:
-  std::vector<std::string> serveArguments() override {
-    if (GetParam() == Placement::InsideServe) return {"--nodes", "3", "--time-scale", kScale};
-    return {"--nodes", "3", "--time-scale", kScale, "--controllers", kNonRayControllers};
-  }
-  void SetUp() override {
-    KubectlTest::SetUp();
-    if (IsSkipped() || HasFatalFailure()) return;
-    if (GetParam() == Placement::OutOfProcess) {
-      rayOperator = std::make_unique<ChildProcess>(std::vector<std::string>{
-          FAKEKUBE_CLI, "operator", "--kubeconfig", serve->kubeconfig(), "--time-scale", kScale});
-      auto line = rayOperator->readLine();
-      ASSERT_TRUE(line.has_value()) << rayOperator->readAllStderr();
-      ASSERT_THAT(*line, HasSubstr("fakekube operator: running against " + serve->url()));
-    }
-  }
-  void TearDown() override {
-    if (rayOperator) {
-      rayOperator->signal(SIGTERM);
-      EXPECT_EQ(rayOperator->wait(), 0) << "fakekube operator did not stop cleanly";
-    }
-    KubectlTest::TearDown();
-  }
-
   Json rayService() {
     return Json::parse(ok({"get", "rayservice", "rayservice-sample", "-o", "json"}));
   }
@@ -71,8 +37,6 @@ class RayServiceServeTest : public KubectlTest, public ::testing::WithParamInter
                const std::string& timeout) {
     ok({"wait", "--for=" + condition, object, "--timeout=" + timeout});
   }
-
-  std::unique_ptr<ChildProcess> rayOperator;
 };
 
 // The sample reaches Ready=True with serve endpoints, and kubectl prints KubeRay's columns; an
@@ -91,9 +55,8 @@ TEST_P(RayServiceServeTest, TheRayServiceSampleBecomesReadyAndUpgradesBlueGreen)
   EXPECT_EQ(service["status"]["activeServiceStatus"]["applicationStatuses"]["math_app"]["status"],
             "RUNNING");
   EXPECT_GE(service["status"].value("numServeEndpoints", 0), 1);
-  EXPECT_THAT(ok({"get", "rayservice"}),
-              MatchesRegex("NAME +SERVICE STATUS +NUM SERVE ENDPOINTS\n"
-                           "rayservice-sample +Running +[1-9]\n"));
+  EXPECT_THAT(ok({"get", "rayservice"}), MatchesRegex("NAME +SERVICE STATUS +NUM SERVE ENDPOINTS\n"
+                                                      "rayservice-sample +Running +[1-9]\n"));
   EXPECT_EQ(jsonpath("service/rayservice-sample-serve-svc", "{.spec.selector.ray\\.io/cluster}"),
             first);
   const std::string clusterIp =
@@ -130,8 +93,9 @@ TEST_P(RayServiceServeTest, TheRayServiceSampleBecomesReadyAndUpgradesBlueGreen)
 }
 
 INSTANTIATE_TEST_SUITE_P(BothPlacements, RayServiceServeTest,
-                         ::testing::Values(Placement::InsideServe, Placement::OutOfProcess),
-                         placementTestName);
+                         ::testing::Values(OperatorPlacement::InsideServe,
+                                           OperatorPlacement::OutOfProcess),
+                         operatorPlacementName);
 
 }  // namespace rayservice_e2e
 }  // namespace fakekube::e2e

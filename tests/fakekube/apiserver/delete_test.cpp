@@ -12,7 +12,16 @@
 namespace fakekube::apitest {
 namespace {
 
-using DeleteTest = ApiServerTest;
+class DeleteTest : public ApiServerTest {
+ protected:
+  // Deletes `name` in "default" under the precondition that its UID is `uid`.
+  Result<DeleteResult> deleteWithUid(const GroupVersionResource& gvr, const std::string& name,
+                                     const std::string& uid) {
+    DeleteOptions options;
+    options.preconditions.uid = uid;
+    return server->deleteObject(gvr, "default", name, options);
+  }
+};
 
 Json withFinalizers(Json object, std::vector<std::string> finalizers) {
   object["metadata"]["finalizers"] = finalizers;
@@ -129,9 +138,7 @@ TEST_F(DeleteTest, BackgroundPolicyDropsPropagationFinalizers) {
 TEST_F(DeleteTest, UidPreconditionMismatchIs409) {
   Json cm = create(kConfigMaps, configMap("c1"));
   const std::int64_t before = server->revision();
-  DeleteOptions options;
-  options.preconditions.uid = "not-the-uid";
-  auto r = server->deleteObject(kConfigMaps, "default", "c1", options);
+  auto r = deleteWithUid(kConfigMaps, "c1", "not-the-uid");
   // rest.BeforeDelete's early check, which names the Kind rather than the resource.
   EXPECT_TRUE(failsWith(r, 409, "Conflict",
                         "Operation cannot be fulfilled on ConfigMap \"c1\": the UID in the "
@@ -145,8 +152,9 @@ TEST_F(DeleteTest, UidPreconditionMismatchIs409) {
   EXPECT_EQ(server->revision(), before);
   EXPECT_TRUE(server->get(kConfigMaps, "default", "c1"));
 
-  options.preconditions.uid = meta::uid(cm);
-  EXPECT_EQ(remove(kConfigMaps, "default", "c1", options)["status"], "Success");
+  DeleteOptions matching;
+  matching.preconditions.uid = meta::uid(cm);
+  EXPECT_EQ(remove(kConfigMaps, "default", "c1", matching)["status"], "Success");
 }
 
 TEST_F(DeleteTest, ResourceVersionPreconditionMismatchIs409) {
@@ -170,9 +178,7 @@ TEST_F(DeleteTest, ResourceVersionPreconditionMismatchIs409) {
 TEST_F(DeleteTest, PreconditionConflictNamesTheKindAndGroup) {
   Json d = create(kDeployments, deployment("d1"));
   const std::int64_t before = server->revision();
-  DeleteOptions options;
-  options.preconditions.uid = "x";
-  auto r = server->deleteObject(kDeployments, "default", "d1", options);
+  auto r = deleteWithUid(kDeployments, "d1", "x");
   EXPECT_TRUE(failsWith(r, 409, "Conflict",
                         "Operation cannot be fulfilled on Deployment.apps \"d1\": the UID in the "
                         "precondition (x) does not match the UID in record (" +

@@ -12,7 +12,16 @@
 namespace fakekube::apitest {
 namespace {
 
-using UpdateTest = ApiServerTest;
+class UpdateTest : public ApiServerTest {
+ protected:
+  // The ConfigMap c1, held by the finalizer "a", once its deletion started.
+  Json deletingConfigMap() {
+    Json cm = configMap("c1");
+    cm["metadata"]["finalizers"] = Json::array({"a"});
+    create(kConfigMaps, cm);
+    return remove(kConfigMaps, "default", "c1");
+  }
+};
 
 const std::string kModified =
     "the object has been modified; please apply your changes to the latest version and try again";
@@ -404,10 +413,7 @@ TEST_F(UpdateTest, UpdateValidatesMetadataLikeCreate) {
 // --- finalizers on a deleting object ---
 
 TEST_F(UpdateTest, NoNewFinalizersOnceDeletionStarted) {
-  Json cm = configMap("c1");
-  cm["metadata"]["finalizers"] = Json::array({"a"});
-  create(kConfigMaps, cm);
-  Json deleting = remove(kConfigMaps, "default", "c1");
+  Json deleting = deletingConfigMap();
   ASSERT_TRUE(meta::isDeleting(deleting));
 
   const std::int64_t before = server->revision();
@@ -434,10 +440,7 @@ TEST_F(UpdateTest, NoNewFinalizersOnceDeletionStarted) {
 }
 
 TEST_F(UpdateTest, NewFinalizersAreListedSortedAndOnce) {
-  Json cm = configMap("c1");
-  cm["metadata"]["finalizers"] = Json::array({"a"});
-  create(kConfigMaps, cm);
-  Json deleting = remove(kConfigMaps, "default", "c1");
+  Json deleting = deletingConfigMap();
   const std::int64_t before = server->revision();
   // Kubernetes reports sets.NewString(new...).Difference(old).List(): sorted, no repeats.
   deleting["metadata"]["finalizers"] = Json::array({"a", "z.io/f", "m.io/f", "z.io/f"});

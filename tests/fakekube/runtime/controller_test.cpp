@@ -316,6 +316,13 @@ class ConflictTest : public RuntimeTest {
     };
   }
 
+  // The controller of Widgets (their generation changes) that runs reconciler().
+  Result<Controller*> widgetController(Manager& manager) {
+    return ControllerBuilder(manager)
+        .forResource(kWidgets, predicate::generationChanged())
+        .complete(reconciler(manager));
+  }
+
   std::function<void()> betweenReadAndWrite;
   std::vector<long long> attemptsMs;
   std::vector<std::string> outcomes;
@@ -324,9 +331,7 @@ class ConflictTest : public RuntimeTest {
 TEST_F(ConflictTest, StatusConflictIsRetriedWithBackoffAndConverges) {
   create(kWidgets, widget("w"));
   Manager manager(ex, *server);
-  auto c = ControllerBuilder(manager)
-               .forResource(kWidgets, predicate::generationChanged())
-               .complete(reconciler(manager));
+  auto c = widgetController(manager);
   ASSERT_TRUE(c.has_value()) << c.error().str();
   // Another writer changes the object (an annotation: no new generation, so no new event passes
   // the predicate; only the retry can bring the next round).
@@ -350,9 +355,7 @@ TEST_F(ConflictTest, StatusConflictIsRetriedWithBackoffAndConverges) {
 TEST_F(ConflictTest, SpecChangeDuringReconcileConvergesOnTheNewSpec) {
   create(kWidgets, widget("w"));
   Manager manager(ex, *server);
-  auto c = ControllerBuilder(manager)
-               .forResource(kWidgets, predicate::generationChanged())
-               .complete(reconciler(manager));
+  auto c = widgetController(manager);
   ASSERT_TRUE(c.has_value());
   betweenReadAndWrite = [&] { mergePatch(kWidgets, "default", "w", {{"spec", {{"size", 3}}}}); };
   manager.start();

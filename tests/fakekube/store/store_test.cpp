@@ -40,12 +40,17 @@ std::string keyOf(const std::string& name) { return "/configmaps/default/" + nam
 
 std::string rvOf(const Json& j) { return j["metadata"]["resourceVersion"].get<std::string>(); }
 
+// The options of a store that keeps the last `revisions` events (0: compacts only when told).
+StoreOptions retaining(std::int64_t revisions) {
+  StoreOptions options;
+  options.retainedRevisions = revisions;
+  return options;
+}
+
 // A store that compacts only when told (retainedRevisions 0) holding `count` objects o0, o1, ...
 // written at revisions 1 to `count`; null when it does not open or a write fails.
 std::unique_ptr<Store> manuallyCompactedStoreWith(int count) {
-  StoreOptions options;
-  options.retainedRevisions = 0;
-  auto store = openStore(options);
+  auto store = openStore(retaining(0));
   for (int i = 0; store != nullptr && i < count; ++i) {
     auto put = store->put(keyOf("o" + std::to_string(i)), object("o"), EventType::Added);
     EXPECT_TRUE(put) << put.error().str();
@@ -94,9 +99,8 @@ class TempDir {
 
 // A file store in `dir` that compacts only when told to.
 StoreOptions manuallyCompactedFile(const TempDir& dir) {
-  StoreOptions options;
+  StoreOptions options = retaining(0);
   options.path = dir.file("store.db");
-  options.retainedRevisions = 0;
   return options;
 }
 
@@ -322,9 +326,7 @@ TEST(StoreTest, CompactIsClampedToTheRevisionAndNeverMovesBack) {
 }
 
 TEST(StoreTest, AutomaticCompactionKeepsAboutRetainedRevisions) {
-  StoreOptions options;
-  options.retainedRevisions = 5;
-  auto store = openStore(options);
+  auto store = openStore(retaining(5));
   ASSERT_NE(store, nullptr);
   for (int i = 0; i < 40; ++i) {
     ASSERT_TRUE(store->put(keyOf("o"), object("o", std::to_string(i)), EventType::Modified));
@@ -351,9 +353,7 @@ TEST(StoreTest, AutomaticCompactionKeepsAboutRetainedRevisions) {
 }
 
 TEST(StoreTest, RetainedRevisionsZeroDisablesAutomaticCompaction) {
-  StoreOptions options;
-  options.retainedRevisions = 0;
-  auto store = openStore(options);
+  auto store = openStore(retaining(0));
   ASSERT_NE(store, nullptr);
   for (int i = 0; i < 50; ++i) {
     ASSERT_TRUE(store->put(keyOf("o"), object("o", std::to_string(i)), EventType::Modified));
@@ -647,9 +647,7 @@ std::vector<State> randomHistory(Store& store, int writes, unsigned seed) {
 }
 
 TEST(StoreTest, ScanAtGivesTheStateAtEveryRetainedRevision) {
-  StoreOptions options;
-  options.retainedRevisions = 0;
-  auto store = openStore(options);
+  auto store = openStore(retaining(0));
   ASSERT_NE(store, nullptr);
   auto history = randomHistory(*store, 120, 7);
   ASSERT_EQ(store->revision(), 120);
@@ -672,9 +670,7 @@ TEST(StoreTest, ScanAtGivesTheStateAtEveryRetainedRevision) {
 // A later page of a list: the state at a revision, from just after a key on. Every key of the
 // random history as the start, every revision.
 TEST(StoreTest, ScanAtFromAKeyGivesTheRestOfTheStateAtThatRevision) {
-  StoreOptions options;
-  options.retainedRevisions = 0;
-  auto store = openStore(options);
+  auto store = openStore(retaining(0));
   ASSERT_NE(store, nullptr);
   auto history = randomHistory(*store, 80, 11);
   for (std::int64_t rv = 0; rv <= 80; rv += 3) {
