@@ -150,6 +150,14 @@ inline StatusCause cause(std::string reason, std::string message, std::string fi
   return {std::move(reason), std::move(message), std::move(field)};
 }
 
+// An ApiServer on `ex`'s clock whose uids and generated names are drawn from `seed` (a failure,
+// thrown, when it does not open).
+inline std::unique_ptr<ApiServer> openSeededServer(SimExecutor& ex, std::uint64_t seed) {
+  ApiServerOptions options;
+  options.seed = seed;
+  return must(ApiServer::open(ex.clock(), options), "open");
+}
+
 class ApiServerTest : public ::testing::Test {
  protected:
   void SetUp() override { server = openServer(); }

@@ -16,7 +16,15 @@ using namespace std::chrono_literals;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
-using InformerTest = CacheTest;
+class InformerTest : public CacheTest {
+ protected:
+  // Hands the informer's events to `rec`, starts it and runs what is due (its first list).
+  void startRecording(Informer& informer, Recorder& rec) {
+    informer.addEventHandler(rec.handler());
+    informer.start();
+    ex.runUntilIdle();
+  }
+};
 
 std::string rvOf(const Json& object) { return meta::resourceVersion(object); }
 
@@ -69,9 +77,7 @@ TEST_F(InformerTest, DeleteHandlerGetsTheFinalState) {
   create(kConfigMaps, configMap("a"));
   Informer informer(*client, ex, kConfigMaps);
   Recorder rec;
-  informer.addEventHandler(rec.handler());
-  informer.start();
-  ex.runUntilIdle();
+  startRecording(informer, rec);
   rec.take();
 
   must(client->deleteObject(kConfigMaps, "default", "a"));
@@ -90,9 +96,7 @@ TEST_F(InformerTest, RelistsAfter410AndConvergesOnTheServersState) {
 
   Informer informer(*client, ex, kConfigMaps);
   Recorder rec;
-  informer.addEventHandler(rec.handler());
-  informer.start();
-  ex.runUntilIdle();
+  startRecording(informer, rec);
   ASSERT_EQ(informer.listCount(), 1u);
   rec.take();
 
@@ -124,9 +128,7 @@ TEST_F(InformerTest, RelistWhileLaggingAppliesEarlierEventsFirst) {
   open(/*watchBacklog=*/2);
   Informer informer(*client, ex, kConfigMaps, {.deliveryDelay = 2s});
   Recorder rec;
-  informer.addEventHandler(rec.handler());
-  informer.start();
-  ex.runUntilIdle();
+  startRecording(informer, rec);
 
   Json a = create(kConfigMaps, configMap("a"));
   ex.runUntilIdle();  // taken from the watch, held back for 2 s
@@ -210,9 +212,7 @@ TEST_F(InformerTest, WithoutTheDefaultIndexesOnlyAddedIndexersAnswer) {
   options.defaultIndexes = false;
   Informer informer(*client, ex, kPods, options);
   Recorder rec;
-  informer.addEventHandler(rec.handler());
-  informer.start();
-  ex.runUntilIdle();
+  startRecording(informer, rec);
   EXPECT_EQ(rec.take().size(), 1u);
   EXPECT_THAT(names(informer.list()), ElementsAre("default/p1"));
   EXPECT_THAT(informer.byIndex(kNamespaceIndex, "default"), IsEmpty());
@@ -303,9 +303,7 @@ TEST_F(InformerTest, LabelRestrictedInformerSeesOnlyMatchingObjects) {
 
   Informer informer(*client, ex, kConfigMaps, {.labelSelector = "ray.io/managed=true"});
   Recorder rec;
-  informer.addEventHandler(rec.handler());
-  informer.start();
-  ex.runUntilIdle();
+  startRecording(informer, rec);
   EXPECT_THAT(state(informer), ElementsAre(::testing::StartsWith("default/managed ")));
   rec.take();
 
@@ -343,9 +341,7 @@ TEST_F(InformerTest, NamespaceRestrictedInformer) {
 TEST_F(InformerTest, DeliveryDelayHoldsEventsBackInOrder) {
   Informer informer(*client, ex, kConfigMaps, {.deliveryDelay = 2s});
   Recorder rec;
-  informer.addEventHandler(rec.handler());
-  informer.start();
-  ex.runUntilIdle();
+  startRecording(informer, rec);
   ASSERT_TRUE(informer.hasSynced());  // the list itself is not delayed
 
   Json a = create(kConfigMaps, configMap("a"));
@@ -385,9 +381,7 @@ TEST_F(InformerTest, CatchUpOnReadAppliesDueEventsBeforeEveryKindOfRead) {
   must(client->create(kNamespaces, apitest::namespaceObject("team")));
   Informer informer(*client, ex, kConfigMaps, {.catchUpOnRead = true});
   Recorder rec;
-  informer.addEventHandler(rec.handler());
-  informer.start();
-  ex.runUntilIdle();
+  startRecording(informer, rec);
 
   // Each read, without the executor running, sees the write made just before it.
   Json a = create(kConfigMaps, configMap("a"));
@@ -493,9 +487,7 @@ TEST_F(InformerTest, LateHandlerIsToldAboutWhatIsCached) {
 TEST_F(InformerTest, StopEndsProcessing) {
   Informer informer(*client, ex, kConfigMaps, {.deliveryDelay = 1s});
   Recorder rec;
-  informer.addEventHandler(rec.handler());
-  informer.start();
-  ex.runUntilIdle();
+  startRecording(informer, rec);
   create(kConfigMaps, configMap("a"));
   ex.runUntilIdle();
   informer.stop();

@@ -88,9 +88,7 @@ struct PodHistory {
 class StoryRun {
  public:
   explicit StoryRun(std::uint64_t seed) : ex(SimExecutor::Options{seed}) {
-    ApiServerOptions options;
-    options.seed = seed;
-    server = must(ApiServer::open(ex.clock(), options), "open");
+    server = openSeededServer(ex, seed);
     ClusterOptions clusterOptions;
     clusterOptions.nodes = 2;
     cluster = std::make_unique<Cluster>(ex, *server, clusterOptions);

@@ -14,9 +14,7 @@ namespace {
 class SeededRun {
  public:
   explicit SeededRun(std::uint64_t seed) : ex(SimExecutor::Options{seed}) {
-    ApiServerOptions options;
-    options.seed = seed;
-    server = must(ApiServer::open(ex.clock(), options), "open");
+    server = openSeededServer(ex, seed);
     manager = std::make_unique<Manager>(ex, *server);
     gc = must(addGarbageCollector(*manager), "addGarbageCollector");
     namespaces = must(addNamespaceController(*manager), "addNamespaceController");

@@ -35,6 +35,7 @@ namespace fakekube::runtimetest {
 using apitest::configMap;
 using apitest::kWidgets;
 using apitest::must;
+using apitest::openSeededServer;
 using apitest::widget;
 
 class RuntimeTest : public ::testing::Test {

@@ -22,9 +22,7 @@ class SeededControllerTest : public ::testing::TestWithParam<std::uint64_t> {};
 
 TEST_P(SeededControllerTest, TwoWorkersNeverExceededNeverOneKeyTwiceEveryChangeSeen) {
   SimExecutor ex(SimExecutor::Options{.seed = GetParam()});
-  ApiServerOptions serverOptions;
-  serverOptions.seed = GetParam();
-  auto server = must(ApiServer::open(ex.clock(), serverOptions), "open");
+  auto server = openSeededServer(ex, GetParam());
   InProcessClient client(*server);
   constexpr int kObjects = 40;
   for (int i = 0; i < kObjects; ++i) {
