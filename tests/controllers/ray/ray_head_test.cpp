@@ -22,6 +22,11 @@ std::int64_t millis(TimePoint t) {
 
 class RayHeadTest : public RaySimulationTest {
  protected:
+  // The head of the cluster "demo", started, and a client of its dashboard.
+  DashboardClient startDemoHead() {
+    startHead("demo");
+    return dashboard("demo");
+  }
   RayJobRequest request(const std::string& id, const std::string& entrypoint) {
     RayJobRequest r;
     r.submissionId = id;
@@ -70,8 +75,7 @@ TEST(RayHeadPortsTest, TheCommandLinesFlagsOrRaysDefaults) {
 }
 
 TEST_F(RayHeadTest, AJobGoesPendingRunningSucceededWithTimesInMilliseconds) {
-  startHead("demo");
-  DashboardClient client = dashboard("demo");
+  DashboardClient client = startDemoHead();
   const TimePoint submittedAt = ex.now();
   auto id =
       client.submitJobRequest(request("demo-job-fghij", "echo start && sleep 10 && echo end"));
@@ -104,8 +108,7 @@ TEST_F(RayHeadTest, AJobGoesPendingRunningSucceededWithTimesInMilliseconds) {
 }
 
 TEST_F(RayHeadTest, ASecondSubmitOfTheSameIdIsRaysFiveHundred) {
-  startHead("demo");
-  DashboardClient client = dashboard("demo");
+  DashboardClient client = startDemoHead();
   ASSERT_TRUE(client.submitJobRequest(request("job-1", "sleep 100")).has_value());
   auto again = client.submitJobRequest(request("job-1", "sleep 1"));
   ASSERT_FALSE(again.has_value());
@@ -130,8 +133,7 @@ TEST_F(RayHeadTest, ASecondSubmitOfTheSameIdIsRaysFiveHundred) {
 }
 
 TEST_F(RayHeadTest, AFailingEntrypointIsFailedWithItsExitCodeAndLogs) {
-  startHead("demo");
-  DashboardClient client = dashboard("demo");
+  DashboardClient client = startDemoHead();
   ASSERT_TRUE(client.submitJobRequest(request("job-1", "echo boom; exit 2")).has_value());
   ex.advance(seconds(2));
   auto info = client.getJobInfo("job-1");
@@ -143,8 +145,7 @@ TEST_F(RayHeadTest, AFailingEntrypointIsFailedWithItsExitCodeAndLogs) {
 }
 
 TEST_F(RayHeadTest, StopDeleteAndListBehaveAsRaysDashboard) {
-  startHead("demo");
-  DashboardClient client = dashboard("demo");
+  DashboardClient client = startDemoHead();
   ASSERT_TRUE(client.submitJobRequest(request("long", "sleep 100")).has_value());
   auto generated = client.submitJobRequest(request("", "true"));
   ASSERT_TRUE(generated.has_value());
@@ -187,8 +188,7 @@ TEST_F(RayHeadTest, StopDeleteAndListBehaveAsRaysDashboard) {
 }
 
 TEST_F(RayHeadTest, AJobStoppedWhilePendingNeverRuns) {
-  startHead("demo");
-  DashboardClient client = dashboard("demo");
+  DashboardClient client = startDemoHead();
   ASSERT_TRUE(client.submitJobRequest(request("early", "echo ran")).has_value());
   ASSERT_TRUE(client.stopJob("early").has_value());
   ex.advance(seconds(5));
