@@ -165,17 +165,29 @@ TEST_F(PatchTest, StatusSubresourceOfAKindWithoutOneIs404) {
   EXPECT_EQ(server->revision(), before);
 }
 
-TEST_F(PatchTest, DryRunPatchAnswersTheResultWithoutWriting) {
+// A dry run answers the patched object and writes nothing, a merge patch and a strategic one
+// alike.
+class DryRunPatchTest : public ApiServerTest, public ::testing::WithParamInterface<PatchType> {};
+
+TEST_P(DryRunPatchTest, AnswersTheResultWithoutWriting) {
   create(kConfigMaps, configMap("c1"));
   const std::int64_t before = server->revision();
   PatchOptions options;
   options.dryRun = true;
-  Json answered = must(server->patch(kConfigMaps, "default", "c1", PatchType::Merge,
-                                     R"({"data":{"key":"dry"}})", options));
+  Json answered = must(server->patch(kConfigMaps, "default", "c1", GetParam(),
+                                     R"({"data":{"key":"dry","new":"1"}})", options));
   EXPECT_EQ(answered["data"]["key"], "dry");
+  EXPECT_EQ(answered["data"]["new"], "1");
   EXPECT_EQ(server->revision(), before);
-  EXPECT_EQ(get(kConfigMaps, "default", "c1")["data"]["key"], "value");
+  EXPECT_EQ(get(kConfigMaps, "default", "c1")["data"], Json({{"key", "value"}}));
 }
+
+INSTANTIATE_TEST_SUITE_P(MergeAndStrategicMerge, DryRunPatchTest,
+                         ::testing::Values(PatchType::Merge, PatchType::StrategicMerge),
+                         [](const ::testing::TestParamInfo<PatchType>& info) {
+                           return std::string(info.param == PatchType::Merge ? "Merge"
+                                                                             : "StrategicMerge");
+                         });
 
 }  // namespace
 }  // namespace fakekube::apitest

@@ -156,18 +156,6 @@ TEST_F(StrategicPatchTest, ResourceVersionInThePatchIsAPrecondition) {
   EXPECT_EQ(server->revision(), before);
 }
 
-TEST_F(StrategicPatchTest, DryRunAnswersWithoutWriting) {
-  create(kConfigMaps, configMap("c1"));
-  const std::int64_t before = server->revision();
-  PatchOptions options;
-  options.dryRun = true;
-  Json answered = must(server->patch(kConfigMaps, "default", "c1", PatchType::StrategicMerge,
-                                     R"({"data": {"new": "1"}})", options));
-  EXPECT_EQ(answered["data"]["new"], "1");
-  EXPECT_EQ(server->revision(), before);
-  EXPECT_FALSE(get(kConfigMaps, "default", "c1")["data"].contains("new"));
-}
-
 TEST_F(StrategicPatchTest, CustomResourcesAreUnsupportedMediaType) {
   installWidgetCrd();
   create(kWidgets, widget("w1"));
