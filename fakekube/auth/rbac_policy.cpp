@@ -39,16 +39,36 @@ std::string describeRbacSubject(const Json& subject, std::string_view bindingNam
 
 }  // namespace
 
-// One binding as the index holds it: the document, its role reference, and the index keys its
-// subjects were filed under (to take them out again).
+// One binding as the index holds it: the document, its role reference, its subjects read once
+// (what appliesTo compares: a User's name, a Group's name, a ServiceAccount's user name) with
+// the reason an allowed request names each by, and the index keys its subjects were filed under
+// (to take them out again).
 struct RbacPolicy::Binding {
+  enum class SubjectKind { User, Group, Nobody };
+  struct Subject {
+    SubjectKind kind = SubjectKind::Nobody;
+    std::string name;           // the user name (a ServiceAccount's too) or the group
+    std::string allowedReason;  // "RBAC: allowed by <RuleSource::describe()>"
+  };
   ObjectPtr object;
   std::string ns;
   std::string name;
   std::string roleKind;
   std::string roleName;
+  bool roleIsClusterRole = false;
+  std::vector<Subject> subjects;       // in the document's order
   std::vector<std::string> userKeys;   // User names and ServiceAccount user names
   std::vector<std::string> groupKeys;  // Group names
+
+  // validation.appliesTo over the subjects read once: the first that names the user.
+  std::optional<std::size_t> subjectFor(const UserInfo& user) const {
+    for (std::size_t i = 0; i < subjects.size(); ++i) {
+      const Subject& subject = subjects[i];
+      if (subject.kind == SubjectKind::User && subject.name == user.name) return i;
+      if (subject.kind == SubjectKind::Group && user.inGroup(subject.name)) return i;
+    }
+    return std::nullopt;
+  }
 };
 
 struct RbacPolicy::SubjectIndex {
@@ -78,7 +98,7 @@ void RbacPolicy::apply(Kind kind, const ObjectPtr& object) {
           policyRulesFromJson(jsonAt(*object, {"rules"})));
       Role role{object, std::move(rules)};
       if (kind == Kind::Role) {
-        roles_[policyKey(ns, name)] = std::move(role);
+        roles_[ns][name] = std::move(role);
       } else {
         clusterRoles_[name] = std::move(role);
       }
@@ -94,11 +114,17 @@ void RbacPolicy::apply(Kind kind, const ObjectPtr& object) {
 
 void RbacPolicy::remove(Kind kind, std::string_view ns, std::string_view name) {
   switch (kind) {
-    case Kind::Role:
-      roles_.erase(policyKey(ns, name));
+    case Kind::Role: {
+      auto inNamespace = roles_.find(ns);
+      if (inNamespace == roles_.end()) return;
+      if (auto it = inNamespace->second.find(name); it != inNamespace->second.end()) {
+        inNamespace->second.erase(it);
+      }
+      if (inNamespace->second.empty()) roles_.erase(inNamespace);
       return;
+    }
     case Kind::ClusterRole:
-      clusterRoles_.erase(std::string(name));
+      if (auto it = clusterRoles_.find(name); it != clusterRoles_.end()) clusterRoles_.erase(it);
       return;
     case Kind::RoleBinding:
     case Kind::ClusterRoleBinding:
@@ -116,25 +142,36 @@ void RbacPolicy::addBinding(Kind kind, const ObjectPtr& object) {
   const Json& roleRef = jsonAt(*object, {"roleRef"});
   binding->roleKind = jsonText(roleRef, "kind");
   binding->roleName = jsonText(roleRef, "name");
+  binding->roleIsClusterRole = binding->roleKind == "ClusterRole";
   const Json& subjects = jsonAt(*object, {"subjects"});
   if (subjects.is_array()) {
-    for (const Json& subject : subjects) {
+    for (std::size_t i = 0; i < subjects.size(); ++i) {
+      const Json& subject = subjects[i];
       std::string_view kindName = jsonText(subject, "kind");
       std::string_view name = jsonText(subject, "name");
+      Binding::Subject read;
       if (kindName == "User") {
+        read = {Binding::SubjectKind::User, std::string(name), ""};
         binding->userKeys.emplace_back(name);
       } else if (kindName == "Group") {
+        read = {Binding::SubjectKind::Group, std::string(name), ""};
         binding->groupKeys.emplace_back(name);
       } else if (kindName == "ServiceAccount") {
         // Filed under the user name the ServiceAccount authenticates as; one with no namespace
         // in a ClusterRoleBinding names nobody.
         std::string_view saNamespace = jsonText(subject, "namespace");
         if (saNamespace.empty()) saNamespace = binding->ns;
-        if (saNamespace.empty()) continue;
-        std::string user(users::kServiceAccountPrefix);
-        user.append(saNamespace).append(":").append(name);
-        binding->userKeys.push_back(std::move(user));
+        if (!saNamespace.empty()) {
+          std::string user(users::kServiceAccountPrefix);
+          user.append(saNamespace).append(":").append(name);
+          read = {Binding::SubjectKind::User, user, ""};
+          binding->userKeys.push_back(std::move(user));
+        }
       }
+      if (read.kind != Binding::SubjectKind::Nobody) {
+        read.allowedReason = "RBAC: allowed by " + RuleSource{object.get(), cluster, i}.describe();
+      }
+      binding->subjects.push_back(std::move(read));
     }
   }
   SubjectIndex& index = cluster ? *clusterBindingIndex_ : roleBindingIndex_[binding->ns];
@@ -175,12 +212,13 @@ void RbacPolicy::removeBinding(Kind kind, std::string_view ns, std::string_view 
   bindings_.erase(it);
 }
 
-std::vector<const RbacPolicy::Binding*> RbacPolicy::candidates(const SubjectIndex& index,
-                                                               const UserInfo& user) const {
-  std::vector<const Binding*> found;
+void RbacPolicy::candidates(const SubjectIndex& index, const UserInfo& user,
+                            CandidateList& found) const {
+  found.clear();
   auto collect = [&](const auto& byKey, const std::string& key) {
     auto it = byKey.find(key);
-    if (it != byKey.end()) found.insert(found.end(), it->second.begin(), it->second.end());
+    if (it == byKey.end()) return;
+    for (const Binding* binding : it->second) found.push_back(binding);
   };
   collect(index.byUser, user.name);
   for (const std::string& group : user.groups) collect(index.byGroup, group);
@@ -190,7 +228,19 @@ std::vector<const RbacPolicy::Binding*> RbacPolicy::candidates(const SubjectInde
               [](const Binding* a, const Binding* b) { return a->name < b->name; });
     found.erase(std::unique(found.begin(), found.end()), found.end());
   }
-  return found;
+}
+
+const std::vector<PolicyRule>* RbacPolicy::boundRules(const Binding& binding,
+                                                      std::string_view bindingNamespace) const {
+  if (binding.roleIsClusterRole) {
+    auto it = clusterRoles_.find(std::string_view(binding.roleName));
+    return it == clusterRoles_.end() ? nullptr : it->second.rules.get();
+  }
+  if (binding.roleKind != "Role") return nullptr;
+  auto inNamespace = roles_.find(bindingNamespace);
+  if (inNamespace == roles_.end()) return nullptr;
+  auto it = inNamespace->second.find(std::string_view(binding.roleName));
+  return it == inNamespace->second.end() ? nullptr : it->second.rules.get();
 }
 
 Result<RbacPolicy::Rules> RbacPolicy::roleRules(std::string_view kind, std::string_view name,
@@ -201,12 +251,14 @@ Result<RbacPolicy::Rules> RbacPolicy::roleRules(std::string_view kind, std::stri
         GroupResource{std::string(rbac::kGroupName), std::string(resource)}, name));
   };
   if (kind == "Role") {
-    auto it = roles_.find(policyKey(bindingNamespace, name));
-    if (it == roles_.end()) return notFound("role");
+    auto inNamespace = roles_.find(bindingNamespace);
+    if (inNamespace == roles_.end()) return notFound("role");
+    auto it = inNamespace->second.find(name);
+    if (it == inNamespace->second.end()) return notFound("role");
     return it->second.rules;
   }
   if (kind == "ClusterRole") {
-    auto it = clusterRoles_.find(std::string(name));
+    auto it = clusterRoles_.find(name);
     if (it == clusterRoles_.end()) return notFound("clusterrole");
     return it->second.rules;
   }
@@ -221,16 +273,21 @@ Result<RbacPolicy::Rules> RbacPolicy::roleReferenceRules(const Json& roleRef,
 
 template <class Visitor>
 void RbacPolicy::walkRules(const UserInfo& user, std::string_view ns, Visitor&& visit) const {
+  CandidateList found;
   auto walk = [&](const SubjectIndex& index, std::string_view bindingNamespace) {
-    for (const Binding* binding : candidates(index, user)) {
-      auto subject = appliesTo(user, jsonAt(*binding->object, {"subjects"}), bindingNamespace);
+    candidates(index, user, found);
+    for (const Binding* binding : found) {
+      auto subject = binding->subjectFor(user);
       if (!subject) continue;
-      auto rules = roleRules(binding->roleKind, binding->roleName, bindingNamespace);
-      if (!rules) {
-        if (!visit(*binding, *subject, nullptr, &rules.error().message)) return false;
+      const std::vector<PolicyRule>* rules = boundRules(*binding, bindingNamespace);
+      if (rules == nullptr) {
+        // The message of the lookup's error (not found, an unsupported kind), built only here.
+        auto missing = roleRules(binding->roleKind, binding->roleName, bindingNamespace);
+        std::string error = missing ? std::string() : missing.error().message;
+        if (!visit(*binding, *subject, nullptr, &error)) return false;
         continue;
       }
-      for (const PolicyRule& rule : **rules) {
+      for (const PolicyRule& rule : *rules) {
         if (!visit(*binding, *subject, &rule, nullptr)) return false;
       }
     }
@@ -238,7 +295,7 @@ void RbacPolicy::walkRules(const UserInfo& user, std::string_view ns, Visitor&& 
   };
   if (!walk(*clusterBindingIndex_, "")) return;
   if (ns.empty()) return;
-  auto index = roleBindingIndex_.find(std::string(ns));
+  auto index = roleBindingIndex_.find(ns);
   if (index != roleBindingIndex_.end()) walk(index->second, ns);
 }
 
@@ -289,16 +346,17 @@ AuthorizationResult RbacPolicy::authorize(const AuthorizationAttributes& attribu
   AuthorizationResult result;
   if (attributes.user == nullptr) return result;
   std::vector<std::string> errors;
-  visitRulesFor(*attributes.user, attributes.ns,
-                [&](const RuleSource& source, const PolicyRule* rule, const std::string* error) {
-                  if (rule != nullptr && ruleAllows(*rule, attributes)) {
-                    result.decision = AuthorizationDecision::Allow;
-                    result.reason = "RBAC: allowed by " + source.describe();
-                    return false;
-                  }
-                  if (error != nullptr) errors.push_back(*error);
-                  return true;
-                });
+  walkRules(*attributes.user, attributes.ns,
+            [&](const Binding& binding, std::size_t subject, const PolicyRule* rule,
+                const std::string* error) {
+              if (rule != nullptr && ruleAllows(*rule, attributes)) {
+                result.decision = AuthorizationDecision::Allow;
+                result.reason = binding.subjects[subject].allowedReason;
+                return false;
+              }
+              if (error != nullptr) errors.push_back(*error);
+              return true;
+            });
   if (!result.allowed() && !errors.empty())
     result.reason = "RBAC: " + aggregateErrorMessage(errors);
   return result;
@@ -316,7 +374,7 @@ RbacPolicy::ResolvedRules RbacPolicy::rulesFor(const UserInfo& user, std::string
 }
 
 const Json* RbacPolicy::clusterRole(std::string_view name) const {
-  auto it = clusterRoles_.find(std::string(name));
+  auto it = clusterRoles_.find(name);
   return it == clusterRoles_.end() ? nullptr : it->second.object.get();
 }
 

@@ -13,6 +13,7 @@
 // write of the four kinds (`apply`).
 #pragma once
 
+#include <array>
 #include <functional>
 #include <map>
 #include <memory>
@@ -89,21 +90,63 @@ class RbacPolicy {
   };
   using BindingPtr = std::shared_ptr<const Binding>;
 
+  // Hashes a std::string and a std::string_view alike, so that lookups build no key.
+  struct TextHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view text) const {
+      return std::hash<std::string_view>()(text);
+    }
+  };
+  template <class Value>
+  using TextMap = std::unordered_map<std::string, Value, TextHash, std::equal_to<>>;
+  // The bindings a request looks at, held inline up to a few (no allocation per request).
+  class CandidateList {
+   public:
+    void clear() { size_ = 0, spill_.clear(); }
+    void push_back(const Binding* binding) {
+      if (size_ < inline_.size() && spill_.empty()) {
+        inline_[size_++] = binding;
+        return;
+      }
+      if (spill_.empty()) spill_.assign(inline_.begin(), inline_.begin() + size_);
+      spill_.push_back(binding);
+    }
+    const Binding** begin() { return spill_.empty() ? inline_.data() : spill_.data(); }
+    const Binding** end() { return begin() + size(); }
+    std::size_t size() const { return spill_.empty() ? size_ : spill_.size(); }
+    void erase(const Binding** from, const Binding** to) {
+      if (spill_.empty()) {
+        size_ -= static_cast<std::size_t>(to - from);
+      } else {
+        spill_.erase(spill_.begin() + (from - spill_.data()),
+                     spill_.begin() + (to - spill_.data()));
+      }
+    }
+
+   private:
+    std::array<const Binding*, 8> inline_{};
+    std::size_t size_ = 0;
+    std::vector<const Binding*> spill_;
+  };
+
   void addBinding(Kind kind, const ObjectPtr& object);
   void removeBinding(Kind kind, std::string_view ns, std::string_view name);
   // The bindings of the index that name the user or one of its groups, each once, by name.
-  std::vector<const Binding*> candidates(const SubjectIndex& index, const UserInfo& user) const;
+  void candidates(const SubjectIndex& index, const UserInfo& user, CandidateList& found) const;
+  // The rules of the binding's role as held, or nullptr when it has none (roleRules says why).
+  const std::vector<PolicyRule>* boundRules(const Binding& binding,
+                                            std::string_view bindingNamespace) const;
   // VisitRulesFor's walk, with the visitor inlined: visit(binding, subject, rule, error).
   template <class Visitor>
   void walkRules(const UserInfo& user, std::string_view ns, Visitor&& visit) const;
   Result<Rules> roleRules(std::string_view kind, std::string_view name,
                           std::string_view bindingNamespace) const;
 
-  std::unordered_map<std::string, Role> roles_;  // "<namespace>/<name>"
-  std::unordered_map<std::string, Role> clusterRoles_;
+  TextMap<TextMap<Role>> roles_;  // by namespace, then name
+  TextMap<Role> clusterRoles_;
   std::map<std::string, BindingPtr, std::less<>> bindings_;  // "<namespace>/<name>", "/<name>"
   std::unique_ptr<SubjectIndex> clusterBindingIndex_;
-  std::unordered_map<std::string, SubjectIndex> roleBindingIndex_;  // by namespace
+  TextMap<SubjectIndex> roleBindingIndex_;  // by namespace
 };
 
 }  // namespace fakekube
