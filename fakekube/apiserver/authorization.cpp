@@ -1,12 +1,17 @@
 // Authorization of the requests made as a user (docs/rbac.md): the attributes kube-apiserver's
 // RequestInfo would give the request, answered by the RBAC index the store's commits keep
 // current.
+#include <algorithm>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <vector>
 
+#include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/apiserver/api_server_impl.h"
 #include "fakekube/auth/bootstrap_policy.h"
 #include "fakekube/auth/cluster_role_aggregation.h"
+#include "fakekube/auth/rbac_rules.h"
 
 namespace fakekube {
 namespace {
@@ -55,6 +60,68 @@ void aggregateBootstrapClusterRoles(std::vector<Json>& clusterRoles) {
   }
 }
 
+constexpr std::string_view kAutoUpdateAnnotation = "rbac.authorization.kubernetes.io/autoupdate";
+
+// reconciliation's merge(expected, existing) of labels or annotations: what the existing object
+// lacks is added, what it has is kept. Whether anything was added.
+bool mergeExpectedMetadata(Json& existing, const Json& expected, const char* field) {
+  const Json& wanted = jsonAt(expected, {"metadata", field});
+  if (!wanted.is_object() || wanted.empty()) return false;
+  Json& have = meta::metadata(existing)[field];
+  if (!have.is_object()) have = Json::object();
+  bool added = false;
+  for (const auto& [key, value] : wanted.items()) {
+    if (have.contains(key)) continue;
+    have[key] = value;
+    added = true;
+  }
+  return added;
+}
+
+// What the reconciliation of a bootstrap object (pkg/registry/rbac/reconciliation, with
+// RemoveExtraPermissions and RemoveExtraSubjects false, as the bootstrap runs it) makes of the
+// stored one: the expected labels and annotations it lacks, then, for a ClusterRole, the rules it
+// does not cover (broken down, as validation.Covers answers them) appended and the expected
+// aggregationRule; for a ClusterRoleBinding, the subjects it lacks appended. nullopt when nothing
+// changes or the object is protected (autoupdate "false"). A binding whose roleRef changed is
+// left as it is (the reconciliation would delete and create it again).
+std::optional<Json> reconciledBootstrapObject(const Json& existing, const Json& expected) {
+  const Json& annotations = jsonAt(existing, {"metadata", "annotations"});
+  if (annotations.is_object() && annotations.value(kAutoUpdateAnnotation, "") == "false") {
+    return std::nullopt;
+  }
+  Json result = existing;
+  bool changed = mergeExpectedMetadata(result, expected, "annotations");
+  changed = mergeExpectedMetadata(result, expected, "labels") || changed;
+  if (expected.contains("roleRef")) {
+    const Json& subjects = jsonAt(expected, {"subjects"});
+    Json& have = result["subjects"];
+    if (!have.is_array()) have = Json::array();
+    for (const Json& subject : subjects.is_array() ? subjects : Json::array()) {
+      if (std::find(have.begin(), have.end(), subject) != have.end()) continue;
+      have.push_back(subject);
+      changed = true;
+    }
+  } else {
+    std::vector<PolicyRule> missing =
+        uncoveredRules(policyRulesFromJson(jsonAt(existing, {"rules"})),
+                       policyRulesFromJson(jsonAt(expected, {"rules"})));
+    if (!missing.empty()) {
+      Json& rules = result["rules"];
+      if (!rules.is_array()) rules = Json::array();
+      for (const PolicyRule& rule : missing) rules.push_back(rule.toJson());
+      changed = true;
+    }
+    const Json& aggregation = jsonAt(expected, {"aggregationRule"});
+    if (!aggregation.is_null() && jsonAt(existing, {"aggregationRule"}) != aggregation) {
+      result["aggregationRule"] = aggregation;
+      changed = true;
+    }
+  }
+  if (!changed) return std::nullopt;
+  return result;
+}
+
 }  // namespace
 
 std::optional<Status> ApiServer::Impl::authorizeRequest(const Request& request) const {
@@ -94,7 +161,9 @@ bool ApiServer::Impl::observeRbacEvent(const StoredEvent& event) {
 
 // A bare ApiServer has no controller manager to aggregate ClusterRoles, but a cluster always
 // does: admin, edit and view are written as that controller leaves them, so that binding `edit`
-// grants what it grants in a cluster (docs/rbac.md). Existing objects are left as they are.
+// grants what it grants in a cluster (docs/rbac.md). Existing objects are reconciled as
+// kube-apiserver's bootstrap reconciles them on every start: what they lack is added back unless
+// they are annotated rbac.authorization.kubernetes.io/autoupdate: "false".
 Result<void> ApiServer::Impl::ensureBootstrapPolicy() {
   auto clusterRoles = registry_.find(rbac::kGroupName, "clusterroles");
   auto clusterRoleBindings = registry_.find(rbac::kGroupName, "clusterrolebindings");
@@ -113,10 +182,15 @@ Result<void> ApiServer::Impl::ensureBootstrapPolicy() {
   } restore{random_, bootstrapRandom};
   auto ensure = [&](const ResourceInfo& info, std::vector<Json> objects) -> Result<void> {
     for (Json& object : objects) {
-      if (store_->get(key(info, "", meta::name(object))) != nullptr) continue;
-      auto created =
-          createLocked(info, "", std::move(object), false, {.manager = "kube-apiserver"});
-      if (!created) return tl::unexpected(created.error());
+      ObjectPtr existing = store_->get(key(info, "", meta::name(object)));
+      Result<ObjectPtr> written;
+      if (existing == nullptr) {
+        written = createLocked(info, "", std::move(object), false, {.manager = "kube-apiserver"});
+      } else if (auto reconciled = reconciledBootstrapObject(*existing, object)) {
+        written = updateLocked(info, "", std::move(*reconciled), "", false, false,
+                               {.manager = "kube-apiserver"});
+      }
+      if (!written) return tl::unexpected(written.error());
     }
     return {};
   };

@@ -77,6 +77,16 @@ class RbacEscalationTest : public ApiServerTest {
            bindingObject("RoleBinding", "alice-writes", "team", "Role", "rbac-writer", "alice"));
   }
 
+  // A Role granting `escalate` on roles in "team", bound to alice.
+  void letAliceEscalateRoles() {
+    create(kEscalationRoles,
+           roleObject(
+               "Role", "escalator", "team",
+               Json::array({rbacRule({"escalate"}, {"rbac.authorization.k8s.io"}, {"roles"})})));
+    create(kEscalationRoleBindings,
+           bindingObject("RoleBinding", "alice-escalates", "team", "Role", "escalator", "alice"));
+  }
+
   UserInfo alice = authenticatedUser("alice");
 };
 
@@ -115,18 +125,34 @@ TEST_F(RbacEscalationTest, RoleWithRulesTheUserDoesNotHoldIsForbiddenAndNotWritt
 
 // RoleEscalationAuthorized: the `escalate` verb on roles lets a user write any rules.
 TEST_F(RbacEscalationTest, EscalateVerbAllowsRulesTheUserDoesNotHold) {
-  create(
-      kEscalationRoles,
-      roleObject("Role", "escalator", "team",
-                 Json::array({rbacRule({"escalate"}, {"rbac.authorization.k8s.io"}, {"roles"})})));
-  create(kEscalationRoleBindings,
-         bindingObject("RoleBinding", "alice-escalates", "team", "Role", "escalator", "alice"));
+  letAliceEscalateRoles();
   InProcessClient client(*server, alice);
   EXPECT_TRUE(
       client
           .create(kEscalationRoles, roleObject("Role", "deleter", "team",
                                                Json::array({rbacRule({"delete"}, {""}, {"pods"})})))
           .has_value());
+}
+
+// The policybased storage checks escalation before it hands the write to the standard storage,
+// whose rest.BeforeCreate validates: a role that both escalates and is invalid is answered 403,
+// and only a user who holds its rules (or may escalate) learns that it is invalid (422).
+TEST_F(RbacEscalationTest, EscalationIsCheckedBeforeValidationSoAnInvalidEscalatingRoleIs403) {
+  Json rules = Json::array({rbacRule({"delete"}, {""}, {"secrets"}),
+                            {{"verbs", {"get"}}, {"resources", {"pods"}}}});  // no apiGroups
+  InProcessClient client(*server, alice);
+  EXPECT_TRUE(failsWith(
+      client.create(kEscalationRoles, roleObject("Role", "invalid", "team", rules)), 403,
+      "Forbidden",
+      "roles.rbac.authorization.k8s.io \"invalid\" is forbidden: user \"alice\" "
+      "(groups=[\"system:authenticated\"]) is attempting to grant RBAC permissions not currently "
+      "held:\n{APIGroups:[\"\"], Resources:[\"secrets\"], Verbs:[\"delete\"]}"));
+  letAliceEscalateRoles();
+  EXPECT_TRUE(failsWith(
+      client.create(kEscalationRoles, roleObject("Role", "invalid", "team", rules)), 422, "Invalid",
+      "Role.rbac.authorization.k8s.io \"invalid\" is invalid: rules[1].apiGroups: Required "
+      "value: resource rules must supply at least one api group"));
+  EXPECT_TRUE(isNotFound(server->get(kEscalationRoles, "team", "invalid")));
 }
 
 // An update that only changes what the garbage collector changes is never an escalation.

@@ -9,10 +9,27 @@
 
 #include "fakekube/api/resources.h"
 #include "fakekube/auth/authorizer.h"
+#include "fakekube/auth/rbac_rules.h"
 #include "fixture.h"
 
 namespace fakekube::apitest {
 namespace {
+
+// Whether the authenticated user alice may do `verb` on the resource (or, given a path, the
+// non-resource URL).
+bool aliceMay(const ApiServer& server, std::string verb, std::string group, std::string resource,
+              std::string ns = "", std::string path = "") {
+  UserInfo alice = authenticatedUser("alice");
+  AuthorizationAttributes attributes;
+  attributes.user = &alice;
+  attributes.verb = std::move(verb);
+  attributes.resourceRequest = path.empty();
+  attributes.apiGroup = std::move(group);
+  attributes.resource = std::move(resource);
+  attributes.ns = std::move(ns);
+  attributes.path = std::move(path);
+  return server.authorize(attributes).allowed();
+}
 
 class RestartTest : public ::testing::Test {
  protected:
@@ -107,15 +124,48 @@ TEST_F(RestartTest, ReopenedServerAuthorizesWithTheBindingsItStored) {
   }
   auto server = open();
   EXPECT_EQ(server->revision(), revision) << "the bootstrap policy is not written twice";
-  UserInfo alice = authenticatedUser("alice");
-  AuthorizationAttributes attributes;
-  attributes.user = &alice;
-  attributes.verb = "list";
-  attributes.resource = "pods";
-  attributes.ns = "default";
-  EXPECT_TRUE(server->authorize(attributes).allowed());
-  attributes.ns = "kube-system";
-  EXPECT_FALSE(server->authorize(attributes).allowed());
+  EXPECT_TRUE(aliceMay(*server, "list", "", "pods", "default"));
+  EXPECT_FALSE(aliceMay(*server, "list", "", "pods", "kube-system"));
+}
+
+// kube-apiserver reconciles its bootstrap roles and bindings on every start
+// (pkg/registry/rbac/reconciliation, as storage_rbac.go's post-start hook runs it): what a
+// stored one lacks of the defaults is added back (the missing rules broken down, the missing
+// subjects appended), unless it is annotated rbac.authorization.kubernetes.io/autoupdate:
+// "false".
+TEST_F(RestartTest, BootstrapRolesAreReconciledOnRestartUnlessAutoupdateIsFalse) {
+  const GroupVersionResource clusterRoles{"rbac.authorization.k8s.io", "v1", "clusterroles"};
+  const GroupVersionResource clusterRoleBindings{"rbac.authorization.k8s.io", "v1",
+                                                 "clusterrolebindings"};
+  Json basicUserRules;
+  {
+    auto server = open();
+    Json basicUser = must(server->get(clusterRoles, "", "system:basic-user"));
+    basicUserRules = basicUser["rules"];
+    basicUser["rules"] = Json::array();
+    basicUser["metadata"]["labels"].erase("kubernetes.io/bootstrapping");
+    must(server->update(clusterRoles, "", basicUser));
+    Json discovery = must(server->get(clusterRoles, "", "system:discovery"));
+    discovery["rules"] = Json::array();
+    discovery["metadata"]["annotations"]["rbac.authorization.kubernetes.io/autoupdate"] = "false";
+    must(server->update(clusterRoles, "", discovery));
+    Json binding = must(server->get(clusterRoleBindings, "", "system:basic-user"));
+    binding["subjects"] = Json::array();
+    must(server->update(clusterRoleBindings, "", binding));
+  }
+  auto server = open();
+  Json basicUser = must(server->get(clusterRoles, "", "system:basic-user"));
+  EXPECT_EQ(basicUser["metadata"]["labels"]["kubernetes.io/bootstrapping"], "rbac-defaults");
+  EXPECT_TRUE(rulesCover(basicUser["rules"], basicUserRules)) << basicUser["rules"].dump();
+  EXPECT_EQ(basicUser["rules"].size(), 3u) << "one verb, group and resource a rule";
+  EXPECT_EQ(must(server->get(clusterRoles, "", "system:discovery"))["rules"], Json::array());
+  EXPECT_EQ(must(server->get(clusterRoleBindings, "", "system:basic-user"))["subjects"],
+            Json::parse(R"([{"apiGroup":"rbac.authorization.k8s.io","kind":"Group",)"
+                        R"("name":"system:authenticated"}])"));
+  EXPECT_TRUE(aliceMay(*server, "create", "authorization.k8s.io", "selfsubjectaccessreviews"));
+  EXPECT_TRUE(aliceMay(*server, "get", "", "", "", "/healthz"));  // system:public-info-viewer's
+  EXPECT_FALSE(
+      aliceMay(*server, "get", "", "", "", "/apis"));  // only system:discovery's: protected
 }
 
 }  // namespace
