@@ -1,13 +1,11 @@
 #include "controllers/ray/custom_resource_definitions.h"
 
 #include <nlohmann/json.hpp>
-#include <stdexcept>
 #include <vector>
 
-#include "fakekube/api/object_meta.h"
+#include "fakekube/api/internal/custom_resource_definition_builder.h"
 #include "fakekube/api/resources.h"
-#include "fakekube/api/yaml.h"
-#include "fakekube/client/client.h"
+#include "fakekube/client/internal/create_if_missing.h"
 
 namespace fakekube::ray {
 namespace {
@@ -122,248 +120,141 @@ properties:
 
 // spec and status of a RayJob; rayClusterSpec and rayClusterStatus are filled in from the
 // RayCluster schemas above.
-constexpr const char* kRayJobSchema = R"(
-type: object
-properties:
-  apiVersion: {type: string}
-  kind: {type: string}
-  metadata: {type: object}
-  spec:
-    type: object
-    properties:
-      activeDeadlineSeconds: {type: integer, format: int32}
-      backoffLimit: {type: integer, format: int32, default: 0}
-      clusterSelector: {type: object, additionalProperties: {type: string}}
-      deletionStrategy: {type: object, x-kubernetes-preserve-unknown-fields: true}
-      entrypoint: {type: string}
-      entrypointNumCpus: {type: number}
-      entrypointNumGpus: {type: number}
-      entrypointResources: {type: string}
-      jobId: {type: string}
-      managedBy: {type: string}
-      metadata: {type: object, additionalProperties: {type: string}}
-      preRunningDeadlineSeconds: {type: integer, format: int32}
-      rayClusterSpec: {}
-      runtimeEnvYAML: {type: string}
-      shutdownAfterJobFinishes: {type: boolean}
-      submissionMode: {type: string, default: K8sJobMode}
-      submitterConfig:
-        type: object
-        properties:
-          backoffLimit: {type: integer, format: int32}
-      submitterPodTemplate: {type: object, x-kubernetes-preserve-unknown-fields: true}
-      suspend: {type: boolean}
-      ttlSecondsAfterFinished: {type: integer, format: int32, default: 0}
-  status:
-    type: object
-    properties:
-      dashboardURL: {type: string}
-      endTime: {type: string, format: date-time}
-      failed: {type: integer, format: int32, default: 0}
-      jobDeploymentStatus: {type: string}
-      jobId: {type: string}
-      jobStatus: {type: string}
-      jobStatusCheckFailureStartTime: {type: string, format: date-time}
-      message: {type: string}
-      observedGeneration: {type: integer, format: int64}
-      rayClusterName: {type: string}
-      rayClusterStatus: {}
-      rayJobInfo:
-        type: object
-        properties:
-          endTime: {type: string, format: date-time}
-          startTime: {type: string, format: date-time}
-      reason: {type: string}
-      startTime: {type: string, format: date-time}
-      succeeded: {type: integer, format: int32, default: 0}
+constexpr const char* kRayJobProperties = R"(
+spec:
+  type: object
+  properties:
+    activeDeadlineSeconds: {type: integer, format: int32}
+    backoffLimit: {type: integer, format: int32, default: 0}
+    clusterSelector: {type: object, additionalProperties: {type: string}}
+    deletionStrategy: {type: object, x-kubernetes-preserve-unknown-fields: true}
+    entrypoint: {type: string}
+    entrypointNumCpus: {type: number}
+    entrypointNumGpus: {type: number}
+    entrypointResources: {type: string}
+    jobId: {type: string}
+    managedBy: {type: string}
+    metadata: {type: object, additionalProperties: {type: string}}
+    preRunningDeadlineSeconds: {type: integer, format: int32}
+    rayClusterSpec: {}
+    runtimeEnvYAML: {type: string}
+    shutdownAfterJobFinishes: {type: boolean}
+    submissionMode: {type: string, default: K8sJobMode}
+    submitterConfig:
+      type: object
+      properties:
+        backoffLimit: {type: integer, format: int32}
+    submitterPodTemplate: {type: object, x-kubernetes-preserve-unknown-fields: true}
+    suspend: {type: boolean}
+    ttlSecondsAfterFinished: {type: integer, format: int32, default: 0}
+status:
+  type: object
+  properties:
+    dashboardURL: {type: string}
+    endTime: {type: string, format: date-time}
+    failed: {type: integer, format: int32, default: 0}
+    jobDeploymentStatus: {type: string}
+    jobId: {type: string}
+    jobStatus: {type: string}
+    jobStatusCheckFailureStartTime: {type: string, format: date-time}
+    message: {type: string}
+    observedGeneration: {type: integer, format: int64}
+    rayClusterName: {type: string}
+    rayClusterStatus: {}
+    rayJobInfo:
+      type: object
+      properties:
+        endTime: {type: string, format: date-time}
+        startTime: {type: string, format: date-time}
+    reason: {type: string}
+    startTime: {type: string, format: date-time}
+    succeeded: {type: integer, format: int32, default: 0}
 )";
 
 // spec and status of a RayService; rayClusterConfig and each rayClusterStatus are filled in from
 // the RayCluster schemas above. serveService is a Service, kept as written.
-constexpr const char* kRayServiceSchema = R"(
-type: object
-properties:
-  apiVersion: {type: string}
-  kind: {type: string}
-  metadata: {type: object}
-  spec:
-    type: object
-    required: [rayClusterConfig]
-    properties:
-      deploymentUnhealthySecondThreshold: {type: integer, format: int32}
-      excludeHeadPodFromServeSvc: {type: boolean}
-      managedBy: {type: string}
-      rayClusterConfig: {}
-      rayClusterDeletionDelaySeconds: {type: integer, format: int32, minimum: 0}
-      serveConfigV2: {type: string}
-      serveService: {type: object, x-kubernetes-preserve-unknown-fields: true}
-      serviceUnhealthySecondThreshold: {type: integer, format: int32}
-      suspend: {type: boolean}
-      upgradeStrategy:
-        type: object
-        properties:
-          clusterUpgradeOptions: {type: object, x-kubernetes-preserve-unknown-fields: true}
-          type: {type: string}
-  status:
-    type: object
-    properties:
-      activeServiceStatus: &serviceStatus
-        type: object
-        properties:
-          applicationStatuses:
-            type: object
-            additionalProperties:
-              type: object
-              properties:
-                message: {type: string}
-                serveDeploymentStatuses:
-                  type: object
-                  additionalProperties:
-                    type: object
-                    properties:
-                      message: {type: string}
-                      status: {type: string}
-                status: {type: string}
-          lastTrafficMigratedTime: {type: string, format: date-time}
-          rayClusterName: {type: string}
-          rayClusterStatus: {}
-          targetCapacity: {type: integer, format: int32}
-          trafficRoutedPercent: {type: integer, format: int32}
-      conditions:
-        type: array
-        items:
+constexpr const char* kRayServiceProperties = R"(
+spec:
+  type: object
+  required: [rayClusterConfig]
+  properties:
+    deploymentUnhealthySecondThreshold: {type: integer, format: int32}
+    excludeHeadPodFromServeSvc: {type: boolean}
+    managedBy: {type: string}
+    rayClusterConfig: {}
+    rayClusterDeletionDelaySeconds: {type: integer, format: int32, minimum: 0}
+    serveConfigV2: {type: string}
+    serveService: {type: object, x-kubernetes-preserve-unknown-fields: true}
+    serviceUnhealthySecondThreshold: {type: integer, format: int32}
+    suspend: {type: boolean}
+    upgradeStrategy:
+      type: object
+      properties:
+        clusterUpgradeOptions: {type: object, x-kubernetes-preserve-unknown-fields: true}
+        type: {type: string}
+status:
+  type: object
+  properties:
+    activeServiceStatus: &serviceStatus
+      type: object
+      properties:
+        applicationStatuses:
           type: object
-          required: [lastTransitionTime, message, reason, status, type]
-          properties:
-            lastTransitionTime: {type: string, format: date-time}
-            message: {type: string, maxLength: 32768}
-            observedGeneration: {type: integer, format: int64, minimum: 0}
-            reason: {type: string}
-            status: {type: string, enum: ["True", "False", Unknown]}
-            type: {type: string, maxLength: 316}
-      lastUpdateTime: {type: string, format: date-time}
-      numServeEndpoints: {type: integer, format: int32}
-      observedGeneration: {type: integer, format: int64}
-      pendingServiceStatus: *serviceStatus
-      serviceStatus: {type: string}
+          additionalProperties:
+            type: object
+            properties:
+              message: {type: string}
+              serveDeploymentStatuses:
+                type: object
+                additionalProperties:
+                  type: object
+                  properties:
+                    message: {type: string}
+                    status: {type: string}
+              status: {type: string}
+        lastTrafficMigratedTime: {type: string, format: date-time}
+        rayClusterName: {type: string}
+        rayClusterStatus: {}
+        targetCapacity: {type: integer, format: int32}
+        trafficRoutedPercent: {type: integer, format: int32}
+    conditions:
+      type: array
+      items:
+        type: object
+        required: [lastTransitionTime, message, reason, status, type]
+        properties:
+          lastTransitionTime: {type: string, format: date-time}
+          message: {type: string, maxLength: 32768}
+          observedGeneration: {type: integer, format: int64, minimum: 0}
+          reason: {type: string}
+          status: {type: string, enum: ["True", "False", Unknown]}
+          type: {type: string, maxLength: 316}
+    lastUpdateTime: {type: string, format: date-time}
+    numServeEndpoints: {type: integer, format: int32}
+    observedGeneration: {type: integer, format: int64}
+    pendingServiceStatus: *serviceStatus
+    serviceStatus: {type: string}
 )";
 
-// The printer columns are KubeRay's (kubectl get raycluster / rayjob prints them). Each version
-// gets the schema (openAPIV3Schema) in code; v1alpha1 is served with the same one, as an older
-// name of the same objects.
-constexpr const char* kRayClusterDefinition = R"(
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: rayclusters.ray.io
-spec:
-  group: ray.io
-  names:
-    categories: [all]
-    kind: RayCluster
-    listKind: RayClusterList
-    plural: rayclusters
-    singular: raycluster
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    subresources:
-      status: {}
-    additionalPrinterColumns:
-    - {jsonPath: .status.desiredWorkerReplicas, name: desired workers, type: integer}
-    - {jsonPath: .status.availableWorkerReplicas, name: available workers, type: integer}
-    - {jsonPath: .status.desiredCPU, name: cpus, type: string}
-    - {jsonPath: .status.desiredMemory, name: memory, type: string}
-    - {jsonPath: .status.desiredGPU, name: gpus, type: string}
-    - {jsonPath: .status.desiredTPU, name: tpus, priority: 1, type: string}
-    - {jsonPath: .status.state, name: status, type: string}
-    - {jsonPath: .metadata.creationTimestamp, name: age, type: date}
-    - {jsonPath: .status.head.podIP, name: head pod IP, priority: 1, type: string}
-    - {jsonPath: .status.head.serviceIP, name: head service IP, priority: 1, type: string}
-)";
-
-constexpr const char* kRayJobDefinition = R"(
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: rayjobs.ray.io
-spec:
-  group: ray.io
-  names:
-    categories: [all]
-    kind: RayJob
-    listKind: RayJobList
-    plural: rayjobs
-    singular: rayjob
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    subresources:
-      status: {}
-    additionalPrinterColumns:
-    - {jsonPath: .status.jobStatus, name: job status, type: string}
-    - {jsonPath: .status.jobDeploymentStatus, name: deployment status, type: string}
-    - {jsonPath: .status.rayClusterName, name: ray cluster name, type: string}
-    - {jsonPath: .status.startTime, name: start time, type: string}
-    - {jsonPath: .status.endTime, name: end time, type: string}
-    - {jsonPath: .metadata.creationTimestamp, name: age, type: date}
-)";
-
-constexpr const char* kRayServiceDefinition = R"(
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: rayservices.ray.io
-spec:
-  group: ray.io
-  names:
-    categories: [all]
-    kind: RayService
-    listKind: RayServiceList
-    plural: rayservices
-    singular: rayservice
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    subresources:
-      status: {}
-    additionalPrinterColumns:
-    - {jsonPath: .status.serviceStatus, name: service status, type: string}
-    - {jsonPath: .status.numServeEndpoints, name: num serve endpoints, type: string}
-)";
-
-Json parse(const char* yaml) {
-  auto document = decodeYaml(yaml);
-  // The documents are constants of this file: failing to parse them is a bug, not bad input.
-  if (!document) throw std::logic_error("custom_resource_definitions: " + document.error().message);
-  return std::move(*document);
-}
-
-// Gives the definition's v1 version `schema` and adds v1alpha1, served (not stored) alike.
-Json withSchema(Json definition, Json schema) {
+// A definition in KubeRay's frame: group ray.io, category all, Namespaced, v1 served and stored,
+// the printer columns KubeRay gives the kind (what kubectl get raycluster / rayjob / rayservice
+// prints).
+Json rayDefinition(std::string kind, std::string plural, std::vector<PrinterColumn> columns,
+                   Json properties) {
+  Json definition = customResourceDefinition({.group = "ray.io",
+                                              .version = "v1",
+                                              .kind = std::move(kind),
+                                              .plural = std::move(plural),
+                                              .categories = {"all"},
+                                              .printerColumns = std::move(columns),
+                                              .properties = std::move(properties)});
+  // v1alpha1 is served with the same schema, as an older name of the same objects.
   Json& versions = definition["spec"]["versions"];
-  versions[0]["schema"] = {{"openAPIV3Schema", std::move(schema)}};
   Json alpha = versions[0];
   alpha["name"] = "v1alpha1";
   alpha["storage"] = false;
   versions.push_back(std::move(alpha));
   return definition;
-}
-
-Json rayClusterSchema() {
-  return {{"type", "object"},
-          {"properties",
-           {{"apiVersion", {{"type", "string"}}},
-            {"kind", {{"type", "string"}}},
-            {"metadata", {{"type", "object"}}},
-            {"spec", parse(kRayClusterSpecSchema)},
-            {"status", parse(kRayClusterStatusSchema)}}}};
 }
 
 }  // namespace
@@ -372,30 +263,53 @@ Json rayClusterSchema() {
 // for them (installCustomResourceDefinitions), and reading the YAML cost more than the rest of
 // a start (a crash-point enumeration starts the operator a few hundred times).
 Json rayClusterCustomResourceDefinition() {
-  static const Json definition = withSchema(parse(kRayClusterDefinition), rayClusterSchema());
+  static const Json definition =
+      rayDefinition("RayCluster", "rayclusters",
+                    {{"desired workers", "integer", ".status.desiredWorkerReplicas"},
+                     {"available workers", "integer", ".status.availableWorkerReplicas"},
+                     {"cpus", "string", ".status.desiredCPU"},
+                     {"memory", "string", ".status.desiredMemory"},
+                     {"gpus", "string", ".status.desiredGPU"},
+                     {"tpus", "string", ".status.desiredTPU", "", 1},
+                     {"status", "string", ".status.state"},
+                     {"age", "date", ".metadata.creationTimestamp"},
+                     {"head pod IP", "string", ".status.head.podIP", "", 1},
+                     {"head service IP", "string", ".status.head.serviceIP", "", 1}},
+                    {{"spec", schemaFromYaml(kRayClusterSpecSchema)},
+                     {"status", schemaFromYaml(kRayClusterStatusSchema)}});
   return definition;
 }
 
 Json rayJobCustomResourceDefinition() {
   static const Json definition = [] {
-    Json schema = parse(kRayJobSchema);
-    schema["properties"]["spec"]["properties"]["rayClusterSpec"] = parse(kRayClusterSpecSchema);
-    schema["properties"]["status"]["properties"]["rayClusterStatus"] =
-        parse(kRayClusterStatusSchema);
-    return withSchema(parse(kRayJobDefinition), std::move(schema));
+    Json properties = schemaFromYaml(kRayJobProperties);
+    properties["spec"]["properties"]["rayClusterSpec"] = schemaFromYaml(kRayClusterSpecSchema);
+    properties["status"]["properties"]["rayClusterStatus"] =
+        schemaFromYaml(kRayClusterStatusSchema);
+    return rayDefinition("RayJob", "rayjobs",
+                         {{"job status", "string", ".status.jobStatus"},
+                          {"deployment status", "string", ".status.jobDeploymentStatus"},
+                          {"ray cluster name", "string", ".status.rayClusterName"},
+                          {"start time", "string", ".status.startTime"},
+                          {"end time", "string", ".status.endTime"},
+                          {"age", "date", ".metadata.creationTimestamp"}},
+                         std::move(properties));
   }();
   return definition;
 }
 
 Json rayServiceCustomResourceDefinition() {
   static const Json definition = [] {
-    Json schema = parse(kRayServiceSchema);
-    schema["properties"]["spec"]["properties"]["rayClusterConfig"] = parse(kRayClusterSpecSchema);
+    Json properties = schemaFromYaml(kRayServiceProperties);
+    properties["spec"]["properties"]["rayClusterConfig"] = schemaFromYaml(kRayClusterSpecSchema);
     for (const char* side : {"activeServiceStatus", "pendingServiceStatus"}) {
-      schema["properties"]["status"]["properties"][side]["properties"]["rayClusterStatus"] =
-          parse(kRayClusterStatusSchema);
+      properties["status"]["properties"][side]["properties"]["rayClusterStatus"] =
+          schemaFromYaml(kRayClusterStatusSchema);
     }
-    return withSchema(parse(kRayServiceDefinition), std::move(schema));
+    return rayDefinition("RayService", "rayservices",
+                         {{"service status", "string", ".status.serviceStatus"},
+                          {"num serve endpoints", "string", ".status.numServeEndpoints"}},
+                         std::move(properties));
   }();
   return definition;
 }
@@ -408,16 +322,7 @@ Result<void> installCustomResourceDefinitions(Client& client) {
 
 Result<void> installCustomResourceDefinitions(Client& client,
                                               const std::vector<Json>& definitions) {
-  for (Json definition : definitions) {
-    // Asked first: a create of an existing definition is refused only after the server compiled
-    // its schemas, which is most of what a restart of the operator costs.
-    auto existing = client.get(kCustomResourceDefinitions, "", meta::name(definition));
-    if (existing) continue;
-    if (!isNotFound(existing.error())) return tl::unexpected(existing.error());
-    auto created = client.create(kCustomResourceDefinitions, std::move(definition));
-    if (!created && !isAlreadyExists(created.error())) return tl::unexpected(created.error());
-  }
-  return {};
+  return createEachIfMissing(client, kCustomResourceDefinitions, definitions);
 }
 
 }  // namespace fakekube::ray

@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <limits>
-#include <map>
 #include <nlohmann/json.hpp>
 
+#include "controllers/ray/batchscheduler/pod_group_sizing.h"
 #include "controllers/ray/constants.h"
 #include "controllers/ray/json_members.h"
 #include "controllers/ray/naming.h"
@@ -15,7 +15,6 @@
 #include "fakekube/api/json_build.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
-#include "fakekube/api/quantity.h"
 
 namespace fakekube::ray {
 
@@ -90,70 +89,6 @@ ConditionValue headPodReadyCondition(const Json& headPod) {
   return out;
 }
 
-// A sum of quantities of one resource, and whether any term used a binary suffix.
-struct QuantitySum {
-  std::int64_t value = 0;  // milli-units for cpu, units otherwise
-  bool binary = false;
-};
-
-std::string formatQuantity(const QuantitySum& sum, bool milli) {
-  std::int64_t v = sum.value;
-  if (v == 0) return "0";
-  if (milli) {
-    if (v % 1000 == 0) return std::to_string(v / 1000);
-    return std::to_string(v) + "m";
-  }
-  if (sum.binary) {
-    static const char* kSuffixes[] = {"Ei", "Pi", "Ti", "Gi", "Mi", "Ki"};
-    for (int i = 0; i < 6; ++i) {
-      const std::int64_t unit = std::int64_t{1} << (10 * (6 - i));
-      if (v % unit == 0) return std::to_string(v / unit) + kSuffixes[i];
-    }
-    return std::to_string(v);
-  }
-  static const char* kSuffixes[] = {"E", "P", "T", "G", "M", "k"};
-  std::int64_t unit = 1'000'000'000'000'000'000;
-  for (int i = 0; i < 6; ++i, unit /= 1000) {
-    if (v % unit == 0) return std::to_string(v / unit) + kSuffixes[i];
-  }
-  return std::to_string(v);
-}
-
-// CalculatePodResource: per resource, the sum over containers of request, else limit.
-std::map<std::string, QuantitySum> podResources(const Json& podSpec) {
-  std::map<std::string, QuantitySum> out;
-  const Json& containers = memberOrNull(podSpec, "containers");
-  if (!containers.is_array()) return out;
-  for (const Json& container : containers) {
-    const Json& resources = memberOrNull(container, "resources");
-    std::map<std::string, std::string> chosen;
-    for (const char* kind : {"requests", "limits"}) {
-      const Json& list = memberOrNull(resources, kind);
-      if (!list.is_object()) continue;
-      for (const auto& [name, q] : list.items()) {
-        chosen.try_emplace(name, q.is_string() ? q.get<std::string>() : q.dump());
-      }
-    }
-    for (const auto& [name, text] : chosen) {
-      auto parsed = parseResourceQuantity(name, text);
-      if (!parsed) continue;  // the API server validates quantities; skip what it let through
-      QuantitySum& sum = out[name];
-      sum.value += *parsed;
-      if (text.find('i') != std::string::npos) sum.binary = true;
-    }
-  }
-  return out;
-}
-
-void addScaled(std::map<std::string, QuantitySum>& total,
-               const std::map<std::string, QuantitySum>& pod, std::int64_t count) {
-  for (const auto& [name, q] : pod) {
-    QuantitySum& sum = total[name];
-    sum.value += q.value * count;
-    sum.binary = sum.binary || q.binary;
-  }
-}
-
 Json toJsonStatusTimes(const Json& status) {
   const Json& times = memberOrNull(status, "stateTransitionTimes");
   return times.is_object() ? times : Json::object();
@@ -211,17 +146,14 @@ bool checkAllPodsRunning(const std::vector<ObjectPtr>& pods) {
 }
 
 DesiredResources calculateDesiredResources(const Json& rayCluster) {
-  std::map<std::string, QuantitySum> total;
-  addScaled(total, podResources(podSpecOf(headGroupSpec(rayCluster))), 1);
-  for (const WorkerGroupSpec& group : workerGroupSpecs(rayCluster)) {
-    if (group.suspend) continue;
-    addScaled(total, podResources(podSpecOf(*group.raw)),
-              static_cast<std::int64_t>(group.numOfHosts) * group.replicas.value_or(0));
-  }
+  using batchscheduler::QuantitySum;
+  const batchscheduler::ResourceSums total =
+      batchscheduler::calculateRayClusterDesiredResources(rayCluster);
   DesiredResources out;
-  if (auto it = total.find("cpu"); it != total.end()) out.cpu = formatQuantity(it->second, true);
+  if (auto it = total.find("cpu"); it != total.end())
+    out.cpu = batchscheduler::formatQuantity(it->second, true);
   if (auto it = total.find("memory"); it != total.end()) {
-    out.memory = formatQuantity(it->second, false);
+    out.memory = batchscheduler::formatQuantity(it->second, false);
   }
   QuantitySum gpus;
   for (const auto& [name, q] : total) {
@@ -231,9 +163,9 @@ DesiredResources calculateDesiredResources(const Json& rayCluster) {
       gpus.binary = gpus.binary || q.binary;
     }
   }
-  out.gpu = formatQuantity(gpus, false);
+  out.gpu = batchscheduler::formatQuantity(gpus, false);
   if (auto it = total.find("google.com/tpu"); it != total.end()) {
-    out.tpu = formatQuantity(it->second, false);
+    out.tpu = batchscheduler::formatQuantity(it->second, false);
   }
   return out;
 }

@@ -9,26 +9,6 @@
 namespace fakekube::ray::batchscheduler {
 namespace {
 
-std::string formatQuantity(const QuantitySum& sum, bool milli) {
-  const std::int64_t v = sum.value;
-  if (v == 0) return "0";
-  if (milli) return v % 1000 == 0 ? std::to_string(v / 1000) : std::to_string(v) + "m";
-  if (sum.binary) {
-    static const char* kSuffixes[] = {"Ei", "Pi", "Ti", "Gi", "Mi", "Ki"};
-    for (int i = 0; i < 6; ++i) {
-      const std::int64_t unit = std::int64_t{1} << (10 * (6 - i));
-      if (v % unit == 0) return std::to_string(v / unit) + kSuffixes[i];
-    }
-    return std::to_string(v);
-  }
-  static const char* kSuffixes[] = {"E", "P", "T", "G", "M", "k"};
-  std::int64_t unit = 1'000'000'000'000'000'000;
-  for (int i = 0; i < 6; ++i, unit /= 1000) {
-    if (v % unit == 0) return std::to_string(v / unit) + kSuffixes[i];
-  }
-  return std::to_string(v);
-}
-
 void addQuantity(ResourceSums& into, const std::string& name, const Json& quantity,
                  std::int64_t times = 1) {
   const std::string text = quantity.is_string() ? quantity.get<std::string>() : quantity.dump();
@@ -42,10 +22,9 @@ void addQuantity(ResourceSums& into, const std::string& name, const Json& quanti
 // A RayCluster document around a spec, for the helpers of raycluster_types.h.
 Json clusterOf(const Json& rayClusterSpec) { return Json{{"spec", rayClusterSpec}}; }
 
-ResourceSums clusterResources(const Json& rayClusterSpec, bool desired) {
-  const Json cluster = clusterOf(rayClusterSpec);
-  ResourceSums total = podResource(podSpecOf(headGroupSpec(cluster)));
-  for (const WorkerGroupSpec& group : workerGroupSpecs(cluster)) {
+ResourceSums clusterResources(const Json& rayCluster, bool desired) {
+  ResourceSums total = podResource(podSpecOf(headGroupSpec(rayCluster)));
+  for (const WorkerGroupSpec& group : workerGroupSpecs(rayCluster)) {
     if (group.suspend) continue;
     const std::int64_t replicas =
         desired ? group.replicas.value_or(0) : group.minReplicas.value_or(0);
@@ -80,6 +59,26 @@ void addResources(ResourceSums& total, const ResourceSums& more, std::int64_t ti
     sum.value += q.value * times;
     sum.binary = sum.binary || q.binary;
   }
+}
+
+std::string formatQuantity(const QuantitySum& sum, bool milli) {
+  const std::int64_t v = sum.value;
+  if (v == 0) return "0";
+  if (milli) return v % 1000 == 0 ? std::to_string(v / 1000) : std::to_string(v) + "m";
+  if (sum.binary) {
+    static const char* kSuffixes[] = {"Ei", "Pi", "Ti", "Gi", "Mi", "Ki"};
+    for (int i = 0; i < 6; ++i) {
+      const std::int64_t unit = std::int64_t{1} << (10 * (6 - i));
+      if (v % unit == 0) return std::to_string(v / unit) + kSuffixes[i];
+    }
+    return std::to_string(v);
+  }
+  static const char* kSuffixes[] = {"E", "P", "T", "G", "M", "k"};
+  std::int64_t unit = 1'000'000'000'000'000'000;
+  for (int i = 0; i < 6; ++i, unit /= 1000) {
+    if (v % unit == 0) return std::to_string(v / unit) + kSuffixes[i];
+  }
+  return std::to_string(v);
 }
 
 Json resourceListJson(const ResourceSums& resources) {
@@ -122,11 +121,15 @@ std::int32_t calculateMinReplicas(const Json& rayClusterSpec) {
 }
 
 ResourceSums calculateDesiredResources(const Json& rayClusterSpec) {
-  return clusterResources(rayClusterSpec, true);
+  return clusterResources(clusterOf(rayClusterSpec), true);
 }
 
 ResourceSums calculateMinResources(const Json& rayClusterSpec) {
-  return clusterResources(rayClusterSpec, false);
+  return clusterResources(clusterOf(rayClusterSpec), false);
+}
+
+ResourceSums calculateRayClusterDesiredResources(const Json& rayCluster) {
+  return clusterResources(rayCluster, true);
 }
 
 }  // namespace fakekube::ray::batchscheduler

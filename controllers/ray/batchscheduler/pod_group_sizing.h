@@ -19,6 +19,9 @@ struct QuantitySum {
   std::int64_t value = 0;  // milli-units for cpu, units otherwise
   bool binary = false;
 };
+// Quantity.String of the sum: milli-units ("768m", "2") when `milli` (cpu), otherwise with the
+// largest binary suffix that divides it when a term had one ("768Mi"), else the decimal one.
+std::string formatQuantity(const QuantitySum& sum, bool milli);
 // resource name -> sum (corev1.ResourceList).
 using ResourceSums = std::map<std::string, QuantitySum>;
 
@@ -44,5 +47,8 @@ std::int32_t calculateMinReplicas(const Json& rayClusterSpec);
 ResourceSums calculateDesiredResources(const Json& rayClusterSpec);
 // CalculateMinResources: the head pod's, plus each group's pod x minReplicas x numOfHosts.
 ResourceSums calculateMinResources(const Json& rayClusterSpec);
+// CalculateDesiredResources of a RayCluster document itself (no copy of its spec): what the
+// RayCluster's status reports as desiredCPU, desiredMemory, ...
+ResourceSums calculateRayClusterDesiredResources(const Json& rayCluster);
 
 }  // namespace fakekube::ray::batchscheduler
