@@ -38,6 +38,20 @@ void setRayJobFailed(Json& rayJob, std::string_view reason, std::string message)
   status["message"] = std::move(message);
 }
 
+// The submitter failed (checkSubmitterAndUpdateStatusIfNeeded): the RayJob fails with AppFailed
+// when Ray already reported the job failed (the message kept), else with SubmissionFailed and
+// `message`.
+void setSubmitterFailed(Json& rayJob, bool rayJobFailed, std::string message) {
+  Json& status = rayJob["status"];
+  status["jobDeploymentStatus"] = std::string(kJobDeploymentStatusFailed);
+  if (rayJobFailed) {
+    status["reason"] = std::string(kAppFailed);
+    return;
+  }
+  status["reason"] = std::string(kSubmissionFailed);
+  status["message"] = std::move(message);
+}
+
 // How Go's %v prints a time.Time (and a *metav1.Time): "2024-01-01 00:00:00 +0000 UTC".
 std::string goTimeString(TimePoint t) {
   std::string s = formatRfc3339(t);  // 2024-01-01T00:00:00Z
@@ -626,7 +640,6 @@ bool RayJobReconciler::checkSubmitterFinishedTimeoutAndUpdateStatusIfNeeded(
 
 Result<std::pair<bool, std::optional<TimePoint>>>
 RayJobReconciler::checkSubmitterAndUpdateStatusIfNeeded(Json& rayJob) {
-  Json& status = rayJob["status"];
   const bool rayJobFailed = statusString(rayJob, "jobStatus") == kJobStatusFailed;
   if (submissionMode(rayJob) == kSidecarMode) {
     auto cluster = getOrCreateRayClusterInstance(rayJob);
@@ -654,15 +667,10 @@ RayJobReconciler::checkSubmitterAndUpdateStatusIfNeeded(Json& rayJob) {
           const std::int64_t code = exitCode.is_number_integer() ? exitCode.get<std::int64_t>() : 0;
           if (code != 0) {
             shouldUpdate = true;
-            status["jobDeploymentStatus"] = std::string(kJobDeploymentStatusFailed);
-            if (rayJobFailed) {
-              status["reason"] = std::string(kAppFailed);
-            } else {
-              status["reason"] = std::string(kSubmissionFailed);
-              status["message"] =
-                  fmt::format("Ray head pod container {} terminated with exit code {}: {}",
-                              kSubmitterContainerName, code, stringAt(terminated, {"reason"}));
-            }
+            setSubmitterFailed(
+                rayJob, rayJobFailed,
+                fmt::format("Ray head pod container {} terminated with exit code {}: {}",
+                            kSubmitterContainerName, code, stringAt(terminated, {"reason"})));
           }
           TimePoint t;
           if (parseRfc3339(stringAt(terminated, {"finishedAt"}), &t)) finishedAt = t;
@@ -679,15 +687,9 @@ RayJobReconciler::checkSubmitterAndUpdateStatusIfNeeded(Json& rayJob) {
   bool shouldUpdate = false;
   if (const Json* failed = trueJobCondition(*job, {"Failed"})) {
     shouldUpdate = true;
-    status["jobDeploymentStatus"] = std::string(kJobDeploymentStatusFailed);
-    if (rayJobFailed) {
-      status["reason"] = std::string(kAppFailed);
-    } else {
-      status["reason"] = std::string(kSubmissionFailed);
-      status["message"] =
-          fmt::format("Job submission has failed. Reason: {}. Message: {}",
-                      stringAt(*failed, {"reason"}), stringAt(*failed, {"message"}));
-    }
+    setSubmitterFailed(rayJob, rayJobFailed,
+                       fmt::format("Job submission has failed. Reason: {}. Message: {}",
+                                   stringAt(*failed, {"reason"}), stringAt(*failed, {"message"})));
   }
   std::optional<TimePoint> finishedAt;
   if (const Json* finished = trueJobCondition(*job, {"Complete", "Failed"})) {

@@ -52,6 +52,104 @@ std::shared_ptr<const StructuralSchema> compileSchema(const Json& openAPIV3Schem
   return schema;
 }
 
+std::string definitionString(const Json& j, const char* key) {
+  if (!j.is_object()) return "";
+  auto it = j.find(key);
+  return (it != j.end() && it->is_string()) ? it->get<std::string>() : "";
+}
+
+// A definition's group, names and scope into `info`, with the errors of the ones missing or
+// wrong; `name` is the definition's metadata.name, which must be <plural>.<group>.
+void readDefinitionNames(const Json& spec, const Json& names, const std::string& name,
+                         ResourceInfo& info, FieldErrors& errors) {
+  info.group = definitionString(spec, "group");
+  info.resource = definitionString(names, "plural");
+  info.kind = definitionString(names, "kind");
+  info.singular = definitionString(names, "singular");
+  if (info.singular.empty()) info.singular = lower(info.kind);
+  info.listKind = definitionString(names, "listKind");
+  if (info.listKind.empty()) info.listKind = info.kind + "List";
+  for (const char* key : {"shortNames", "categories"}) {
+    if (auto it = names.find(key); it != names.end() && it->is_array()) {
+      for (const auto& s : *it) {
+        if (!s.is_string()) continue;
+        (std::string_view(key) == "shortNames" ? info.shortNames : info.categories)
+            .push_back(s.get<std::string>());
+      }
+    }
+  }
+  std::string scope = definitionString(spec, "scope");
+  if (scope != "Namespaced" && scope != "Cluster") {
+    errors.push_back(FieldError::notSupported("spec.scope", goQuote(scope),
+                                              "supported values: \"Cluster\", \"Namespaced\""));
+  }
+  info.namespaced = scope != "Cluster";
+  if (info.group.empty()) errors.push_back(FieldError::required("spec.group"));
+  if (info.resource.empty()) errors.push_back(FieldError::required("spec.names.plural"));
+  if (info.kind.empty()) errors.push_back(FieldError::required("spec.names.kind"));
+  if (!info.group.empty() && !info.resource.empty() && name != info.resource + "." + info.group) {
+    errors.push_back(FieldError::invalidString("metadata.name", name,
+                                               "must be spec.names.plural+\".\"+spec.group"));
+  }
+}
+
+// The storage version's status subresource and printer columns into `info`.
+void readStorageVersion(const Json& version, ResourceInfo& info) {
+  auto sub = version.find("subresources");
+  info.hasStatus = sub != version.end() && sub->is_object() && sub->contains("status");
+  auto columns = version.find("additionalPrinterColumns");
+  if (columns == version.end() || !columns->is_array()) return;
+  for (const auto& c : *columns) {
+    PrinterColumn column;
+    column.name = definitionString(c, "name");
+    column.type = definitionString(c, "type");
+    column.jsonPath = definitionString(c, "jsonPath");
+    column.description = definitionString(c, "description");
+    column.priority = c.is_object() ? c.value("priority", 0) : 0;
+    info.printerColumns.push_back(std::move(column));
+  }
+}
+
+// spec.versions into `info` (the served ones, the schemas compiled, the storage version's
+// subresources and columns); answers the storage version's name.
+std::string readDefinitionVersions(const Json& spec, ResourceInfo& info, FieldErrors& errors) {
+  auto versions = spec.find("versions");
+  if (versions == spec.end() || !versions->is_array() || versions->empty()) {
+    errors.push_back(FieldError::required(
+        "spec.versions", "must have exactly one version marked as storage version"));
+    return "";
+  }
+  int storageVersions = 0;
+  std::string storageVersion;
+  for (std::size_t i = 0; i < versions->size(); ++i) {
+    const Json& v = (*versions)[i];
+    std::string vname = definitionString(v, "name");
+    if (vname.empty()) {
+      errors.push_back(FieldError::required("spec.versions[" + std::to_string(i) + "].name"));
+      continue;
+    }
+    if (v.is_object() && v.value("storage", false)) {
+      ++storageVersions;
+      storageVersion = vname;
+      readStorageVersion(v, info);
+    }
+    if (v.is_object() && v.value("served", false)) info.versions.push_back(vname);
+    const Json* schema = v.is_object() && v.contains("schema") ? &v["schema"] : nullptr;
+    if (schema != nullptr && schema->is_object() && schema->contains("openAPIV3Schema")) {
+      auto compiled =
+          compileSchema((*schema)["openAPIV3Schema"],
+                        "spec.versions[" + std::to_string(i) + "].schema.openAPIV3Schema", errors);
+      if (compiled) info.schemas.emplace_back(vname, std::move(compiled));
+    }
+  }
+  if (storageVersions != 1) {
+    errors.push_back(
+        FieldError::invalid("spec.versions", "[]apiextensions.CustomResourceDefinitionVersion{...}",
+                            "must have exactly one version marked as storage version"));
+  }
+  return storageVersion;
+}
+
 }  // namespace
 
 bool ResourceInfo::serves(std::string_view version) const {
@@ -149,12 +247,6 @@ void ResourceRegistry::remove(const GroupResource& gr) {
 
 Result<ResourceInfo> ResourceRegistry::fromCustomResourceDefinition(const Json& crd) {
   const std::string name = meta::name(crd);
-  FieldErrors errors;
-  auto str = [](const Json& j, const char* key) -> std::string {
-    if (!j.is_object()) return "";
-    auto it = j.find(key);
-    return (it != j.end() && it->is_string()) ? it->get<std::string>() : "";
-  };
   static const Json kEmpty = Json::object();
   const Json& spec = crd.contains("spec") && crd["spec"].is_object() ? crd["spec"] : kEmpty;
   const Json& names = spec.contains("names") && spec["names"].is_object() ? spec["names"] : kEmpty;
@@ -163,84 +255,9 @@ Result<ResourceInfo> ResourceRegistry::fromCustomResourceDefinition(const Json& 
   info.custom = true;
   info.allowUnconditionalUpdate = false;
   info.generation = GenerationRule::NonMetadataChange;
-  info.group = str(spec, "group");
-  info.resource = str(names, "plural");
-  info.kind = str(names, "kind");
-  info.singular = str(names, "singular");
-  if (info.singular.empty()) info.singular = lower(info.kind);
-  info.listKind = str(names, "listKind");
-  if (info.listKind.empty()) info.listKind = info.kind + "List";
-  for (const char* key : {"shortNames", "categories"}) {
-    if (auto it = names.find(key); it != names.end() && it->is_array()) {
-      for (const auto& s : *it) {
-        if (!s.is_string()) continue;
-        (std::string_view(key) == "shortNames" ? info.shortNames : info.categories)
-            .push_back(s.get<std::string>());
-      }
-    }
-  }
-  std::string scope = str(spec, "scope");
-  if (scope != "Namespaced" && scope != "Cluster") {
-    errors.push_back(FieldError::notSupported("spec.scope", goQuote(scope),
-                                              "supported values: \"Cluster\", \"Namespaced\""));
-  }
-  info.namespaced = scope != "Cluster";
-  if (info.group.empty()) errors.push_back(FieldError::required("spec.group"));
-  if (info.resource.empty()) errors.push_back(FieldError::required("spec.names.plural"));
-  if (info.kind.empty()) errors.push_back(FieldError::required("spec.names.kind"));
-  if (!info.group.empty() && !info.resource.empty() && name != info.resource + "." + info.group) {
-    errors.push_back(FieldError::invalidString("metadata.name", name,
-                                               "must be spec.names.plural+\".\"+spec.group"));
-  }
-
-  int storageVersions = 0;
-  std::string storageVersion;
-  auto versions = spec.find("versions");
-  if (versions == spec.end() || !versions->is_array() || versions->empty()) {
-    errors.push_back(FieldError::required(
-        "spec.versions", "must have exactly one version marked as storage version"));
-  } else {
-    for (std::size_t i = 0; i < versions->size(); ++i) {
-      const Json& v = (*versions)[i];
-      std::string vname = str(v, "name");
-      if (vname.empty()) {
-        errors.push_back(FieldError::required("spec.versions[" + std::to_string(i) + "].name"));
-        continue;
-      }
-      bool served = v.is_object() && v.value("served", false);
-      bool storage = v.is_object() && v.value("storage", false);
-      if (storage) {
-        ++storageVersions;
-        storageVersion = vname;
-        auto sub = v.find("subresources");
-        info.hasStatus = sub != v.end() && sub->is_object() && sub->contains("status");
-        if (auto cols = v.find("additionalPrinterColumns"); cols != v.end() && cols->is_array()) {
-          for (const auto& c : *cols) {
-            PrinterColumn pc;
-            pc.name = str(c, "name");
-            pc.type = str(c, "type");
-            pc.jsonPath = str(c, "jsonPath");
-            pc.description = str(c, "description");
-            pc.priority = c.is_object() ? c.value("priority", 0) : 0;
-            info.printerColumns.push_back(std::move(pc));
-          }
-        }
-      }
-      if (served) info.versions.push_back(vname);
-      const Json* schema = v.is_object() && v.contains("schema") ? &v["schema"] : nullptr;
-      if (schema != nullptr && schema->is_object() && schema->contains("openAPIV3Schema")) {
-        auto compiled = compileSchema(
-            (*schema)["openAPIV3Schema"],
-            "spec.versions[" + std::to_string(i) + "].schema.openAPIV3Schema", errors);
-        if (compiled) info.schemas.emplace_back(vname, std::move(compiled));
-      }
-    }
-    if (storageVersions != 1) {
-      errors.push_back(FieldError::invalid(
-          "spec.versions", "[]apiextensions.CustomResourceDefinitionVersion{...}",
-          "must have exactly one version marked as storage version"));
-    }
-  }
+  FieldErrors errors;
+  readDefinitionNames(spec, names, name, info, errors);
+  const std::string storageVersion = readDefinitionVersions(spec, info, errors);
   if (!errors.empty()) {
     return tl::unexpected(
         Status::invalid("apiextensions.k8s.io", "CustomResourceDefinition", name, errors));

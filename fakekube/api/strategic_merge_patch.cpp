@@ -310,6 +310,69 @@ Result<Json> normalizeElementOrder(Json patchItems, Json serverOnly, const Json&
   return all;
 }
 
+// deleteFromSlice: the scalars of `original` that `patch` (a $deleteFromPrimitiveList) does not
+// name.
+void deleteFromSlice(Json& original, const Json& patch) {
+  Json kept = Json::array();
+  for (auto& v : original) {
+    bool removed =
+        std::any_of(patch.begin(), patch.end(), [&](const Json& d) { return goEqual(d, v); });
+    if (!removed) kept.push_back(std::move(v));
+  }
+  original = std::move(kept);
+}
+
+// deduplicateScalars: a later duplicate is replaced by the last element.
+void deduplicateScalars(Json& merged) {
+  std::size_t length = merged.size();
+  for (std::size_t i = 0; i + 1 < length; ++i) {
+    for (std::size_t j = i + 1; j < length; ++j) {
+      if (goEqual(merged[i], merged[j])) {
+        merged[j] = merged[length - 1];
+        --length;
+        --j;
+      }
+    }
+  }
+  merged.erase(merged.begin() + static_cast<std::ptrdiff_t>(length), merged.end());
+}
+
+// mergeSliceWithSpecialElements: the elements of a list of maps with a $patch directive, applied
+// to `serverOrder` (delete removes the element of the same key, replace makes the patch's plain
+// elements the whole list); `patch` keeps the plain elements, to be merged.
+Error mergeSliceWithSpecialElements(Json& serverOrder, Json& patch, const std::string& mergeKey) {
+  Json plain = Json::array();
+  bool replace = false;
+  for (auto& v : patch) {
+    auto d = v.find(kDirective);
+    if (d == v.end()) {
+      plain.push_back(std::move(v));
+    } else if (*d == "delete") {
+      auto key = v.find(mergeKey);
+      if (key == v.end()) return noMergeKey(v, mergeKey);
+      Json kept = Json::array();
+      for (auto& o : serverOrder) {
+        auto ok = o.find(mergeKey);
+        if (!(ok != o.end() && goEqual(*ok, *key))) kept.push_back(std::move(o));
+      }
+      serverOrder = std::move(kept);
+    } else if (*d == "replace") {
+      replace = true;
+    } else if (*d == "merge") {
+      return untyped("merging lists cannot yet be specified in the patch");
+    } else {
+      return badPatchType(*d, v);
+    }
+  }
+  if (replace) {
+    discardNulls(plain);
+    serverOrder = std::move(plain);
+    plain = Json::array();
+  }
+  patch = std::move(plain);
+  return std::nullopt;
+}
+
 // --- the merge ---
 
 class Merger {
@@ -554,63 +617,17 @@ Error Merger::mergeSlice(Json& original, Json patch, const Field& field, bool de
   Json serverOrder;
   if (*type != kGoMap) {
     if (deleteList) {
-      Json kept = Json::array();
-      for (auto& v : original) {
-        bool removed =
-            std::any_of(patch.begin(), patch.end(), [&](const Json& d) { return goEqual(d, v); });
-        if (!removed) kept.push_back(std::move(v));
-      }
-      original = std::move(kept);
+      deleteFromSlice(original, patch);
       return std::nullopt;
     }
-    // deduplicateScalars: a later duplicate is replaced by the last element.
     merged = original;
     for (const auto& v : patch) merged.push_back(v);
-    std::size_t length = merged.size();
-    for (std::size_t i = 0; i + 1 < length; ++i) {
-      for (std::size_t j = i + 1; j < length; ++j) {
-        if (goEqual(merged[i], merged[j])) {
-          merged[j] = merged[length - 1];
-          --length;
-          --j;
-        }
-      }
-    }
-    merged.erase(merged.begin() + static_cast<std::ptrdiff_t>(length), merged.end());
+    deduplicateScalars(merged);
     serverOrder = original;
   } else {
     if (mergeKey.empty()) return untyped("cannot merge lists without merge key for type struct");
-    // Elements with a $patch directive first (mergeSliceWithSpecialElements).
     serverOrder = original;
-    Json plain = Json::array();
-    bool replace = false;
-    for (auto& v : patch) {
-      auto d = v.find(kDirective);
-      if (d == v.end()) {
-        plain.push_back(std::move(v));
-      } else if (*d == "delete") {
-        auto key = v.find(mergeKey);
-        if (key == v.end()) return noMergeKey(v, mergeKey);
-        Json kept = Json::array();
-        for (auto& o : serverOrder) {
-          auto ok = o.find(mergeKey);
-          if (!(ok != o.end() && goEqual(*ok, *key))) kept.push_back(std::move(o));
-        }
-        serverOrder = std::move(kept);
-      } else if (*d == "replace") {
-        replace = true;
-      } else if (*d == "merge") {
-        return untyped("merging lists cannot yet be specified in the patch");
-      } else {
-        return badPatchType(*d, v);
-      }
-    }
-    if (replace) {
-      discardNulls(plain);
-      serverOrder = std::move(plain);
-      plain = Json::array();
-    }
-    patch = std::move(plain);
+    if (auto e = mergeSliceWithSpecialElements(serverOrder, patch, mergeKey)) return e;
     // The rest merge into the element with the same key, or are appended
     // (mergeSliceWithoutSpecialElements).
     merged = serverOrder;

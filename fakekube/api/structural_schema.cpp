@@ -757,6 +757,23 @@ struct StructuralSchema::Compiled {
       }
     }
   }
+
+  // --- compiling (compile() reads each schema object of the tree once, parents first) ---
+  // The patterns read so far: each compiled once (generated definitions repeat a few patterns
+  // hundreds of times: a quantity's in every resources map), with the error of one that does not.
+  using PatternCache =
+      std::map<std::string, std::pair<std::shared_ptr<const std::regex>, std::string>>;
+  // A schema object's own keywords (not its children) into `node`; `field` names it in errors.
+  void readKeywords(const Json& schema, const std::string& field, Node& node,
+                    PatternCache& patterns, FieldErrors& errors);
+  static void readType(const Json& schema, const std::string& field, Node& node,
+                       FieldErrors& errors);
+  static void readBounds(const Json& schema, const std::string& field, Node& node,
+                         FieldErrors& errors);
+  static void readPattern(const Json& schema, Node& node, PatternCache& patterns);
+  // Once every node is read: where defaulting descends, and each default pruned against its
+  // schema.
+  void finishDefaults();
 };
 
 namespace {
@@ -791,6 +808,110 @@ bool boolKeyword(const Json& schema, const char* key) {
 
 }  // namespace
 
+void StructuralSchema::Compiled::readKeywords(const Json& schema, const std::string& field,
+                                              Node& node, PatternCache& patterns,
+                                              FieldErrors& errors) {
+  readType(schema, field, node, errors);
+  node.nullable = boolKeyword(schema, "nullable");
+  node.preserveUnknownFields = boolKeyword(schema, "x-kubernetes-preserve-unknown-fields");
+  node.embeddedResource = boolKeyword(schema, "x-kubernetes-embedded-resource");
+  if (boolKeyword(schema, "x-kubernetes-int-or-string")) {
+    node.intOrString = true;
+    node.types = kInteger | kString;
+  }
+  if (auto it = schema.find("default"); it != schema.end()) {
+    node.defaultValue = *it;
+    anyDefault = true;
+  }
+  if (auto it = schema.find("enum"); it != schema.end() && it->is_array()) {
+    node.enumValues.assign(it->begin(), it->end());
+  }
+  if (auto it = schema.find("required"); it != schema.end() && it->is_array()) {
+    for (const auto& r : *it) {
+      if (r.is_string()) node.required.push_back(r.get<std::string>());
+    }
+  }
+  readBounds(schema, field, node, errors);
+  if (auto it = schema.find("format"); it != schema.end() && it->is_string()) {
+    node.format = it->get<std::string>();
+  }
+  readPattern(schema, node, patterns);
+}
+
+void StructuralSchema::Compiled::readType(const Json& schema, const std::string& field, Node& node,
+                                          FieldErrors& errors) {
+  auto it = schema.find("type");
+  if (it == schema.end() || it->is_null()) return;
+  const std::string type = it->is_string() ? it->get<std::string>() : "";
+  static const std::pair<const char*, unsigned> kTypes[] = {
+      {"object", kObject},   {"array", kArray},   {"string", kString},
+      {"integer", kInteger}, {"number", kNumber}, {"boolean", kBoolean}};
+  unsigned bit = 0;
+  for (const auto& [name, b] : kTypes) {
+    if (type == name) bit = b;
+  }
+  if (bit == 0) {
+    errors.push_back(FieldError::notSupported(
+        field + ".type", renderValue(*it),
+        "supported values: \"array\", \"boolean\", \"integer\", \"number\", \"object\", "
+        "\"string\""));
+  }
+  node.types = bit;
+}
+
+void StructuralSchema::Compiled::readBounds(const Json& schema, const std::string& field,
+                                            Node& node, FieldErrors& errors) {
+  node.minimum = numberKeyword(schema, "minimum", field, errors);
+  node.maximum = numberKeyword(schema, "maximum", field, errors);
+  node.multipleOf = numberKeyword(schema, "multipleOf", field, errors);
+  node.exclusiveMinimum = boolKeyword(schema, "exclusiveMinimum");
+  node.exclusiveMaximum = boolKeyword(schema, "exclusiveMaximum");
+  node.maxLength = integerKeyword(schema, "maxLength", field, errors);
+  node.minLength = integerKeyword(schema, "minLength", field, errors);
+  node.maxItems = integerKeyword(schema, "maxItems", field, errors);
+  node.minItems = integerKeyword(schema, "minItems", field, errors);
+  node.maxProperties = integerKeyword(schema, "maxProperties", field, errors);
+  node.minProperties = integerKeyword(schema, "minProperties", field, errors);
+  node.uniqueItems = boolKeyword(schema, "uniqueItems");
+}
+
+void StructuralSchema::Compiled::readPattern(const Json& schema, Node& node,
+                                             PatternCache& patterns) {
+  auto it = schema.find("pattern");
+  if (it == schema.end() || !it->is_string()) return;
+  node.pattern = it->get<std::string>();
+  auto [cached, isNew] = patterns.try_emplace(node.pattern);
+  if (isNew) {
+    try {
+      cached->second.first = std::make_shared<const std::regex>(
+          node.pattern, std::regex::ECMAScript | std::regex::optimize);
+    } catch (const std::regex_error& e) {
+      cached->second.second = e.what();
+    }
+  }
+  node.regex = cached->second.first;
+  node.patternError = cached->second.second;
+}
+
+void StructuralSchema::Compiled::finishDefaults() {
+  // Children come after their parent, so one backward pass marks where defaulting descends.
+  for (std::size_t i = nodes.size(); i-- > 0;) {
+    Node& n = nodes[i];
+    n.defaultsBelow = n.defaultValue.has_value();
+    auto mark = [&](int c) {
+      if (c >= 0 && nodes[static_cast<std::size_t>(c)].defaultsBelow) n.defaultsBelow = true;
+    };
+    for (const auto& [name, c] : n.properties) mark(c);
+    mark(n.additionalProperties);
+    mark(n.items);
+  }
+  // A default is itself pruned against its schema (PruneDefaults), so it never brings in a field
+  // that pruning would remove.
+  for (auto& n : nodes) {
+    if (n.defaultValue) prune(*n.defaultValue, &n, false, /*dropNulls=*/false);
+  }
+}
+
 StructuralSchema::StructuralSchema(std::unique_ptr<Compiled> compiled)
     : compiled_(std::move(compiled)) {}
 StructuralSchema::~StructuralSchema() = default;
@@ -798,7 +919,6 @@ StructuralSchema::~StructuralSchema() = default;
 std::shared_ptr<const StructuralSchema> StructuralSchema::compile(const Json& openAPIV3Schema,
                                                                   std::string_view rootField,
                                                                   FieldErrors& errors) {
-  using Node = Compiled::Node;
   auto compiled = std::make_unique<Compiled>();
   compiled->source = openAPIV3Schema;
   const std::size_t errorsBefore = errors.size();
@@ -809,7 +929,7 @@ std::shared_ptr<const StructuralSchema> StructuralSchema::compile(const Json& op
     std::size_t depth;
   };
   std::vector<Pending> pending;
-  std::map<std::string, std::pair<std::shared_ptr<const std::regex>, std::string>> regexes;
+  Compiled::PatternCache patterns;
   compiled->nodes.emplace_back();
   pending.push_back({&openAPIV3Schema, 0, std::string(rootField), 1});
   auto& nodes = compiled->nodes;
@@ -826,82 +946,16 @@ std::shared_ptr<const StructuralSchema> StructuralSchema::compile(const Json& op
           p.field, fmt::format("must not be nested deeper than {} levels", kMaxDepth)));
       continue;
     }
+    compiled->readKeywords(schema, p.field, nodes[static_cast<std::size_t>(p.node)], patterns,
+                           errors);
     // Children are appended to `nodes`, so the node is addressed by index, never held.
-    auto node = [&]() -> Node& { return nodes[static_cast<std::size_t>(p.node)]; };
+    auto node = [&]() -> Compiled::Node& { return nodes[static_cast<std::size_t>(p.node)]; };
     auto child = [&](const Json& sub, std::string field) {
       nodes.emplace_back();
       const int index = static_cast<int>(nodes.size() - 1);
       pending.push_back({&sub, index, std::move(field), p.depth + 1});
       return index;
     };
-
-    if (auto it = schema.find("type"); it != schema.end() && !it->is_null()) {
-      const std::string type = it->is_string() ? it->get<std::string>() : "";
-      static const std::pair<const char*, unsigned> kTypes[] = {
-          {"object", kObject},   {"array", kArray},   {"string", kString},
-          {"integer", kInteger}, {"number", kNumber}, {"boolean", kBoolean}};
-      unsigned bit = 0;
-      for (const auto& [name, b] : kTypes) {
-        if (type == name) bit = b;
-      }
-      if (bit == 0) {
-        errors.push_back(FieldError::notSupported(
-            p.field + ".type", renderValue(*it),
-            "supported values: \"array\", \"boolean\", \"integer\", \"number\", \"object\", "
-            "\"string\""));
-      }
-      node().types = bit;
-    }
-    node().nullable = boolKeyword(schema, "nullable");
-    node().preserveUnknownFields = boolKeyword(schema, "x-kubernetes-preserve-unknown-fields");
-    node().embeddedResource = boolKeyword(schema, "x-kubernetes-embedded-resource");
-    if (boolKeyword(schema, "x-kubernetes-int-or-string")) {
-      node().intOrString = true;
-      node().types = kInteger | kString;
-    }
-    if (auto it = schema.find("default"); it != schema.end()) {
-      node().defaultValue = *it;
-      compiled->anyDefault = true;
-    }
-    if (auto it = schema.find("enum"); it != schema.end() && it->is_array()) {
-      node().enumValues.assign(it->begin(), it->end());
-    }
-    if (auto it = schema.find("required"); it != schema.end() && it->is_array()) {
-      for (const auto& r : *it) {
-        if (r.is_string()) node().required.push_back(r.get<std::string>());
-      }
-    }
-    node().minimum = numberKeyword(schema, "minimum", p.field, errors);
-    node().maximum = numberKeyword(schema, "maximum", p.field, errors);
-    node().multipleOf = numberKeyword(schema, "multipleOf", p.field, errors);
-    node().exclusiveMinimum = boolKeyword(schema, "exclusiveMinimum");
-    node().exclusiveMaximum = boolKeyword(schema, "exclusiveMaximum");
-    node().maxLength = integerKeyword(schema, "maxLength", p.field, errors);
-    node().minLength = integerKeyword(schema, "minLength", p.field, errors);
-    node().maxItems = integerKeyword(schema, "maxItems", p.field, errors);
-    node().minItems = integerKeyword(schema, "minItems", p.field, errors);
-    node().maxProperties = integerKeyword(schema, "maxProperties", p.field, errors);
-    node().minProperties = integerKeyword(schema, "minProperties", p.field, errors);
-    node().uniqueItems = boolKeyword(schema, "uniqueItems");
-    if (auto it = schema.find("format"); it != schema.end() && it->is_string()) {
-      node().format = it->get<std::string>();
-    }
-    if (auto it = schema.find("pattern"); it != schema.end() && it->is_string()) {
-      // Generated CRDs repeat a few patterns hundreds of times (a quantity's in every
-      // resources map): each is compiled once.
-      node().pattern = it->get<std::string>();
-      auto [cached, isNew] = regexes.try_emplace(node().pattern);
-      if (isNew) {
-        try {
-          cached->second.first = std::make_shared<const std::regex>(
-              node().pattern, std::regex::ECMAScript | std::regex::optimize);
-        } catch (const std::regex_error& e) {
-          cached->second.second = e.what();
-        }
-      }
-      node().regex = cached->second.first;
-      node().patternError = cached->second.second;
-    }
     if (auto it = schema.find("properties"); it != schema.end() && !it->is_null()) {
       if (!it->is_object()) {
         errors.push_back(
@@ -923,23 +977,7 @@ std::shared_ptr<const StructuralSchema> StructuralSchema::compile(const Json& op
     }
   }
   if (errors.size() != errorsBefore) return nullptr;
-
-  // Children come after their parent, so one backward pass marks where defaulting descends.
-  for (std::size_t i = nodes.size(); i-- > 0;) {
-    Node& n = nodes[i];
-    n.defaultsBelow = n.defaultValue.has_value();
-    auto mark = [&](int c) {
-      if (c >= 0 && nodes[static_cast<std::size_t>(c)].defaultsBelow) n.defaultsBelow = true;
-    };
-    for (const auto& [name, c] : n.properties) mark(c);
-    mark(n.additionalProperties);
-    mark(n.items);
-  }
-  // A default is itself pruned against its schema (PruneDefaults), so it never brings in a field
-  // that pruning would remove.
-  for (auto& n : nodes) {
-    if (n.defaultValue) compiled->prune(*n.defaultValue, &n, false, /*dropNulls=*/false);
-  }
+  compiled->finishDefaults();
   return std::shared_ptr<const StructuralSchema>(new StructuralSchema(std::move(compiled)));
 }
 

@@ -108,6 +108,23 @@ std::optional<Status> checkTypeMeta(const ResourceInfo& info, const GroupVersion
   return std::nullopt;
 }
 
+// What every document a request writes must be, whoever built it: nested no deeper than the
+// decoders allow, of the addressed apiVersion and kind (filled in when absent), with its Go
+// struct's JSON types.
+std::optional<Status> checkDocument(const ResourceInfo& info, const GroupVersionResource& gvr,
+                                    Json& object) {
+  if (auto error = checkNesting(object)) return error;
+  if (auto error = checkTypeMeta(info, gvr, object)) return error;
+  return checkTypes(info, object);
+}
+
+// A create, update or status body: checkDocument, then decoded (pruned) by the kind's fields.
+std::optional<Status> checkBody(const ResourceInfo& info, const GroupVersionResource& gvr,
+                                Json& object, const WriteWarnings& options) {
+  if (auto error = checkDocument(info, gvr, object)) return error;
+  return fieldvalidation::decodeBody(info, object, options);
+}
+
 // Reconciles the request namespace with the object's
 // (EnsureObjectNamespaceMatchesRequestNamespace).
 Result<std::string> reconcileNamespace(const ResourceInfo& info, std::string_view requestNs,
@@ -156,6 +173,72 @@ std::string goTimeString(const Json& value) {
 const StructuralSchema* schemaOf(const ResourceInfo& info, const Json& object) {
   if (!info.custom || info.schemas.empty()) return nullptr;
   return info.schemaFor(GroupVersion::parse(meta::apiVersion(object)).version);
+}
+
+// A custom resource is decoded as kube-apiserver decodes a request body: pruned and defaulted by
+// its schema (which the answer is, null for other kinds). Create never sets the status of a kind
+// with the status subresource.
+const StructuralSchema* decodeCustomResourceForCreate(const ResourceInfo& info, Json& object) {
+  const StructuralSchema* schema = schemaOf(info, object);
+  if (schema != nullptr) {
+    if (info.hasStatus) object.erase("status");
+    schema->decode(object);
+  }
+  return schema;
+}
+
+// The metadata fields that are the server's to set, dropped from a created object.
+void eraseServerSetMetadata(Json& object) {
+  Json& metadata = meta::metadata(object);
+  for (std::string_view field : {"uid", "creationTimestamp", "deletionTimestamp",
+                                 "deletionGracePeriodSeconds", "selfLink", "resourceVersion"}) {
+    metadata.erase(field);
+  }
+}
+
+// What a patch may not be: of a subresource other than status (or of status where the kind has
+// none), a strategic merge of a custom resource, or with options its type does not take.
+std::optional<Status> checkPatchRequest(const ResourceInfo& info, PatchType type,
+                                        std::string_view subresource, const PatchOptions& options) {
+  if (!subresource.empty() && subresource != "status") return Status::resourceNotServed();
+  if (subresource == "status" && !info.hasStatus) return Status::resourceNotServed();
+  if (type == PatchType::StrategicMerge && info.custom) {
+    return Status::unsupportedMediaType(fmt::format(
+        "the body of the request was in an unknown format - accepted media types include: "
+        "application/json-patch+json, application/merge-patch+json, "
+        "application/apply-patch+yaml"));
+  }
+  return patching::validateOptions(type, options);
+}
+
+std::string objectNameMismatchMessage(std::string_view objectName, std::string_view urlName) {
+  return fmt::format("the name of the object ({}) does not match the name on the URL ({})",
+                     objectName, urlName);
+}
+
+// The node a Binding names (target.name), or why the Binding is refused: its body is not an
+// object, names another pod than the URL, or a target that is not a Node.
+Result<std::string> bindingTargetNode(const Json& binding, std::string_view name) {
+  if (!binding.is_object()) {
+    return tl::unexpected(Status::badRequest("the body of the request must be a JSON object"));
+  }
+  if (meta::name(binding) != name) {
+    return tl::unexpected(Status::badRequest("name in URL does not match name in Binding object"));
+  }
+  const Json& targetJson = jsonAt(binding, {"target"});
+  const std::string targetKind =
+      targetJson.is_object() ? targetJson.value("kind", std::string()) : "";
+  const std::string node = targetJson.is_object() ? targetJson.value("name", std::string()) : "";
+  FieldErrors errors;
+  if (!targetKind.empty() && targetKind != "Node") {
+    errors.push_back(
+        FieldError::notSupported("target.kind", goQuote(targetKind), "supported values: \"Node\""));
+  }
+  if (node.empty()) errors.push_back(FieldError::required("target.name"));
+  if (!errors.empty()) {
+    return tl::unexpected(Status::invalid("", "Binding", name, errors));
+  }
+  return node;
 }
 
 // The revision an object was written at (its resourceVersion), 0 when it has none.
@@ -605,12 +688,7 @@ Result<ObjectPtr> ApiServer::Impl::create(const GroupVersionResource& gvr, std::
   return intercepted<ObjectPtr>(request, [&]() -> Result<ObjectPtr> {
     auto t = target(gvr, ns);
     if (!t) return tl::unexpected(t.error());
-    if (auto error = checkNesting(object)) return tl::unexpected(*error);
-    if (auto error = checkTypeMeta(*t->info, gvr, object)) return tl::unexpected(*error);
-    if (auto error = checkTypes(*t->info, object)) return tl::unexpected(*error);
-    if (auto error = fieldvalidation::decodeBody(*t->info, object, options)) {
-      return tl::unexpected(*error);
-    }
+    if (auto error = checkBody(*t->info, gvr, object, options)) return tl::unexpected(*error);
     std::lock_guard lock(mu_);
     return createLocked(*t->info, t->ns, std::move(object), options.dryRun,
                         {.manager = options.fieldManager});
@@ -626,45 +704,49 @@ Result<ObjectPtr> ApiServer::Impl::createLocked(const ResourceInfo& info, std::s
   if (auto refused = checkRbacEscalation(info, *ns, object, nullptr)) {
     return tl::unexpected(std::move(*refused));
   }
-  // A custom resource is decoded as kube-apiserver decodes a request body: pruned and defaulted
-  // by its schema. Create never sets the status of a kind with the status subresource.
-  const StructuralSchema* schema = schemaOf(info, object);
-  if (schema != nullptr) {
-    if (info.hasStatus) object.erase("status");
-    schema->decode(object);
-  }
-  Json& metadata = meta::metadata(object);
+  const StructuralSchema* schema = decodeCustomResourceForCreate(info, object);
   // etcd3's store.Create refuses it after validation and admission, with a plain error that the
   // API server answers as an untyped 500 (no reason, no "Internal error occurred: " prefix).
   const bool resourceVersionSet = !meta::resourceVersion(object).empty();
-  // System fields are the server's to set.
-  for (std::string_view field : {"uid", "creationTimestamp", "deletionTimestamp",
-                                 "deletionGracePeriodSeconds", "selfLink", "resourceVersion"}) {
-    metadata.erase(field);
+  eraseServerSetMetadata(object);
+  auto name = nameForCreate(info, *ns, object);
+  if (!name) return tl::unexpected(name.error());
+  if (auto error = beforeCreate(info, object, *name, schema)) return tl::unexpected(*error);
+  if (!info.is("", "namespaces")) {
+    if (auto error = checkNamespaceForCreate(info, *ns, *name)) return tl::unexpected(*error);
   }
+  if (resourceVersionSet) {
+    return tl::unexpected(
+        Status::generic(500, "", "resourceVersion should not be set on objects to be created"));
+  }
+  return commitCreate(info, key(info, *ns, *name), std::move(object), dryRun, writer);
+}
 
+Result<std::string> ApiServer::Impl::nameForCreate(const ResourceInfo& info, const std::string& ns,
+                                                   Json& object) {
   std::string name = meta::name(object);
   const std::string prefix = meta::generateName(object);
-  const bool generated = name.empty() && !prefix.empty();
-  if (generated) {
-    int attempt = 0;
-    for (; attempt < kGenerateNameAttempts; ++attempt) {
-      name = generateName(prefix);
-      if (store_->get(key(info, *ns, name)) == nullptr) break;
+  if (!name.empty() || prefix.empty()) return name;
+  for (int attempt = 0; attempt < kGenerateNameAttempts; ++attempt) {
+    name = generateName(prefix);
+    if (store_->get(key(info, ns, name)) == nullptr) {
+      meta::metadata(object)["name"] = name;
+      return name;
     }
-    if (attempt == kGenerateNameAttempts) {
-      Status s = Status::alreadyExists(info.groupResource(), name);
-      s.message += ", the server was not able to generate a unique name for the object";
-      s.details.retryAfterSeconds = 1;
-      return tl::unexpected(s);
-    }
-    metadata["name"] = name;
   }
+  Status s = Status::alreadyExists(info.groupResource(), name);
+  s.message += ", the server was not able to generate a unique name for the object";
+  s.details.retryAfterSeconds = 1;
+  return tl::unexpected(s);
+}
 
-  // rest.BeforeCreate: the strategy's preparation (with the defaults the decoder fills), then
-  // validation of the result. The uid is drawn once the object is valid, so a refused create
-  // leaves the server's random sequence (uids, generated names) where it was.
-  jsonMember(metadata, "creationTimestamp") = now();
+// rest.BeforeCreate: the strategy's preparation (with the defaults the decoder fills), then
+// validation of the result. The uid is drawn once the object is valid (commitCreate), so a
+// refused create leaves the server's random sequence (uids, generated names) where it was.
+std::optional<Status> ApiServer::Impl::beforeCreate(const ResourceInfo& info, Json& object,
+                                                    const std::string& name,
+                                                    const StructuralSchema* schema) {
+  jsonMember(meta::metadata(object), "creationTimestamp") = now();
   strategy::prepareForCreate(info, object);
   FieldErrors errors = validateObjectMetaOnCreate(object, info.nameRule, info.namespaced);
   FieldErrors kindErrors = strategy::validateCreate(info, object);
@@ -675,31 +757,27 @@ Result<ObjectPtr> ApiServer::Impl::createLocked(const ResourceInfo& info, std::s
   }
   // Named by the stored kind's group, as kube-apiserver names the internal type it validated (an
   // events.k8s.io Event is an invalid core Event).
-  if (!errors.empty()) {
-    return tl::unexpected(Status::invalid(info.storedGroup(), info.kind, name, errors));
-  }
+  if (!errors.empty()) return Status::invalid(info.storedGroup(), info.kind, name, errors);
   if (info.is("apiextensions.k8s.io", "customresourcedefinitions")) {
     auto crd = ResourceRegistry::fromCustomResourceDefinition(object);
-    if (!crd) return tl::unexpected(crd.error());
+    if (!crd) return crd.error();
     auto existing = registry_.find(crd->group, crd->resource);
     if (existing != nullptr && !existing->custom) {
-      return tl::unexpected(Status::invalid(
+      return Status::invalid(
           info.group, info.kind, name,
-          {FieldError::invalidString("metadata.name", name, "is served by a built-in kind")}));
+          {FieldError::invalidString("metadata.name", name, "is served by a built-in kind")});
     }
   }
+  return std::nullopt;
+}
 
-  if (!info.is("", "namespaces")) {
-    if (auto error = checkNamespaceForCreate(info, *ns, name)) return tl::unexpected(*error);
-  }
-  if (resourceVersionSet) {
-    return tl::unexpected(
-        Status::generic(500, "", "resourceVersion should not be set on objects to be created"));
-  }
+Result<ObjectPtr> ApiServer::Impl::commitCreate(const ResourceInfo& info,
+                                                const std::string& objectKey, Json object,
+                                                bool dryRun, const Writer& writer) {
+  const std::string name = meta::name(object);
   // An existing object is found by the store's own lookup when it writes (AlreadyExists below),
   // except where something is reserved for the object before then: a dry run writes nothing, and
   // a Service would be refused its cluster IP (held by the existing one) instead.
-  const std::string objectKey = key(info, *ns, name);
   const bool isService = info.is("", "services");
   if ((dryRun || isService) && store_->get(objectKey) != nullptr) {
     return tl::unexpected(Status::alreadyExists(info.groupResource(), name));
@@ -754,12 +832,7 @@ Result<ObjectPtr> ApiServer::Impl::update(const GroupVersionResource& gvr, std::
   return intercepted<ObjectPtr>(request, [&]() -> Result<ObjectPtr> {
     auto t = target(gvr, ns);
     if (!t) return tl::unexpected(t.error());
-    if (auto error = checkNesting(object)) return tl::unexpected(*error);
-    if (auto error = checkTypeMeta(*t->info, gvr, object)) return tl::unexpected(*error);
-    if (auto error = checkTypes(*t->info, object)) return tl::unexpected(*error);
-    if (auto error = fieldvalidation::decodeBody(*t->info, object, options)) {
-      return tl::unexpected(*error);
-    }
+    if (auto error = checkBody(*t->info, gvr, object, options)) return tl::unexpected(*error);
     std::lock_guard lock(mu_);
     return updateLocked(*t->info, t->ns, std::move(object), "", options.dryRun, false,
                         {.manager = options.fieldManager});
@@ -785,12 +858,7 @@ Result<ObjectPtr> ApiServer::Impl::updateSubresource(const GroupVersionResource&
     bool served = (subresource == "status" && t->info->hasStatus) ||
                   (subresource == "finalize" && t->info->is("", "namespaces"));
     if (!served) return tl::unexpected(Status::resourceNotServed());
-    if (auto error = checkNesting(object)) return tl::unexpected(*error);
-    if (auto error = checkTypeMeta(*t->info, gvr, object)) return tl::unexpected(*error);
-    if (auto error = checkTypes(*t->info, object)) return tl::unexpected(*error);
-    if (auto error = fieldvalidation::decodeBody(*t->info, object, options)) {
-      return tl::unexpected(*error);
-    }
+    if (auto error = checkBody(*t->info, gvr, object, options)) return tl::unexpected(*error);
     std::lock_guard lock(mu_);
     return updateLocked(*t->info, t->ns, std::move(object), subresource, options.dryRun, false,
                         {.manager = options.fieldManager});
@@ -1099,72 +1167,62 @@ Result<Json> ApiServer::Impl::createSubresource(const GroupVersionResource& gvr,
     if (!(info.is("", "pods") && subresource == "binding")) {
       return tl::unexpected(Status::resourceNotServed());
     }
-    if (!body.is_object()) {
-      return tl::unexpected(Status::badRequest("the body of the request must be a JSON object"));
-    }
-    if (meta::name(body) != name) {
-      return tl::unexpected(
-          Status::badRequest("name in URL does not match name in Binding object"));
-    }
-    const Json& targetJson = jsonAt(body, {"target"});
-    const std::string targetKind =
-        targetJson.is_object() ? targetJson.value("kind", std::string()) : "";
-    const std::string node = targetJson.is_object() ? targetJson.value("name", std::string()) : "";
-    FieldErrors errors;
-    if (!targetKind.empty() && targetKind != "Node") {
-      errors.push_back(FieldError::notSupported("target.kind", goQuote(targetKind),
-                                                "supported values: \"Node\""));
-    }
-    if (node.empty()) errors.push_back(FieldError::required("target.name"));
-    if (!errors.empty()) return tl::unexpected(Status::invalid("", "Binding", name, errors));
-
+    auto node = bindingTargetNode(body, name);
+    if (!node) return tl::unexpected(node.error());
     std::lock_guard lock(mu_);
-    const std::string podKey = key(info, t->ns, name);
-    ObjectPtr pod = store_->get(podKey);
-    if (pod == nullptr) return tl::unexpected(Status::notFound(info.groupResource(), name));
-    if (meta::isDeleting(*pod)) {
-      return tl::unexpected(Status::conflict(
-          {"", "pods/binding"}, name,
-          fmt::format("pod {} is being deleted, cannot be assigned to a host", name)));
-    }
-    const Json& spec = jsonAt(*pod, {"spec"});
-    const std::string current = spec.is_object() ? spec.value("nodeName", std::string()) : "";
-    if (!current.empty()) {
-      return tl::unexpected(Status::conflict(
-          {"", "pods/binding"}, name,
-          fmt::format("pod {} is already assigned to node {}", name, goQuote(current))));
-    }
-    // assignPod: the node, the binding's annotations, and PodScheduled=True.
-    Json updated = *pod;
-    updated["spec"]["nodeName"] = node;
-    if (const Json& annotations = meta::annotations(body); annotations.is_object()) {
-      for (const auto& [k, v] : annotations.items()) {
-        if (v.is_string()) meta::setAnnotation(updated, k, v.get<std::string>());
-      }
-    }
-    Json& status = updated["status"];
-    if (!status.is_object()) status = Json::object();
-    Json& conditions = status["conditions"];
-    if (!conditions.is_array()) conditions = Json::array();
-    Json scheduled = {{"type", "PodScheduled"},
-                      {"status", "True"},
-                      {"lastProbeTime", nullptr},
-                      {"lastTransitionTime", now()}};
-    bool replaced = false;
-    for (auto& c : conditions) {
-      if (c.is_object() && c.value("type", "") == "PodScheduled") {
-        c = scheduled;
-        replaced = true;
-      }
-    }
-    if (!replaced) conditions.push_back(std::move(scheduled));
-    return commitUpdate(info, podKey, pod, std::move(updated), options.dryRun);
+    return bindPod(info, key(info, t->ns, name), body, *node, options.dryRun);
   });
   if (!bound) return tl::unexpected(bound.error());
   Status created = Status::success({}, "", "");
   created.code = 201;
   created.details = {};
   return created.toJson();
+}
+
+// pods/binding (BindingREST.Create, assignPod): the node, the binding's annotations, and
+// PodScheduled=True.
+Result<ObjectPtr> ApiServer::Impl::bindPod(const ResourceInfo& info, const std::string& podKey,
+                                           const Json& binding, const std::string& node,
+                                           bool dryRun) {
+  const std::string& name = meta::name(binding);
+  ObjectPtr pod = store_->get(podKey);
+  if (pod == nullptr) return tl::unexpected(Status::notFound(info.groupResource(), name));
+  if (meta::isDeleting(*pod)) {
+    return tl::unexpected(Status::conflict(
+        {"", "pods/binding"}, name,
+        fmt::format("pod {} is being deleted, cannot be assigned to a host", name)));
+  }
+  const Json& spec = jsonAt(*pod, {"spec"});
+  const std::string current = spec.is_object() ? spec.value("nodeName", std::string()) : "";
+  if (!current.empty()) {
+    return tl::unexpected(Status::conflict(
+        {"", "pods/binding"}, name,
+        fmt::format("pod {} is already assigned to node {}", name, goQuote(current))));
+  }
+  Json updated = *pod;
+  updated["spec"]["nodeName"] = node;
+  if (const Json& annotations = meta::annotations(binding); annotations.is_object()) {
+    for (const auto& [k, v] : annotations.items()) {
+      if (v.is_string()) meta::setAnnotation(updated, k, v.get<std::string>());
+    }
+  }
+  Json& status = updated["status"];
+  if (!status.is_object()) status = Json::object();
+  Json& conditions = status["conditions"];
+  if (!conditions.is_array()) conditions = Json::array();
+  Json scheduled = {{"type", "PodScheduled"},
+                    {"status", "True"},
+                    {"lastProbeTime", nullptr},
+                    {"lastTransitionTime", now()}};
+  bool replaced = false;
+  for (auto& c : conditions) {
+    if (c.is_object() && c.value("type", "") == "PodScheduled") {
+      c = scheduled;
+      replaced = true;
+    }
+  }
+  if (!replaced) conditions.push_back(std::move(scheduled));
+  return commitUpdate(info, podKey, pod, std::move(updated), dryRun);
 }
 
 // --- patch ---
@@ -1182,19 +1240,9 @@ Result<ObjectPtr> ApiServer::Impl::patch(const GroupVersionResource& gvr, std::s
     auto t = target(gvr, ns);
     if (!t) return tl::unexpected(t.error());
     const ResourceInfo& info = *t->info;
-    if (!subresource.empty() && subresource != "status") {
-      return tl::unexpected(Status::resourceNotServed());
+    if (auto error = checkPatchRequest(info, type, subresource, options)) {
+      return tl::unexpected(*error);
     }
-    if (subresource == "status" && !info.hasStatus) {
-      return tl::unexpected(Status::resourceNotServed());
-    }
-    if (type == PatchType::StrategicMerge && info.custom) {
-      return tl::unexpected(Status::unsupportedMediaType(fmt::format(
-          "the body of the request was in an unknown format - accepted media types include: "
-          "application/json-patch+json, application/merge-patch+json, "
-          "application/apply-patch+yaml")));
-    }
-    if (auto error = patching::validateOptions(type, options)) return tl::unexpected(*error);
     Json applied;
     if (type == PatchType::Apply) {
       auto parsed = parseAppliedConfiguration(patchText);
@@ -1219,69 +1267,16 @@ Result<ObjectPtr> ApiServer::Impl::patch(const GroupVersionResource& gvr, std::s
       if (type != PatchType::Apply || !subresource.empty()) {
         return tl::unexpected(Status::notFound(info.groupResource(), name));
       }
-      const std::string uid = meta::uid(applied);
-      if (!uid.empty()) {
-        return tl::unexpected(Status::conflict(
-            info.groupResource(), name,
-            fmt::format("uid mismatch: the provided object specified uid {}, and no existing "
-                        "object was found",
-                        uid)));
-      }
-      if (auto error = checkNesting(applied)) return tl::unexpected(*error);
-      if (auto error = checkTypeMeta(info, gvr, applied)) return tl::unexpected(*error);
-      if (auto error = checkTypes(info, applied)) return tl::unexpected(*error);
-      const std::string appliedName = meta::name(applied);
-      if (appliedName.empty()) {
-        return tl::unexpected(Status::badRequest(fmt::format(
-            "the name of the object ({} based on URL) was undeterminable: name must be provided",
-            name)));
-      }
-      if (appliedName != name) {
-        return tl::unexpected(Status::badRequest(
-            fmt::format("the name of the object ({}) does not match the name on the URL ({})",
-                        appliedName, name)));
-      }
-      meta::metadata(applied).erase("resourceVersion");
-      const Json configuration = applied;
-      if (auto error = recordApply(info, nullptr, applied, configuration, subresource, options,
-                                   patchSchema(info, gvr.version))) {
-        return tl::unexpected(*error);
-      }
-      auto made = createLocked(info, t->ns, std::move(applied), options.dryRun,
-                               {.manager = options.fieldManager, .applied = true});
+      auto made = createByApply(info, gvr, t->ns, name, std::move(applied), options);
       if (made && created != nullptr) *created = true;
       return made;
     }
-
-    // The merge lists: the built-in table, or for a custom resource what its definition declares
-    // (only apply merges custom resources by schema; strategic merge was refused above).
-    PatchSchema schema = patchSchema(info, gvr.version);
-    Result<Json> patched = *current;
-    if (type == PatchType::Apply) {
-      mergeAppliedConfiguration(*patched, applied, schema);
-      if (auto error =
-              recordApply(info, current.get(), *patched, applied, subresource, options, schema)) {
-        return tl::unexpected(*error);
-      }
-    } else {
-      patched = patching::patchedObject(*current, type, patchText, schema);
-    }
+    auto patched =
+        patchedCurrent(info, gvr, *current, type, patchText, applied, subresource, options);
     if (!patched) return tl::unexpected(patched.error());
-    if (!patched->is_object()) {
-      return tl::unexpected(Status::badRequest("the patch must produce a JSON object"));
-    }
-    if (auto error = checkNesting(*patched)) return tl::unexpected(*error);
-    if (auto error = checkTypeMeta(info, gvr, *patched)) return tl::unexpected(*error);
-    if (auto error = checkTypes(info, *patched)) return tl::unexpected(*error);
-    if (type != PatchType::Apply) {
-      if (auto error = fieldvalidation::decodePatched(info, *patched, type, patchText, options)) {
-        return tl::unexpected(*error);
-      }
-    }
     if (meta::name(*patched) != name) {
-      return tl::unexpected(Status::badRequest(
-          fmt::format("the name of the object ({}) does not match the name on the URL ({})",
-                      meta::name(*patched), name)));
+      return tl::unexpected(
+          Status::badRequest(objectNameMismatchMessage(meta::name(*patched), name)));
     }
     // A patch applies to the current object unless it names a resourceVersion itself.
     if (meta::resourceVersion(*patched).empty()) {
@@ -1290,6 +1285,68 @@ Result<ObjectPtr> ApiServer::Impl::patch(const GroupVersionResource& gvr, std::s
     return updateLocked(info, t->ns, std::move(*patched), subresource, options.dryRun, true,
                         {.manager = options.fieldManager, .applied = type == PatchType::Apply});
   });
+}
+
+Result<ObjectPtr> ApiServer::Impl::createByApply(const ResourceInfo& info,
+                                                 const GroupVersionResource& gvr,
+                                                 const std::string& ns, std::string_view name,
+                                                 Json applied, const PatchOptions& options) {
+  const std::string uid = meta::uid(applied);
+  if (!uid.empty()) {
+    return tl::unexpected(Status::conflict(
+        info.groupResource(), name,
+        fmt::format("uid mismatch: the provided object specified uid {}, and no existing "
+                    "object was found",
+                    uid)));
+  }
+  if (auto error = checkDocument(info, gvr, applied)) return tl::unexpected(*error);
+  const std::string appliedName = meta::name(applied);
+  if (appliedName.empty()) {
+    return tl::unexpected(Status::badRequest(fmt::format(
+        "the name of the object ({} based on URL) was undeterminable: name must be provided",
+        name)));
+  }
+  if (appliedName != name) {
+    return tl::unexpected(Status::badRequest(objectNameMismatchMessage(appliedName, name)));
+  }
+  meta::metadata(applied).erase("resourceVersion");
+  const Json configuration = applied;
+  if (auto error = recordApply(info, nullptr, applied, configuration, "", options,
+                               patchSchema(info, gvr.version))) {
+    return tl::unexpected(*error);
+  }
+  return createLocked(info, ns, std::move(applied), options.dryRun,
+                      {.manager = options.fieldManager, .applied = true});
+}
+
+Result<Json> ApiServer::Impl::patchedCurrent(const ResourceInfo& info,
+                                             const GroupVersionResource& gvr, const Json& current,
+                                             PatchType type, std::string_view patchText,
+                                             const Json& applied, std::string_view subresource,
+                                             const PatchOptions& options) {
+  // The merge lists: the built-in table, or for a custom resource what its definition declares
+  // (only apply merges custom resources by schema; strategic merge was refused before).
+  PatchSchema schema = patchSchema(info, gvr.version);
+  Result<Json> patched = current;
+  if (type == PatchType::Apply) {
+    mergeAppliedConfiguration(*patched, applied, schema);
+    if (auto error = recordApply(info, &current, *patched, applied, subresource, options, schema)) {
+      return tl::unexpected(*error);
+    }
+  } else {
+    patched = patching::patchedObject(current, type, patchText, schema);
+  }
+  if (!patched) return tl::unexpected(patched.error());
+  if (!patched->is_object()) {
+    return tl::unexpected(Status::badRequest("the patch must produce a JSON object"));
+  }
+  if (auto error = checkDocument(info, gvr, *patched)) return tl::unexpected(*error);
+  if (type != PatchType::Apply) {
+    if (auto error = fieldvalidation::decodePatched(info, *patched, type, patchText, options)) {
+      return tl::unexpected(*error);
+    }
+  }
+  return patched;
 }
 
 }  // namespace fakekube

@@ -127,6 +127,25 @@ class ApiServer::Impl {
   // Verb bodies; the caller holds mu_.
   Result<ObjectPtr> createLocked(const ResourceInfo& info, std::string ns, Json object, bool dryRun,
                                  const Writer& writer);
+  // createLocked()'s steps: the object's name (drawn from its generateName when it has none),
+  // the strategy's preparation and validation (rest.BeforeCreate), and the write.
+  Result<std::string> nameForCreate(const ResourceInfo& info, const std::string& ns, Json& object);
+  std::optional<Status> beforeCreate(const ResourceInfo& info, Json& object,
+                                     const std::string& name, const StructuralSchema* schema);
+  Result<ObjectPtr> commitCreate(const ResourceInfo& info, const std::string& key, Json object,
+                                 bool dryRun, const Writer& writer);
+  // createSubresource()'s pods/binding, under mu_: the pod at `podKey` put on `node`.
+  Result<ObjectPtr> bindPod(const ResourceInfo& info, const std::string& podKey,
+                            const Json& binding, const std::string& node, bool dryRun);
+  // patch()'s two cases, under mu_: an apply that creates the missing object, and the current
+  // object patched (checked and decoded, not yet named against the URL or versioned).
+  Result<ObjectPtr> createByApply(const ResourceInfo& info, const GroupVersionResource& gvr,
+                                  const std::string& ns, std::string_view name, Json applied,
+                                  const PatchOptions& options);
+  Result<Json> patchedCurrent(const ResourceInfo& info, const GroupVersionResource& gvr,
+                              const Json& current, PatchType type, std::string_view patchText,
+                              const Json& applied, std::string_view subresource,
+                              const PatchOptions& options);
   Result<ObjectPtr> updateLocked(const ResourceInfo& info, std::string ns, Json object,
                                  std::string_view subresource, bool dryRun, bool fromPatch,
                                  const Writer& writer);

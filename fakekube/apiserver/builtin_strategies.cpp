@@ -6,16 +6,11 @@
 
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
+#include "fakekube/apiserver/field_rules.h"
 
 namespace fakekube::strategy {
 
 namespace {
-
-Json& child(Json& parent, std::string_view key) {
-  Json& c = jsonMember(parent, key);
-  if (!c.is_object()) c = Json::object();
-  return c;
-}
 
 void setDefault(Json& object, const char* key, Json value) {
   if (!object.is_object()) return;
@@ -30,20 +25,7 @@ bool present(const Json& j) {
   return true;
 }
 
-std::string str(const Json& j) { return j.is_string() ? j.get<std::string>() : ""; }
-
-std::string quoted(const Json& j) { return goQuote(str(j)); }
-
-std::string supported(std::initializer_list<const char*> values) {
-  std::string out = "supported values: ";
-  bool first = true;
-  for (const char* v : values) {
-    if (!first) out += ", ";
-    out += goQuote(v);
-    first = false;
-  }
-  return out;
-}
+std::string quoted(const Json& j) { return goQuote(stringValue(j)); }
 
 bool oneOf(const Json& j, std::initializer_list<const char*> values) {
   if (!j.is_string()) return false;
@@ -51,10 +33,6 @@ bool oneOf(const Json& j, std::initializer_list<const char*> values) {
     if (j.get_ref<const std::string&>() == v) return true;
   }
   return false;
-}
-
-std::string indexed(const std::string& path, std::size_t i) {
-  return path + "[" + std::to_string(i) + "]";
 }
 
 const Json& items(const Json& j) {
@@ -68,7 +46,7 @@ std::string goStringSlice(const Json& list) {
   bool first = true;
   for (const auto& v : items(list)) {
     if (!first) out += ", ";
-    out += goQuote(str(v));
+    out += goQuote(stringValue(v));
     first = false;
   }
   return out + "}";
@@ -80,7 +58,7 @@ void validateRules(const Json& object, bool namespaced, FieldErrors& errors) {
   const Json& rules = items(jsonAt(object, {"rules"}));
   for (std::size_t i = 0; i < rules.size(); ++i) {
     const Json& rule = rules[i];
-    const std::string path = indexed("rules", i);
+    const std::string path = indexPath("rules", i);
     if (!present(jsonAt(rule, {"verbs"}))) {
       errors.push_back(
           FieldError::required(path + ".verbs", "verbs must contain at least one value"));
@@ -120,41 +98,42 @@ std::string goRoleRef(const Json& ref) {
 void validateBinding(const Json& object, bool namespaced, FieldErrors& errors) {
   const Json& ref = jsonAt(object, {"roleRef"});
   if (!present(jsonAt(ref, {"name"}))) errors.push_back(FieldError::required("roleRef.name"));
-  if (str(jsonAt(ref, {"apiGroup"})) != "rbac.authorization.k8s.io") {
+  if (stringValue(jsonAt(ref, {"apiGroup"})) != "rbac.authorization.k8s.io") {
     errors.push_back(FieldError::notSupported("roleRef.apiGroup", quoted(jsonAt(ref, {"apiGroup"})),
-                                              supported({"rbac.authorization.k8s.io"})));
+                                              supportedValues({"rbac.authorization.k8s.io"})));
   }
-  const std::string kind = str(jsonAt(ref, {"kind"}));
+  const std::string kind = stringValue(jsonAt(ref, {"kind"}));
   if (namespaced && kind != "Role" && kind != "ClusterRole") {
     errors.push_back(FieldError::notSupported("roleRef.kind", goQuote(kind),
-                                              supported({"Role", "ClusterRole"})));
+                                              supportedValues({"Role", "ClusterRole"})));
   } else if (!namespaced && kind != "ClusterRole") {
     errors.push_back(
-        FieldError::notSupported("roleRef.kind", goQuote(kind), supported({"ClusterRole"})));
+        FieldError::notSupported("roleRef.kind", goQuote(kind), supportedValues({"ClusterRole"})));
   }
   const Json& subjects = items(jsonAt(object, {"subjects"}));
   for (std::size_t i = 0; i < subjects.size(); ++i) {
     const Json& s = subjects[i];
-    const std::string path = indexed("subjects", i);
-    const std::string subjectKind = str(jsonAt(s, {"kind"}));
+    const std::string path = indexPath("subjects", i);
+    const std::string subjectKind = stringValue(jsonAt(s, {"kind"}));
     if (!present(jsonAt(s, {"name"}))) errors.push_back(FieldError::required(path + ".name"));
     if (subjectKind == "ServiceAccount") {
       if (present(jsonAt(s, {"apiGroup"}))) {
         errors.push_back(FieldError::notSupported(
-            path + ".apiGroup", quoted(jsonAt(s, {"apiGroup"})), supported({""})));
+            path + ".apiGroup", quoted(jsonAt(s, {"apiGroup"})), supportedValues({""})));
       }
       if (!namespaced && !present(jsonAt(s, {"namespace"}))) {
         errors.push_back(FieldError::required(path + ".namespace"));
       }
     } else if (subjectKind == "User" || subjectKind == "Group") {
-      if (str(jsonAt(s, {"apiGroup"})) != "rbac.authorization.k8s.io") {
+      if (stringValue(jsonAt(s, {"apiGroup"})) != "rbac.authorization.k8s.io") {
         errors.push_back(FieldError::notSupported(path + ".apiGroup",
                                                   quoted(jsonAt(s, {"apiGroup"})),
-                                                  supported({"rbac.authorization.k8s.io"})));
+                                                  supportedValues({"rbac.authorization.k8s.io"})));
       }
     } else {
-      errors.push_back(FieldError::notSupported(path + ".kind", goQuote(subjectKind),
-                                                supported({"ServiceAccount", "User", "Group"})));
+      errors.push_back(
+          FieldError::notSupported(path + ".kind", goQuote(subjectKind),
+                                   supportedValues({"ServiceAccount", "User", "Group"})));
     }
   }
 }
@@ -189,22 +168,23 @@ void validateIngress(const Json& ingress, FieldErrors& errors) {
   const Json& rules = items(jsonAt(spec, {"rules"}));
   for (std::size_t i = 0; i < rules.size(); ++i) {
     const Json& paths = items(jsonAt(rules[i], {"http", "paths"}));
-    const std::string rulePath = indexed("spec.rules", i) + ".http";
+    const std::string rulePath = indexPath("spec.rules", i) + ".http";
     if (!jsonAt(rules[i], {"http"}).is_null() && paths.empty()) {
       errors.push_back(FieldError::required(rulePath + ".paths"));
     }
     for (std::size_t j = 0; j < paths.size(); ++j) {
       const Json& p = paths[j];
-      const std::string path = indexed(rulePath + ".paths", j);
+      const std::string path = indexPath(rulePath + ".paths", j);
       const Json& type = jsonAt(p, {"pathType"});
       if (type.is_null()) {
         errors.push_back(FieldError::required(path + ".pathType", "pathType must be specified"));
       } else if (!oneOf(type, {"Exact", "Prefix", "ImplementationSpecific"})) {
-        errors.push_back(
-            FieldError::notSupported(path + ".pathType", quoted(type),
-                                     supported({"Exact", "ImplementationSpecific", "Prefix"})));
-      } else if (oneOf(type, {"Exact", "Prefix"}) && !str(jsonAt(p, {"path"})).starts_with("/")) {
-        errors.push_back(FieldError::invalidString(path + ".path", str(jsonAt(p, {"path"})),
+        errors.push_back(FieldError::notSupported(
+            path + ".pathType", quoted(type),
+            supportedValues({"Exact", "ImplementationSpecific", "Prefix"})));
+      } else if (oneOf(type, {"Exact", "Prefix"}) &&
+                 !stringValue(jsonAt(p, {"path"})).starts_with("/")) {
+        errors.push_back(FieldError::invalidString(path + ".path", stringValue(jsonAt(p, {"path"})),
                                                    "must be an absolute path"));
       }
       validateBackend(jsonAt(p, {"backend"}), path + ".backend", errors);
@@ -216,8 +196,8 @@ void validateNetworkPolicy(const Json& policy, FieldErrors& errors) {
   const Json& types = items(jsonAt(policy, {"spec", "policyTypes"}));
   for (std::size_t i = 0; i < types.size(); ++i) {
     if (!oneOf(types[i], {"Ingress", "Egress"})) {
-      errors.push_back(FieldError::notSupported(indexed("spec.policyTypes", i), quoted(types[i]),
-                                                supported({"Egress", "Ingress"})));
+      errors.push_back(FieldError::notSupported(indexPath("spec.policyTypes", i), quoted(types[i]),
+                                                supportedValues({"Egress", "Ingress"})));
     }
   }
 }
@@ -299,13 +279,13 @@ void validateCronJob(const Json& cj, FieldErrors& errors) {
   const Json& schedule = jsonAt(spec, {"schedule"});
   if (!present(schedule)) {
     errors.push_back(FieldError::required("spec.schedule"));
-  } else if (auto error = cronError(str(schedule))) {
-    errors.push_back(FieldError::invalidString("spec.schedule", str(schedule), *error));
+  } else if (auto error = cronError(stringValue(schedule))) {
+    errors.push_back(FieldError::invalidString("spec.schedule", stringValue(schedule), *error));
   }
   const Json& policy = jsonAt(spec, {"concurrencyPolicy"});
   if (!policy.is_null() && !oneOf(policy, {"Allow", "Forbid", "Replace"})) {
     errors.push_back(FieldError::notSupported("spec.concurrencyPolicy", quoted(policy),
-                                              supported({"Allow", "Forbid", "Replace"})));
+                                              supportedValues({"Allow", "Forbid", "Replace"})));
   }
 }
 
@@ -322,7 +302,7 @@ void validatePersistentVolumeClaim(const Json& pvc, FieldErrors& errors) {
     if (!oneOf(m, {"ReadWriteOnce", "ReadOnlyMany", "ReadWriteMany", "ReadWriteOncePod"})) {
       errors.push_back(FieldError::notSupported(
           "spec.accessModes", quoted(m),
-          supported({"ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"})));
+          supportedValues({"ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"})));
     }
   }
   if (jsonAt(spec, {"resources", "requests", "storage"}).is_null()) {
@@ -340,7 +320,7 @@ void validatePriorityClass(const Json& pc, FieldErrors& errors) {
   const Json& preemption = jsonAt(pc, {"preemptionPolicy"});
   if (!preemption.is_null() && !oneOf(preemption, {"PreemptLowerPriority", "Never"})) {
     errors.push_back(FieldError::notSupported("preemptionPolicy", quoted(preemption),
-                                              supported({"Never", "PreemptLowerPriority"})));
+                                              supportedValues({"Never", "PreemptLowerPriority"})));
   }
 }
 
@@ -348,7 +328,7 @@ void validateWebhooks(const Json& configuration, FieldErrors& errors) {
   const Json& webhooks = items(jsonAt(configuration, {"webhooks"}));
   for (std::size_t i = 0; i < webhooks.size(); ++i) {
     const Json& w = webhooks[i];
-    const std::string path = indexed("webhooks", i);
+    const std::string path = indexPath("webhooks", i);
     if (!present(jsonAt(w, {"name"}))) errors.push_back(FieldError::required(path + ".name"));
     const Json& sideEffects = jsonAt(w, {"sideEffects"});
     if (sideEffects.is_null()) {
@@ -356,7 +336,7 @@ void validateWebhooks(const Json& configuration, FieldErrors& errors) {
           FieldError::required(path + ".sideEffects", "must specify one of None, NoneOnDryRun"));
     } else if (!oneOf(sideEffects, {"None", "NoneOnDryRun"})) {
       errors.push_back(FieldError::notSupported(path + ".sideEffects", quoted(sideEffects),
-                                                supported({"None", "NoneOnDryRun"})));
+                                                supportedValues({"None", "NoneOnDryRun"})));
     }
     if (!present(jsonAt(w, {"admissionReviewVersions"}))) {
       errors.push_back(FieldError::required(path + ".admissionReviewVersions",
@@ -372,105 +352,130 @@ void forbidChange(const Json& updated, const Json& old,
     errors.push_back(FieldError::forbidden(field, detail));
 }
 
+// The defaults kube-apiserver's scheme gives each built-in kind (SetDefaults_<Kind>) that the
+// per-kind strategies do not set elsewhere, one function a kind.
+
+void defaultStatefulSet(Json& object) {
+  Json& spec = objectMember(object, "spec");
+  setDefault(spec, "replicas", 1);
+  setDefault(spec, "podManagementPolicy", "OrderedReady");
+  setDefault(spec, "revisionHistoryLimit", 10);
+  Json& strategy = objectMember(spec, "updateStrategy");
+  setDefault(strategy, "type", "RollingUpdate");
+  if (strategy["type"] == "RollingUpdate")
+    setDefault(objectMember(strategy, "rollingUpdate"), "partition", 0);
+  Json& retention = objectMember(spec, "persistentVolumeClaimRetentionPolicy");
+  setDefault(retention, "whenDeleted", "Retain");
+  setDefault(retention, "whenScaled", "Retain");
+}
+
+void defaultDaemonSet(Json& object) {
+  Json& spec = objectMember(object, "spec");
+  setDefault(spec, "revisionHistoryLimit", 10);
+  Json& strategy = objectMember(spec, "updateStrategy");
+  setDefault(strategy, "type", "RollingUpdate");
+  if (strategy["type"] == "RollingUpdate") {
+    Json& rolling = objectMember(strategy, "rollingUpdate");
+    setDefault(rolling, "maxUnavailable", 1);
+    setDefault(rolling, "maxSurge", 0);
+  }
+}
+
+void defaultCronJob(Json& object) {
+  Json& spec = objectMember(object, "spec");
+  setDefault(spec, "concurrencyPolicy", "Allow");
+  setDefault(spec, "suspend", false);
+  setDefault(spec, "successfulJobsHistoryLimit", 3);
+  setDefault(spec, "failedJobsHistoryLimit", 1);
+}
+
+void defaultReplicationController(Json& object) {
+  Json& spec = objectMember(object, "spec");
+  setDefault(spec, "replicas", 1);
+  const Json& labels = jsonAt(spec, {"template", "metadata", "labels"});
+  if (!present(jsonAt(spec, {"selector"})) && labels.is_object()) spec["selector"] = labels;
+}
+
+void defaultPersistentVolume(Json& object) {
+  setDefault(objectMember(object, "spec"), "persistentVolumeReclaimPolicy", "Retain");
+  setDefault(objectMember(object, "spec"), "volumeMode", "Filesystem");
+  object["status"] = {{"phase", "Pending"}};
+}
+
+void defaultPersistentVolumeClaim(Json& object) {
+  setDefault(objectMember(object, "spec"), "volumeMode", "Filesystem");
+}
+
+void defaultHorizontalPodAutoscaler(Json& object) {
+  Json& spec = objectMember(object, "spec");
+  setDefault(spec, "minReplicas", 1);
+  // autoscaling/v2's default metric; a v1 body names its CPU target instead.
+  if (stringValue(jsonAt(object, {"apiVersion"})) == "autoscaling/v2" &&
+      !present(jsonAt(spec, {"metrics"}))) {
+    spec["metrics"] = Json::array(
+        {{{"type", "Resource"},
+          {"resource",
+           {{"name", "cpu"}, {"target", {{"type", "Utilization"}, {"averageUtilization", 80}}}}}}});
+  }
+}
+
+void defaultPriorityClass(Json& object) {
+  setDefault(object, "preemptionPolicy", "PreemptLowerPriority");
+}
+
+void defaultStorageClass(Json& object) {
+  setDefault(object, "reclaimPolicy", "Delete");
+  setDefault(object, "volumeBindingMode", "Immediate");
+}
+
+void defaultPodDisruptionBudget(Json& object) {
+  object["status"] = {
+      {"disruptionsAllowed", 0}, {"currentHealthy", 0}, {"desiredHealthy", 0}, {"expectedPods", 0}};
+}
+
+void defaultCertificateSigningRequest(Json& object) {
+  Json& spec = objectMember(object, "spec");
+  spec["username"] = "kubernetes-admin";
+  spec["groups"] = Json::array({"kubeadm:cluster-admins", "system:authenticated"});
+}
+
+void defaultNetworkPolicy(Json& object) {
+  Json& spec = objectMember(object, "spec");
+  if (!present(jsonAt(spec, {"policyTypes"}))) {
+    Json types = Json::array({"Ingress"});
+    if (present(jsonAt(spec, {"egress"}))) types.push_back("Egress");
+    spec["policyTypes"] = std::move(types);
+  }
+  setDefault(spec, "podSelector", Json::object());
+}
+
 }  // namespace
 
 bool defaultBuiltin(const ResourceInfo& info, Json& object) {
-  if (info.is("apps", "statefulsets")) {
-    Json& spec = child(object, "spec");
-    setDefault(spec, "replicas", 1);
-    setDefault(spec, "podManagementPolicy", "OrderedReady");
-    setDefault(spec, "revisionHistoryLimit", 10);
-    Json& strategy = child(spec, "updateStrategy");
-    setDefault(strategy, "type", "RollingUpdate");
-    if (strategy["type"] == "RollingUpdate")
-      setDefault(child(strategy, "rollingUpdate"), "partition", 0);
-    Json& retention = child(spec, "persistentVolumeClaimRetentionPolicy");
-    setDefault(retention, "whenDeleted", "Retain");
-    setDefault(retention, "whenScaled", "Retain");
-    return true;
-  }
-  if (info.is("apps", "daemonsets")) {
-    Json& spec = child(object, "spec");
-    setDefault(spec, "revisionHistoryLimit", 10);
-    Json& strategy = child(spec, "updateStrategy");
-    setDefault(strategy, "type", "RollingUpdate");
-    if (strategy["type"] == "RollingUpdate") {
-      Json& rolling = child(strategy, "rollingUpdate");
-      setDefault(rolling, "maxUnavailable", 1);
-      setDefault(rolling, "maxSurge", 0);
+  struct KindDefaults {
+    std::string_view group;
+    std::string_view resource;
+    void (*apply)(Json& object);
+  };
+  static constexpr KindDefaults kKindDefaults[] = {
+      {"apps", "statefulsets", defaultStatefulSet},
+      {"apps", "daemonsets", defaultDaemonSet},
+      {"batch", "cronjobs", defaultCronJob},
+      {"", "replicationcontrollers", defaultReplicationController},
+      {"", "persistentvolumes", defaultPersistentVolume},
+      {"", "persistentvolumeclaims", defaultPersistentVolumeClaim},
+      {"autoscaling", "horizontalpodautoscalers", defaultHorizontalPodAutoscaler},
+      {"scheduling.k8s.io", "priorityclasses", defaultPriorityClass},
+      {"storage.k8s.io", "storageclasses", defaultStorageClass},
+      {"policy", "poddisruptionbudgets", defaultPodDisruptionBudget},
+      {"certificates.k8s.io", "certificatesigningrequests", defaultCertificateSigningRequest},
+      {"networking.k8s.io", "networkpolicies", defaultNetworkPolicy},
+  };
+  for (const KindDefaults& kind : kKindDefaults) {
+    if (info.is(kind.group, kind.resource)) {
+      kind.apply(object);
+      return true;
     }
-    return true;
-  }
-  if (info.is("batch", "cronjobs")) {
-    Json& spec = child(object, "spec");
-    setDefault(spec, "concurrencyPolicy", "Allow");
-    setDefault(spec, "suspend", false);
-    setDefault(spec, "successfulJobsHistoryLimit", 3);
-    setDefault(spec, "failedJobsHistoryLimit", 1);
-    return true;
-  }
-  if (info.is("", "replicationcontrollers")) {
-    Json& spec = child(object, "spec");
-    setDefault(spec, "replicas", 1);
-    const Json& labels = jsonAt(spec, {"template", "metadata", "labels"});
-    if (!present(jsonAt(spec, {"selector"})) && labels.is_object()) spec["selector"] = labels;
-    return true;
-  }
-  if (info.is("", "persistentvolumes")) {
-    setDefault(child(object, "spec"), "persistentVolumeReclaimPolicy", "Retain");
-    setDefault(child(object, "spec"), "volumeMode", "Filesystem");
-    object["status"] = {{"phase", "Pending"}};
-    return true;
-  }
-  if (info.is("", "persistentvolumeclaims")) {
-    setDefault(child(object, "spec"), "volumeMode", "Filesystem");
-    return true;
-  }
-  if (info.is("autoscaling", "horizontalpodautoscalers")) {
-    Json& spec = child(object, "spec");
-    setDefault(spec, "minReplicas", 1);
-    // autoscaling/v2's default metric; a v1 body names its CPU target instead.
-    if (str(jsonAt(object, {"apiVersion"})) == "autoscaling/v2" &&
-        !present(jsonAt(spec, {"metrics"}))) {
-      spec["metrics"] =
-          Json::array({{{"type", "Resource"},
-                        {"resource",
-                         {{"name", "cpu"},
-                          {"target", {{"type", "Utilization"}, {"averageUtilization", 80}}}}}}});
-    }
-    return true;
-  }
-  if (info.is("scheduling.k8s.io", "priorityclasses")) {
-    setDefault(object, "preemptionPolicy", "PreemptLowerPriority");
-    return true;
-  }
-  if (info.is("storage.k8s.io", "storageclasses")) {
-    setDefault(object, "reclaimPolicy", "Delete");
-    setDefault(object, "volumeBindingMode", "Immediate");
-    return true;
-  }
-  if (info.is("policy", "poddisruptionbudgets")) {
-    object["status"] = {{"disruptionsAllowed", 0},
-                        {"currentHealthy", 0},
-                        {"desiredHealthy", 0},
-                        {"expectedPods", 0}};
-    return true;
-  }
-  if (info.is("certificates.k8s.io", "certificatesigningrequests")) {
-    Json& spec = child(object, "spec");
-    spec["username"] = "kubernetes-admin";
-    spec["groups"] = Json::array({"kubeadm:cluster-admins", "system:authenticated"});
-    return true;
-  }
-  if (info.is("networking.k8s.io", "networkpolicies")) {
-    Json& spec = child(object, "spec");
-    if (!present(jsonAt(spec, {"policyTypes"}))) {
-      Json types = Json::array({"Ingress"});
-      if (present(jsonAt(spec, {"egress"}))) types.push_back("Egress");
-      spec["policyTypes"] = std::move(types);
-    }
-    setDefault(spec, "podSelector", Json::object());
-    return true;
   }
   return false;
 }
@@ -512,12 +517,13 @@ void validateBuiltinCreate(const ResourceInfo& info, const Json& object, FieldEr
     const Json& reclaim = jsonAt(object, {"reclaimPolicy"});
     if (!reclaim.is_null() && !oneOf(reclaim, {"Delete", "Retain"})) {
       errors.push_back(FieldError::notSupported("reclaimPolicy", quoted(reclaim),
-                                                supported({"Delete", "Retain"})));
+                                                supportedValues({"Delete", "Retain"})));
     }
     const Json& binding = jsonAt(object, {"volumeBindingMode"});
     if (!binding.is_null() && !oneOf(binding, {"Immediate", "WaitForFirstConsumer"})) {
-      errors.push_back(FieldError::notSupported("volumeBindingMode", quoted(binding),
-                                                supported({"Immediate", "WaitForFirstConsumer"})));
+      errors.push_back(
+          FieldError::notSupported("volumeBindingMode", quoted(binding),
+                                   supportedValues({"Immediate", "WaitForFirstConsumer"})));
     }
   } else if (info.is("discovery.k8s.io", "endpointslices")) {
     const Json& type = jsonAt(object, {"addressType"});
@@ -525,7 +531,7 @@ void validateBuiltinCreate(const ResourceInfo& info, const Json& object, FieldEr
       errors.push_back(FieldError::required("addressType"));
     } else if (!oneOf(type, {"IPv4", "IPv6", "FQDN"})) {
       errors.push_back(FieldError::notSupported("addressType", quoted(type),
-                                                supported({"FQDN", "IPv4", "IPv6"})));
+                                                supportedValues({"FQDN", "IPv4", "IPv6"})));
     }
   } else if (info.is("admissionregistration.k8s.io", "validatingwebhookconfigurations") ||
              info.is("admissionregistration.k8s.io", "mutatingwebhookconfigurations")) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "fakekube/api/json_lookup.h"
 #include "fakekube/api/json_writer.h"
 
 namespace fakekube::strategy {
@@ -85,6 +86,12 @@ std::vector<std::string> isValidPortName(std::string_view name) {
     reasons.push_back("must not begin or end with a hyphen");
   }
   return reasons;
+}
+
+Json& objectMember(Json& parent, std::string_view key) {
+  Json& member = jsonMember(parent, key);
+  if (!member.is_object()) member = Json::object();
+  return member;
 }
 
 std::string indexPath(const std::string& path, std::size_t index) {

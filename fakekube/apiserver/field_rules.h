@@ -1,5 +1,5 @@
-// The small rules the per-kind validators share, with kube-apiserver's messages
-// (k8s.io/apimachinery/pkg/util/validation/field and pkg/util/validation):
+// The small rules the per-kind validators (and defaulting functions) share, with kube-apiserver's
+// messages (k8s.io/apimachinery/pkg/util/validation/field and pkg/util/validation):
 //
 //   checkEnumeration   ""/absent -> `path: Required value`; anything else outside the list ->
 //                      `path: Unsupported value: "x": supported values: "A", "B"` (the values in
@@ -48,6 +48,10 @@ std::string renderValue(const Json& value);
 // IsValidPortNum and IsValidPortName: the reasons the value is not valid, empty when it is.
 std::vector<std::string> isValidPortNum(std::int64_t port);
 std::vector<std::string> isValidPortName(std::string_view name);
+
+// The member `key` of `parent`, made an empty object when it is not an object: the struct a
+// defaulting function fills in (`objectMember(spec, "updateStrategy")`).
+Json& objectMember(Json& parent, std::string_view key);
 
 // "path[i]" and "path[key]", as field.Path.Index and Key write them.
 std::string indexPath(const std::string& path, std::size_t index);

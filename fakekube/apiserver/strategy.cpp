@@ -17,12 +17,6 @@ namespace fakekube::strategy {
 
 namespace {
 
-Json& child(Json& parent, std::string_view key) {
-  Json& c = jsonMember(parent, key);
-  if (!c.is_object()) c = Json::object();
-  return c;
-}
-
 // Sets object[key] = value unless the client gave one. `object` must be an object. The value is
 // only built when it is used, and the key is looked up once (try_emplace leaves `value` alone when
 // the name is present): defaulting runs on every create.
@@ -159,7 +153,7 @@ void defaultJobSpec(Json& spec) {
 
 // A Job's generated selector: the controller-uid label on selector and template.
 void defaultJobSelector(Json& job) {
-  Json& spec = child(job, "spec");
+  Json& spec = objectMember(job, "spec");
   bool manual = spec.value("manualSelector", false);
   if (!manual) {
     const std::string uid = meta::uid(job);
@@ -168,12 +162,12 @@ void defaultJobSelector(Json& job) {
                    {"batch.kubernetes.io/job-name", name},
                    {"controller-uid", uid},
                    {"job-name", name}};
-    Json& selector = child(spec, "selector");
-    Json& matchLabels = child(selector, "matchLabels");
+    Json& selector = objectMember(spec, "selector");
+    Json& matchLabels = objectMember(selector, "matchLabels");
     matchLabels["batch.kubernetes.io/controller-uid"] = uid;
-    Json& tmpl = child(spec, "template");
-    Json& tmplMeta = child(tmpl, "metadata");
-    Json& tmplLabels = child(tmplMeta, "labels");
+    Json& tmpl = objectMember(spec, "template");
+    Json& tmplMeta = objectMember(tmpl, "metadata");
+    Json& tmplLabels = objectMember(tmplMeta, "labels");
     for (auto& [k, v] : labels.items()) tmplLabels[k] = v;
   }
 }
@@ -184,10 +178,10 @@ void defaultDeploymentSpec(Json& spec) {
   setDefault(spec, "replicas", 1);
   setDefault(spec, "revisionHistoryLimit", 10);
   setDefault(spec, "progressDeadlineSeconds", 600);
-  Json& strategy = child(spec, "strategy");
+  Json& strategy = objectMember(spec, "strategy");
   setDefaultString(strategy, "type", "RollingUpdate");
   if (strategy["type"] == "RollingUpdate") {
-    Json& rollingUpdate = child(strategy, "rollingUpdate");
+    Json& rollingUpdate = objectMember(strategy, "rollingUpdate");
     setDefault(rollingUpdate, "maxSurge", "25%");
     setDefault(rollingUpdate, "maxUnavailable", "25%");
   }
@@ -284,22 +278,23 @@ void defaultService(Json& spec) {
 // of the workloads' specs.
 void applyDecodingDefaults(const ResourceInfo& info, Json& object) {
   if (info.is("", "pods")) {
-    defaultPodSpec(child(object, "spec"));
+    defaultPodSpec(objectMember(object, "spec"));
   } else if (info.is("", "services")) {
-    defaultService(child(object, "spec"));
+    defaultService(objectMember(object, "spec"));
   } else if (info.is("apps", "deployments")) {
-    defaultDeploymentSpec(child(object, "spec"));
+    defaultDeploymentSpec(objectMember(object, "spec"));
   } else if (info.is("apps", "replicasets")) {
-    Json& spec = child(object, "spec");
+    Json& spec = objectMember(object, "spec");
     setDefault(spec, "replicas", 1);
     defaultTemplate(spec);
   } else if (info.is("batch", "jobs")) {
-    defaultJobSpec(child(object, "spec"));
+    defaultJobSpec(objectMember(object, "spec"));
   } else if (info.is("apps", "statefulsets") || info.is("apps", "daemonsets") ||
              info.is("", "replicationcontrollers") || info.is("", "podtemplates")) {
-    defaultTemplate(info.is("", "podtemplates") ? object : child(object, "spec"));
+    defaultTemplate(info.is("", "podtemplates") ? object : objectMember(object, "spec"));
   } else if (info.is("batch", "cronjobs")) {
-    defaultTemplate(child(child(child(object, "spec"), "jobTemplate"), "spec"));
+    defaultTemplate(
+        objectMember(objectMember(objectMember(object, "spec"), "jobTemplate"), "spec"));
   }
 }
 
@@ -318,7 +313,7 @@ void prepareForCreate(const ResourceInfo& info, Json& object) {
 
   applyDecodingDefaults(info, object);
   if (info.is("", "namespaces")) {
-    Json& spec = child(object, "spec");
+    Json& spec = objectMember(object, "spec");
     spec["finalizers"] = Json::array({"kubernetes"});
     object["status"] = {{"phase", "Active"}};
   } else if (info.is("", "pods")) {
@@ -347,7 +342,7 @@ void prepareForUpdate(const ResourceInfo& info, Json& updated, const Json& old) 
   applyDecodingDefaults(info, updated);
   if (!info.is("", "services")) return;
   const Json& oldSpec = jsonAt(old, {"spec"});
-  Json& spec = child(updated, "spec");
+  Json& spec = objectMember(updated, "spec");
   for (const char* field : {"clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy"}) {
     auto it = spec.find(field);
     bool missing = it == spec.end() || it->is_null() || (it->is_string() && it->empty()) ||

@@ -335,6 +335,22 @@ class RestClient::Impl {
     return ns.empty() ? config_.namespace_ : ns;
   }
 
+  // A create (POST to the collection: `name` empty) or a replace (PUT of the named object or its
+  // subresource), of `object` with its type meta, the write's options as query parameters.
+  template <class WriteOptions>
+  Result<Json> write(const std::string& method, const GroupVersionResource& gvr, Json object,
+                     std::string_view name, std::string_view subresource,
+                     const WriteOptions& options) {
+    auto target = path(gvr, namespaceOf(object), name, subresource);
+    if (!target) return tl::unexpected(target.error());
+    setTypeMeta(gvr, object);
+    Query query;
+    query.add("dryRun", options.dryRun ? "All" : "").add("fieldManager", options.fieldManager);
+    addFieldValidation(query, options);
+    return request(method, *target + query.str(), toJsonText(object), "application/json",
+                   options.warnings);
+  }
+
   // --- watches ---
 
   struct Stream {
@@ -531,38 +547,19 @@ Result<Json> RestClient::list(const GroupVersionResource& gvr, std::string_view 
 
 Result<Json> RestClient::create(const GroupVersionResource& gvr, Json object,
                                 const CreateOptions& options) {
-  auto path = impl_->path(gvr, impl_->namespaceOf(object), "");
-  if (!path) return tl::unexpected(path.error());
-  impl_->setTypeMeta(gvr, object);
-  Query query;
-  query.add("dryRun", options.dryRun ? "All" : "").add("fieldManager", options.fieldManager);
-  addFieldValidation(query, options);
-  return impl_->request("POST", *path + query.str(), toJsonText(object), "application/json",
-                        options.warnings);
+  return impl_->write("POST", gvr, std::move(object), "", "", options);
 }
 
 Result<Json> RestClient::update(const GroupVersionResource& gvr, Json object,
                                 const UpdateOptions& options) {
-  auto path = impl_->path(gvr, impl_->namespaceOf(object), meta::name(object));
-  if (!path) return tl::unexpected(path.error());
-  impl_->setTypeMeta(gvr, object);
-  Query query;
-  query.add("dryRun", options.dryRun ? "All" : "").add("fieldManager", options.fieldManager);
-  addFieldValidation(query, options);
-  return impl_->request("PUT", *path + query.str(), toJsonText(object), "application/json",
-                        options.warnings);
+  const std::string name = meta::name(object);
+  return impl_->write("PUT", gvr, std::move(object), name, "", options);
 }
 
 Result<Json> RestClient::updateStatus(const GroupVersionResource& gvr, Json object,
                                       const UpdateOptions& options) {
-  auto path = impl_->path(gvr, impl_->namespaceOf(object), meta::name(object), "status");
-  if (!path) return tl::unexpected(path.error());
-  impl_->setTypeMeta(gvr, object);
-  Query query;
-  query.add("dryRun", options.dryRun ? "All" : "").add("fieldManager", options.fieldManager);
-  addFieldValidation(query, options);
-  return impl_->request("PUT", *path + query.str(), toJsonText(object), "application/json",
-                        options.warnings);
+  const std::string name = meta::name(object);
+  return impl_->write("PUT", gvr, std::move(object), name, "status", options);
 }
 
 Result<Json> RestClient::patch(const GroupVersionResource& gvr, std::string_view ns,

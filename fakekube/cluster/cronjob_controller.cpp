@@ -126,9 +126,7 @@ Result<void> CronJobController::deleteJob(const Json& cronJob, const Json& job) 
 
 ReconcileOutcome CronJobController::reconcile(const ReconcileRequest& request) {
   auto read = manager_.cache().getShared(kCronJobs, request.namespace_, request.name);
-  if (!read)
-    return isNotFound(read.error()) ? ReconcileOutcome(ReconcileResult{})
-                                    : reconcileError(read.error());
+  if (!read) return ignoreNotFound(read.error());
   const Json& cronJob = **read;
   const Json& oldStatus = jsonObjectAt(cronJob, "status");
   CronJobSync s{.cronJob = cronJob,

@@ -117,9 +117,7 @@ class DaemonSetController {
 
 ReconcileOutcome DaemonSetController::reconcile(const ReconcileRequest& request) {
   auto read = manager_.cache().getShared(kDaemonSets, request.namespace_, request.name);
-  if (!read)
-    return isNotFound(read.error()) ? ReconcileOutcome(ReconcileResult{})
-                                    : reconcileError(read.error());
+  if (!read) return ignoreNotFound(read.error());
   const Json& set = **read;
   auto selector = specSelector(set);
   if (!selector || selector->empty()) return ReconcileResult{};

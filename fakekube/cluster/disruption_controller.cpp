@@ -184,9 +184,7 @@ Result<void> updatePdbStatus(Manager& manager, const Json& pdb, std::int64_t cur
 ReconcileOutcome reconcilePdb(Manager& manager, const ReconcileRequest& request) {
   Cache& cache = manager.cache();
   auto read = cache.getShared(kPodDisruptionBudgets, request.namespace_, request.name);
-  if (!read)
-    return isNotFound(read.error()) ? ReconcileOutcome(ReconcileResult{})
-                                    : reconcileError(read.error());
+  if (!read) return ignoreNotFound(read.error());
   const Json& pdb = **read;
   const std::vector<ObjectPtr> pods = getPodsForPdb(cache, pdb);
   std::int64_t currentHealthy = countHealthyPods(pods);

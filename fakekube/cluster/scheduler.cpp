@@ -68,29 +68,66 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl>,
         plugin_(options_.plugin.get()),
         waiting_([this](const std::string& key) { enqueue(key); }) {}
 
+  // Requeues every pod that could not be placed (an event that may make room).
+  using WakeAll = std::function<std::vector<ReconcileRequest>(const ObjectPtr&)>;
+
   Result<void> start() {
-    // namespaceSelector of pod (anti-)affinity terms: the namespace's labels from the cache.
+    trackClusterState();
+    std::weak_ptr<Impl> weak = weak_from_this();
+    WakeAll wakeAll = [weak](const ObjectPtr&) -> std::vector<ReconcileRequest> {
+      auto self = weak.lock();
+      return self ? self->unschedulableRequests() : std::vector<ReconcileRequest>{};
+    };
+    EventHandler nodeEvents;
+    nodeEvents.create = wakeAll;
+    nodeEvents.update = [wakeAll](const ObjectPtr&, const ObjectPtr& newObject) {
+      return wakeAll(newObject);
+    };
+    auto self = shared_from_this();
+    ControllerBuilder builder(manager_);
+    builder.named(options_.controllerName)
+        .forResource(kPods, podsToSchedule())
+        .watches(kNodes, nodeEvents)
+        .watches(kPods, capacityFreedEvents(wakeAll));
+    if (plugin_ != nullptr) {
+      plugin_->setHandle(this);
+      for (const auto& event : plugin_->eventsToRegister()) {
+        EventHandler wake;
+        if (event.add) wake.create = wakeAll;
+        if (event.update) wake.update = nodeEvents.update;
+        builder.watches(event.resource, std::move(wake));
+      }
+    }
+    auto controller = builder.complete(
+        [self](const ReconcileRequest& request) { return self->reconcile(request); });
+    if (!controller) return tl::unexpected(controller.error());
+    controller_ = *controller;
+    return {};
+  }
+
+  // start()'s steps. What every pod is judged against, kept current from the cache: the
+  // namespaces' labels (namespaceSelector of pod (anti-)affinity terms), the Services' selectors
+  // (the default topology spread constraints) and every node's usage (see NodeState).
+  void trackClusterState() {
     Manager& manager = manager_;
     snapshot_.setNamespaceLookup([&manager](std::string_view ns) -> Json {
       auto got = manager.cache().getShared(kNamespaces, "", ns);
       return got ? meta::labels(**got) : Json::object();
     });
-    // The Services' selectors, for the default topology spread constraints.
+    std::weak_ptr<Impl> weak = weak_from_this();
     ResourceEventHandler serviceEvents;
-    serviceEvents.onAdd = [weak = weak_from_this()](const ObjectPtr& service) {
+    serviceEvents.onAdd = [weak](const ObjectPtr& service) {
       if (auto self = weak.lock()) self->observeService(service.get());
     };
-    serviceEvents.onUpdate = [weak = weak_from_this()](const ObjectPtr&, const ObjectPtr& service) {
+    serviceEvents.onUpdate = [weak](const ObjectPtr&, const ObjectPtr& service) {
       if (auto self = weak.lock()) self->observeService(service.get());
     };
-    serviceEvents.onDelete = [weak = weak_from_this()](const ObjectPtr& service) {
+    serviceEvents.onDelete = [weak](const ObjectPtr& service) {
       if (auto self = weak.lock()) self->observeServiceDelete(*service);
     };
     manager_.cache().informerFor(kServices).addEventHandler(std::move(serviceEvents));
     Informer& pods = manager_.cache().informerFor(kPods);
     workload::addPodNodeNameIndex(pods);
-    std::weak_ptr<Impl> weak = weak_from_this();
-    // The usage of every node follows the pod informer's changes (see NodeState).
     ResourceEventHandler usage;
     usage.onAdd = [weak](const ObjectPtr& pod) {
       if (auto self = weak.lock()) self->observe(nullptr, pod);
@@ -102,17 +139,29 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl>,
       if (auto self = weak.lock()) self->observeDelete(*pod);
     };
     pods.addEventHandler(std::move(usage));
-    auto wakeAll = [weak](const ObjectPtr&) -> std::vector<ReconcileRequest> {
-      auto self = weak.lock();
-      return self ? self->unschedulableRequests() : std::vector<ReconcileRequest>{};
+  }
+
+  // The pods this scheduler places: its schedulerName, no node yet. An update that changes only
+  // what the scheduler itself writes (the status) does not bring a pod back, as the scheduling
+  // queue's isPodUpdated decides: else a pod's own FailedScheduling write would reschedule it at
+  // once.
+  Predicate podsToSchedule() const {
+    std::string schedulerName = options_.schedulerName;
+    auto ours = predicate::fromFilter([schedulerName](const Json& pod) {
+      const Json& spec = jsonAt(pod, {"spec"});
+      return spec.is_object() && spec.value("schedulerName", "") == schedulerName &&
+             podNodeName(pod).empty();
+    });
+    ours.update = [filter = ours.update](const ObjectPtr& oldPod, const ObjectPtr& newPod) {
+      return filter(oldPod, newPod) && (!oldPod || podSchedulingInputChanged(*oldPod, *newPod));
     };
-    EventHandler nodeEvents;
-    nodeEvents.create = wakeAll;
-    nodeEvents.update = [wakeAll](const ObjectPtr&, const ObjectPtr& newObject) {
-      return wakeAll(newObject);
-    };
+    return ours;
+  }
+
+  // Wakes the unschedulable pods when a bound pod goes away or finishes: it frees its node's
+  // capacity.
+  static EventHandler capacityFreedEvents(const WakeAll& wakeAll) {
     EventHandler podEvents;
-    // A bound pod that goes away or finishes frees its node's capacity.
     podEvents.update = [wakeAll](const ObjectPtr& oldObject, const ObjectPtr& newObject) {
       bool freed = !podNodeName(*newObject).empty() && isPodTerminal(*newObject) &&
                    !isPodTerminal(*oldObject);
@@ -122,42 +171,7 @@ class Scheduler::Impl : public std::enable_shared_from_this<Impl>,
       bool freed = !podNodeName(*object).empty() && !isPodTerminal(*object);
       return freed ? wakeAll(object) : std::vector<ReconcileRequest>{};
     };
-    std::string schedulerName = options_.schedulerName;
-    auto ours = predicate::fromFilter([schedulerName](const Json& pod) {
-      const Json& spec = jsonAt(pod, {"spec"});
-      return spec.is_object() && spec.value("schedulerName", "") == schedulerName &&
-             podNodeName(pod).empty();
-    });
-    // An update that changes only what the scheduler itself writes (the status) does not bring
-    // a pod back, as the scheduling queue's isPodUpdated decides: else a pod's own
-    // FailedScheduling write would reschedule it at once.
-    ours.update = [filter = ours.update](const ObjectPtr& oldPod, const ObjectPtr& newPod) {
-      return filter(oldPod, newPod) && (!oldPod || podSchedulingInputChanged(*oldPod, *newPod));
-    };
-    auto self = shared_from_this();
-    ControllerBuilder builder(manager_);
-    builder.named(options_.controllerName)
-        .forResource(kPods, ours)
-        .watches(kNodes, nodeEvents)
-        .watches(kPods, podEvents);
-    if (plugin_ != nullptr) {
-      plugin_->setHandle(this);
-      for (const auto& event : plugin_->eventsToRegister()) {
-        EventHandler wake;
-        if (event.add) wake.create = wakeAll;
-        if (event.update) {
-          wake.update = [wakeAll](const ObjectPtr&, const ObjectPtr& newObject) {
-            return wakeAll(newObject);
-          };
-        }
-        builder.watches(event.resource, std::move(wake));
-      }
-    }
-    auto controller = builder.complete(
-        [self](const ReconcileRequest& request) { return self->reconcile(request); });
-    if (!controller) return tl::unexpected(controller.error());
-    controller_ = *controller;
-    return {};
+    return podEvents;
   }
 
   // --- FrameworkHandle (scheduler_framework.h) ---

@@ -32,9 +32,7 @@ Result<Controller*> addServiceAccountController(Manager& manager,
   });
   auto reconcile = [&manager, names](const ReconcileRequest& request) -> ReconcileOutcome {
     auto ns = manager.cache().getShared(kNamespaces, "", request.name);
-    if (!ns)
-      return isNotFound(ns.error()) ? ReconcileOutcome(ReconcileResult{})
-                                    : reconcileError(ns.error());
+    if (!ns) return ignoreNotFound(ns.error());
     if (!isActive(**ns)) return ReconcileResult{};
     for (const auto& name : names) {
       auto existing = manager.cache().getShared(kServiceAccounts, request.name, name);

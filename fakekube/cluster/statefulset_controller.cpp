@@ -236,9 +236,7 @@ Result<void> StatefulSetController::deletePod(const Json& set, const Json& pod) 
 
 ReconcileOutcome StatefulSetController::reconcile(const ReconcileRequest& request) {
   auto read = manager_.cache().getShared(kStatefulSets, request.namespace_, request.name);
-  if (!read)
-    return isNotFound(read.error()) ? ReconcileOutcome(ReconcileResult{})
-                                    : reconcileError(read.error());
+  if (!read) return ignoreNotFound(read.error());
   const Json& set = **read;
   auto selector = specSelector(set);
   if (!selector || selector->empty()) return ReconcileResult{};

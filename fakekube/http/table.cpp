@@ -297,6 +297,12 @@ std::vector<Column> workloadWideColumns() {
           column("Selector", "Label selector for pods.", 1)};
 }
 
+// `columns`, then the workloads' wide columns.
+std::vector<Column> withWorkloadWideColumns(std::vector<Column> columns) {
+  for (auto& c : workloadWideColumns()) columns.push_back(std::move(c));
+  return columns;
+}
+
 Json deploymentCells(const Json& d, TimePoint now) {
   const Json& spec = field(d, "spec");
   const Json& status = field(d, "status");
@@ -1062,363 +1068,431 @@ Printer eventPrinter(const ResourceInfo& info) {
           }};
 }
 
+// The printers of the built-in kinds (kubectl's printers.go, AddHandlers), one function a kind.
+Printer podPrinter() {
+  return {
+      {nameColumn(),
+       column("Ready", "The aggregate readiness state of this pod for accepting traffic."),
+       column("Status", "The aggregate status of the containers in this pod."),
+       column("Restarts",
+              "The number of times the containers in this pod have been restarted and when "
+              "the last container in this pod has restarted."),
+       ageColumn(),
+       column("IP", "podIP address allocated to the pod. Routable at least within the cluster.", 1),
+       column("Node", "NodeName is a request to schedule this pod onto a specific node.", 1),
+       column("Nominated Node",
+              "nominatedNodeName is set only when this pod preempts other pods on the node.", 1),
+       column("Readiness Gates",
+              "If specified, all readiness gates will be evaluated for pod readiness.", 1)},
+      podCells};
+}
+
+Printer deploymentPrinter() {
+  return {
+      withWorkloadWideColumns({nameColumn(), column("Ready", "Number of the pod with ready state"),
+                               column("Up-to-date",
+                                      "Total number of non-terminated pods targeted by this "
+                                      "deployment that have the desired template spec."),
+                               column("Available",
+                                      "Total number of available pods (ready for at least "
+                                      "minReadySeconds) targeted by this deployment."),
+                               ageColumn()}),
+      deploymentCells};
+}
+
+// The columns of a ReplicaSet and a ReplicationController: their replica counts.
+std::vector<Column> replicaCountColumns() {
+  return withWorkloadWideColumns(
+      {nameColumn(), column("Desired", "Number of desired pods.", 0, "integer"),
+       column("Current", "Number of actual replicas.", 0, "integer"),
+       column("Ready", "Number of ready replicas.", 0, "integer"), ageColumn()});
+}
+
+Printer replicaSetPrinter() { return {replicaCountColumns(), replicaSetCells}; }
+
+Printer namespacePrinter() {
+  return {{nameColumn(), column("Status", "The status of the namespace"), ageColumn()},
+          namespaceCells};
+}
+
+Printer configMapPrinter() {
+  return {{nameColumn(), column("Data", "Data contains the configuration data.", 0, "integer"),
+           ageColumn()},
+          configMapCells};
+}
+
+Printer secretPrinter() {
+  return {{nameColumn(), column("Type", "The type of the secret"),
+           column("Data", "Data contains the secret data.", 0, "integer"), ageColumn()},
+          secretCells};
+}
+
+Printer nodePrinter() {
+  return {{nameColumn(), column("Status", "The status of the node"),
+           column("Roles", "The roles of the node"), ageColumn(),
+           column("Version", "Kubelet Version reported by the node.")},
+          nodeCells};
+}
+
+Printer servicePrinter() {
+  return {
+      {nameColumn(), column("Type", "Type determines how the Service is exposed."),
+       column("Cluster-IP", "clusterIP is the IP address of the service."),
+       column("External-IP",
+              "List of IP addresses for which nodes in the cluster will also accept traffic for "
+              "this service."),
+       column("Port(s)", "The list of ports that are exposed by this service."), ageColumn(),
+       column("Selector",
+              "Route service traffic to pods with label keys and values matching this selector.",
+              1)},
+      serviceCells};
+}
+
+Printer statefulSetPrinter() {
+  return {{nameColumn(), column("Ready", "Number of the pod with ready state"), ageColumn(),
+           column("Containers", "Names of each container in the template.", 1),
+           column("Images", "Images referenced by each container in the template.", 1)},
+          statefulSetCells};
+}
+
+Printer daemonSetPrinter() {
+  return {
+      withWorkloadWideColumns(
+          {nameColumn(),
+           column("Desired", "The total number of nodes that should be running the daemon pod.", 0,
+                  "integer"),
+           column("Current",
+                  "The number of nodes that are running at least 1 daemon pod and are supposed "
+                  "to run the daemon pod.",
+                  0, "integer"),
+           column("Ready",
+                  "numberReady is the number of nodes that should be running the daemon pod and "
+                  "have one or more of the daemon pod running with a Ready Condition.",
+                  0, "integer"),
+           column("Up-to-date", "The total number of nodes that are running updated daemon pod", 0,
+                  "integer"),
+           column("Available",
+                  "The number of nodes that should be running the daemon pod and have one or "
+                  "more of the daemon pod running and available (ready for at least "
+                  "spec.minReadySeconds)",
+                  0, "integer"),
+           column("Node Selector",
+                  "NodeSelector is a selector which must be true for the pod to fit on a node. "
+                  "Selector which must match a node's labels for the pod to be scheduled on "
+                  "that node."),
+           ageColumn()}),
+      daemonSetCells};
+}
+
+Printer jobPrinter() {
+  return {
+      withWorkloadWideColumns(
+          {nameColumn(), column("Status", "Status of the job."),
+           column("Completions",
+                  "The desired number of successfully finished pods the job should be run with."),
+           column("Duration", "Time required to complete the job."), ageColumn()}),
+      jobCells};
+}
+
+Printer cronJobPrinter() {
+  return {withWorkloadWideColumns(
+              {nameColumn(),
+               column("Schedule",
+                      "The schedule in Cron format, see https://en.wikipedia.org/wiki/Cron."),
+               column("Timezone",
+                      "The time zone name for the given schedule, see "
+                      "https://en.wikipedia.org/wiki/List_of_tz_database_time_zones."),
+               column("Suspend", "This flag tells the controller to suspend subsequent executions.",
+                      0, "boolean"),
+               column("Active", "A list of pointers to currently running jobs.", 0, "integer"),
+               column("Last Schedule",
+                      "Information when was the last time the job was successfully scheduled."),
+               ageColumn()}),
+          cronJobCells};
+}
+
+Printer replicationControllerPrinter() {
+  return {replicaCountColumns(), replicationControllerCells};
+}
+
+Printer ingressPrinter() {
+  return {
+      {nameColumn(),
+       column("Class",
+              "The name of the IngressClass resource that should be used for this Ingress."),
+       column("Hosts", "Hosts that incoming requests are matched against before the ingress rule"),
+       column("Address", "Address is a list containing ingress points for the load-balancer"),
+       column("Ports", "Ports of TLS configurations that open"), ageColumn()},
+      ingressCells};
+}
+
+Printer ingressClassPrinter() {
+  return {
+      {nameColumn(), column("Controller", "Controller that is responsible for handling this class"),
+       column("Parameters", "A reference to a resource with additional parameters"), ageColumn()},
+      ingressClassCells};
+}
+
+Printer networkPolicyPrinter() {
+  return {{nameColumn(),
+           column("Pod-Selector", "Selects the pods to which this NetworkPolicy object applies."),
+           ageColumn()},
+          networkPolicyCells};
+}
+
+Printer podDisruptionBudgetPrinter() {
+  return {{nameColumn(),
+           column("Min Available",
+                  "The minimum number of pods that must be available simultaneously.  This can "
+                  "be either an integer or a string specifying a percentage, e.g. \"28%\"."),
+           column("Max Unavailable",
+                  "The maximum number of pods that may be unavailable simultaneously.  This can "
+                  "be either an integer or a string specifying a percentage, e.g. \"28%\"."),
+           column("Allowed Disruptions",
+                  "Calculated number of pods that may be disrupted at this time.", 0, "integer"),
+           ageColumn()},
+          podDisruptionBudgetCells};
+}
+
+Printer horizontalPodAutoscalerPrinter() {
+  return {
+      {nameColumn(), column("Reference", "The reference to resource that will be scaled."),
+       column("Targets", "The current and target resource utilization for the autoscaler"),
+       column("MinPods",
+              "Lower limit for the number of pods that can be set by the autoscaler, default 1.", 0,
+              "string"),
+       column("MaxPods",
+              "Upper limit for the number of pods that can be set by the autoscaler; cannot be "
+              "smaller than MinReplicas.",
+              0, "integer"),
+       column("Replicas", "Current number of replicas of pods managed by this autoscaler.", 0,
+              "integer"),
+       ageColumn()},
+      horizontalPodAutoscalerCells};
+}
+
+Printer priorityClassPrinter() {
+  return {{nameColumn(), column("Value", "The value of this priority class.", 0, "integer"),
+           column("Global-Default",
+                  "globalDefault specifies whether this PriorityClass should be considered as "
+                  "the default priority for pods that do not have any priority class.",
+                  0, "boolean"),
+           ageColumn(),
+           column("PreemptionPolicy",
+                  "PreemptionPolicy is the Policy for preempting pods with lower priority.")},
+          priorityClassCells};
+}
+
+Printer storageClassPrinter() {
+  return {{nameColumn(), column("Provisioner", "Indicates the type of the provisioner."),
+           column("ReclaimPolicy",
+                  "Dynamically provisioned PersistentVolumes of this storage class are created "
+                  "with this reclaimPolicy."),
+           column("VolumeBindingMode",
+                  "VolumeBindingMode indicates how PersistentVolumeClaims should be provisioned "
+                  "and bound."),
+           column("AllowVolumeExpansion",
+                  "AllowVolumeExpansion shows whether the storage class allow volume expand."),
+           ageColumn()},
+          storageClassCells};
+}
+
+Printer persistentVolumePrinter() {
+  return {
+      {nameColumn(),
+       column("Capacity",
+              "capacity is the description of the persistent volume's resources and capacity."),
+       column("Access Modes", "accessModes contains all ways the volume can be mounted."),
+       column("Reclaim Policy",
+              "persistentVolumeReclaimPolicy defines what happens to a persistent volume when "
+              "released from its claim."),
+       column(
+           "Status",
+           "phase indicates if a volume is available, bound to a claim, or released by a claim."),
+       column("Claim",
+              "claimRef is part of a bi-directional binding between PersistentVolume and "
+              "PersistentVolumeClaim."),
+       column("StorageClass",
+              "storageClassName is the name of StorageClass to which this persistent volume "
+              "belongs."),
+       column("VolumeAttributesClass",
+              "Name of VolumeAttributesClass to which this persistent volume belongs."),
+       column("Reason",
+              "reason is a brief CamelCase string that describes any failure and is meant for "
+              "machine parsing and tidy display in the CLI."),
+       ageColumn(),
+       column("VolumeMode",
+              "volumeMode defines if a volume is intended to be used with a formatted filesystem "
+              "or to remain in raw block state.",
+              1)},
+      persistentVolumeCells};
+}
+
+Printer persistentVolumeClaimPrinter() {
+  return {
+      {nameColumn(),
+       column("Status", "phase represents the current phase of PersistentVolumeClaim."),
+       column("Volume",
+              "volumeName is the binding reference to the PersistentVolume backing this claim."),
+       column("Capacity", "capacity represents the actual resources of the underlying volume."),
+       column("Access Modes",
+              "accessModes contains the desired access modes the volume should have."),
+       column("StorageClass",
+              "storageClassName is the name of the StorageClass required by the claim."),
+       column("VolumeAttributesClass",
+              "volumeAttributesClassName may be used to set the VolumeAttributesClass used by "
+              "this claim."),
+       ageColumn(),
+       column("VolumeMode", "volumeMode defines what type of volume is required by the claim.", 1)},
+      persistentVolumeClaimCells};
+}
+
+Printer serviceAccountPrinter() {
+  return {{nameColumn(),
+           column("Secrets",
+                  "Secrets is a list of the secrets in the same namespace that pods running "
+                  "using this ServiceAccount are allowed to use.",
+                  0, "integer"),
+           ageColumn()},
+          serviceAccountCells};
+}
+
+Printer endpointsPrinter() {
+  return {{nameColumn(), column("Endpoints", "Endpoints is the list of endpoints of the service."),
+           ageColumn()},
+          endpointsCells};
+}
+
+Printer endpointSlicePrinter() {
+  return {{nameColumn(), column("AddressType", "The IP protocol for this slice"),
+           column("Ports", "The ports of the slice"),
+           column("Endpoints", "The endpoints of the slice"), ageColumn()},
+          endpointSliceCells};
+}
+
+Printer roleBindingPrinter() {
+  return {{nameColumn(), column("Role", "Role is the role that this binding references."),
+           ageColumn(), column("Users", "Users in the roleBinding", 1),
+           column("Groups", "Groups in the roleBinding", 1),
+           column("ServiceAccounts", "ServiceAccounts in the roleBinding", 1)},
+          roleBindingCells};
+}
+
+Printer createdAtPrinter() {
+  return {{nameColumn(),
+           {"Created At", "date", "",
+            "CreationTimestamp is a timestamp representing the server time when this object was "
+            "created.",
+            0}},
+          createdAtCells};
+}
+
+Printer leasePrinter() {
+  return {
+      {nameColumn(),
+       column("Holder", "HolderIdentity contains the identity of the holder of a current lease."),
+       ageColumn()},
+      leaseCells};
+}
+
+Printer controllerRevisionPrinter() {
+  return {{nameColumn(), column("Controller", "Controller of the object"),
+           column("Revision", "Revision indicates the revision of the state represented by Data.",
+                  0, "integer"),
+           ageColumn()},
+          controllerRevisionCells};
+}
+
+Printer certificateSigningRequestPrinter() {
+  return {{nameColumn(), ageColumn(), column("SignerName", "The name of the signer."),
+           column("Requestor", "Name of the user that requested the CSR."),
+           column("RequestedDuration", "The requested duration of the certificate."),
+           column("Condition", "Current condition of the CSR.")},
+          certificateSigningRequestCells};
+}
+
+Printer apiServicePrinter() {
+  return {{nameColumn(),
+           column("Service", "The reference to the service that hosts this API endpoint."),
+           column("Available", "Whether this service is available."), ageColumn()},
+          apiServiceCells};
+}
+
+Printer resourceQuotaPrinter() {
+  return {
+      {nameColumn(), ageColumn(),
+       column("Request",
+              "Request represents a minimum amount of cpu/memory that a container may consume."),
+       column("Limit",
+              "Limits control the maximum amount of cpu/memory that a container may use "
+              "independent of contention on the node.")},
+      resourceQuotaCells};
+}
+
+Printer customResourceDefinitionPrinter() {
+  // The API server's default table convertor: NAME CREATED AT.
+  return {{nameColumn(),
+           {"Created At", "date", "",
+            "CreationTimestamp is a timestamp representing the server time when this object was "
+            "created.",
+            0}},
+          [](const Json& crd, TimePoint) {
+            return Json::array({name(crd), text(at(crd, {"metadata", "creationTimestamp"}))});
+          }};
+}
+
 Printer printerFor(const ResourceInfo& info) {
   if (info.custom) return customPrinter(info);
   // Both views of the Events print the internal Event.
   if (info.kind == "Event" && info.storedGroup().empty() && info.storedResource() == "events") {
     return eventPrinter(info);
   }
-  const std::string id = info.group + "/" + info.resource;
-  if (id == "/pods") {
-    return {
-        {nameColumn(),
-         column("Ready", "The aggregate readiness state of this pod for accepting traffic."),
-         column("Status", "The aggregate status of the containers in this pod."),
-         column("Restarts",
-                "The number of times the containers in this pod have been restarted and when "
-                "the last container in this pod has restarted."),
-         ageColumn(),
-         column("IP", "podIP address allocated to the pod. Routable at least within the cluster.",
-                1),
-         column("Node", "NodeName is a request to schedule this pod onto a specific node.", 1),
-         column("Nominated Node",
-                "nominatedNodeName is set only when this pod preempts other pods on the node.", 1),
-         column("Readiness Gates",
-                "If specified, all readiness gates will be evaluated for pod readiness.", 1)},
-        podCells};
-  }
-  if (id == "apps/deployments") {
-    std::vector<Column> columns = {nameColumn(),
-                                   column("Ready", "Number of the pod with ready state"),
-                                   column("Up-to-date",
-                                          "Total number of non-terminated pods targeted by this "
-                                          "deployment that have the desired template spec."),
-                                   column("Available",
-                                          "Total number of available pods (ready for at least "
-                                          "minReadySeconds) targeted by this deployment."),
-                                   ageColumn()};
-    for (auto& c : workloadWideColumns()) columns.push_back(std::move(c));
-    return {columns, deploymentCells};
-  }
-  if (id == "apps/replicasets") {
-    std::vector<Column> columns = {
-        nameColumn(), column("Desired", "Number of desired pods.", 0, "integer"),
-        column("Current", "Number of actual replicas.", 0, "integer"),
-        column("Ready", "Number of ready replicas.", 0, "integer"), ageColumn()};
-    for (auto& c : workloadWideColumns()) columns.push_back(std::move(c));
-    return {columns, replicaSetCells};
-  }
-  if (id == "/namespaces") {
-    return {{nameColumn(), column("Status", "The status of the namespace"), ageColumn()},
-            namespaceCells};
-  }
-  if (id == "/configmaps") {
-    return {{nameColumn(), column("Data", "Data contains the configuration data.", 0, "integer"),
-             ageColumn()},
-            configMapCells};
-  }
-  if (id == "/secrets") {
-    return {{nameColumn(), column("Type", "The type of the secret"),
-             column("Data", "Data contains the secret data.", 0, "integer"), ageColumn()},
-            secretCells};
-  }
-  if (id == "/nodes") {
-    return {{nameColumn(), column("Status", "The status of the node"),
-             column("Roles", "The roles of the node"), ageColumn(),
-             column("Version", "Kubelet Version reported by the node.")},
-            nodeCells};
-  }
-  if (id == "/services") {
-    return {
-        {nameColumn(), column("Type", "Type determines how the Service is exposed."),
-         column("Cluster-IP", "clusterIP is the IP address of the service."),
-         column("External-IP",
-                "List of IP addresses for which nodes in the cluster will also accept traffic for "
-                "this service."),
-         column("Port(s)", "The list of ports that are exposed by this service."), ageColumn(),
-         column("Selector",
-                "Route service traffic to pods with label keys and values matching this selector.",
-                1)},
-        serviceCells};
-  }
-  const auto wide = [](std::vector<Column> columns) {
-    for (auto& c : workloadWideColumns()) columns.push_back(std::move(c));
-    return columns;
+  // group/resource -> the kind's printer.
+  struct BuiltinPrinter {
+    std::string_view id;
+    Printer (*make)();
   };
-  if (id == "apps/statefulsets") {
-    return {{nameColumn(), column("Ready", "Number of the pod with ready state"), ageColumn(),
-             column("Containers", "Names of each container in the template.", 1),
-             column("Images", "Images referenced by each container in the template.", 1)},
-            statefulSetCells};
-  }
-  if (id == "apps/daemonsets") {
-    return {
-        wide({nameColumn(),
-              column("Desired", "The total number of nodes that should be running the daemon pod.",
-                     0, "integer"),
-              column("Current",
-                     "The number of nodes that are running at least 1 daemon pod and are supposed "
-                     "to run the daemon pod.",
-                     0, "integer"),
-              column("Ready",
-                     "numberReady is the number of nodes that should be running the daemon pod and "
-                     "have one or more of the daemon pod running with a Ready Condition.",
-                     0, "integer"),
-              column("Up-to-date", "The total number of nodes that are running updated daemon pod",
-                     0, "integer"),
-              column("Available",
-                     "The number of nodes that should be running the daemon pod and have one or "
-                     "more of the daemon pod running and available (ready for at least "
-                     "spec.minReadySeconds)",
-                     0, "integer"),
-              column("Node Selector",
-                     "NodeSelector is a selector which must be true for the pod to fit on a node. "
-                     "Selector which must match a node's labels for the pod to be scheduled on "
-                     "that node."),
-              ageColumn()}),
-        daemonSetCells};
-  }
-  if (id == "batch/jobs") {
-    return {
-        wide(
-            {nameColumn(), column("Status", "Status of the job."),
-             column("Completions",
-                    "The desired number of successfully finished pods the job should be run with."),
-             column("Duration", "Time required to complete the job."), ageColumn()}),
-        jobCells};
-  }
-  if (id == "batch/cronjobs") {
-    return {
-        wide({nameColumn(),
-              column("Schedule",
-                     "The schedule in Cron format, see https://en.wikipedia.org/wiki/Cron."),
-              column("Timezone",
-                     "The time zone name for the given schedule, see "
-                     "https://en.wikipedia.org/wiki/List_of_tz_database_time_zones."),
-              column("Suspend", "This flag tells the controller to suspend subsequent executions.",
-                     0, "boolean"),
-              column("Active", "A list of pointers to currently running jobs.", 0, "integer"),
-              column("Last Schedule",
-                     "Information when was the last time the job was successfully scheduled."),
-              ageColumn()}),
-        cronJobCells};
-  }
-  if (id == "/replicationcontrollers") {
-    return {wide({nameColumn(), column("Desired", "Number of desired pods.", 0, "integer"),
-                  column("Current", "Number of actual replicas.", 0, "integer"),
-                  column("Ready", "Number of ready replicas.", 0, "integer"), ageColumn()}),
-            replicationControllerCells};
-  }
-  if (id == "networking.k8s.io/ingresses") {
-    return {{nameColumn(),
-             column("Class",
-                    "The name of the IngressClass resource that should be used for this Ingress."),
-             column("Hosts",
-                    "Hosts that incoming requests are matched against before the ingress rule"),
-             column("Address", "Address is a list containing ingress points for the load-balancer"),
-             column("Ports", "Ports of TLS configurations that open"), ageColumn()},
-            ingressCells};
-  }
-  if (id == "networking.k8s.io/ingressclasses") {
-    return {
-        {nameColumn(),
-         column("Controller", "Controller that is responsible for handling this class"),
-         column("Parameters", "A reference to a resource with additional parameters"), ageColumn()},
-        ingressClassCells};
-  }
-  if (id == "networking.k8s.io/networkpolicies") {
-    return {{nameColumn(),
-             column("Pod-Selector", "Selects the pods to which this NetworkPolicy object applies."),
-             ageColumn()},
-            networkPolicyCells};
-  }
-  if (id == "policy/poddisruptionbudgets") {
-    return {{nameColumn(),
-             column("Min Available",
-                    "The minimum number of pods that must be available simultaneously.  This can "
-                    "be either an integer or a string specifying a percentage, e.g. \"28%\"."),
-             column("Max Unavailable",
-                    "The maximum number of pods that may be unavailable simultaneously.  This can "
-                    "be either an integer or a string specifying a percentage, e.g. \"28%\"."),
-             column("Allowed Disruptions",
-                    "Calculated number of pods that may be disrupted at this time.", 0, "integer"),
-             ageColumn()},
-            podDisruptionBudgetCells};
-  }
-  if (id == "autoscaling/horizontalpodautoscalers") {
-    return {
-        {nameColumn(), column("Reference", "The reference to resource that will be scaled."),
-         column("Targets", "The current and target resource utilization for the autoscaler"),
-         column("MinPods",
-                "Lower limit for the number of pods that can be set by the autoscaler, default 1.",
-                0, "string"),
-         column("MaxPods",
-                "Upper limit for the number of pods that can be set by the autoscaler; cannot be "
-                "smaller than MinReplicas.",
-                0, "integer"),
-         column("Replicas", "Current number of replicas of pods managed by this autoscaler.", 0,
-                "integer"),
-         ageColumn()},
-        horizontalPodAutoscalerCells};
-  }
-  if (id == "scheduling.k8s.io/priorityclasses") {
-    return {{nameColumn(), column("Value", "The value of this priority class.", 0, "integer"),
-             column("Global-Default",
-                    "globalDefault specifies whether this PriorityClass should be considered as "
-                    "the default priority for pods that do not have any priority class.",
-                    0, "boolean"),
-             ageColumn(),
-             column("PreemptionPolicy",
-                    "PreemptionPolicy is the Policy for preempting pods with lower priority.")},
-            priorityClassCells};
-  }
-  if (id == "storage.k8s.io/storageclasses") {
-    return {{nameColumn(), column("Provisioner", "Indicates the type of the provisioner."),
-             column("ReclaimPolicy",
-                    "Dynamically provisioned PersistentVolumes of this storage class are created "
-                    "with this reclaimPolicy."),
-             column("VolumeBindingMode",
-                    "VolumeBindingMode indicates how PersistentVolumeClaims should be provisioned "
-                    "and bound."),
-             column("AllowVolumeExpansion",
-                    "AllowVolumeExpansion shows whether the storage class allow volume expand."),
-             ageColumn()},
-            storageClassCells};
-  }
-  if (id == "/persistentvolumes") {
-    return {
-        {nameColumn(),
-         column("Capacity",
-                "capacity is the description of the persistent volume's resources and capacity."),
-         column("Access Modes", "accessModes contains all ways the volume can be mounted."),
-         column("Reclaim Policy",
-                "persistentVolumeReclaimPolicy defines what happens to a persistent volume when "
-                "released from its claim."),
-         column(
-             "Status",
-             "phase indicates if a volume is available, bound to a claim, or released by a claim."),
-         column("Claim",
-                "claimRef is part of a bi-directional binding between PersistentVolume and "
-                "PersistentVolumeClaim."),
-         column("StorageClass",
-                "storageClassName is the name of StorageClass to which this persistent volume "
-                "belongs."),
-         column("VolumeAttributesClass",
-                "Name of VolumeAttributesClass to which this persistent volume belongs."),
-         column("Reason",
-                "reason is a brief CamelCase string that describes any failure and is meant for "
-                "machine parsing and tidy display in the CLI."),
-         ageColumn(),
-         column("VolumeMode",
-                "volumeMode defines if a volume is intended to be used with a formatted filesystem "
-                "or to remain in raw block state.",
-                1)},
-        persistentVolumeCells};
-  }
-  if (id == "/persistentvolumeclaims") {
-    return {
-        {nameColumn(),
-         column("Status", "phase represents the current phase of PersistentVolumeClaim."),
-         column("Volume",
-                "volumeName is the binding reference to the PersistentVolume backing this claim."),
-         column("Capacity", "capacity represents the actual resources of the underlying volume."),
-         column("Access Modes",
-                "accessModes contains the desired access modes the volume should have."),
-         column("StorageClass",
-                "storageClassName is the name of the StorageClass required by the claim."),
-         column("VolumeAttributesClass",
-                "volumeAttributesClassName may be used to set the VolumeAttributesClass used by "
-                "this claim."),
-         ageColumn(),
-         column("VolumeMode", "volumeMode defines what type of volume is required by the claim.",
-                1)},
-        persistentVolumeClaimCells};
-  }
-  if (id == "/serviceaccounts") {
-    return {{nameColumn(),
-             column("Secrets",
-                    "Secrets is a list of the secrets in the same namespace that pods running "
-                    "using this ServiceAccount are allowed to use.",
-                    0, "integer"),
-             ageColumn()},
-            serviceAccountCells};
-  }
-  if (id == "/endpoints") {
-    return {
-        {nameColumn(), column("Endpoints", "Endpoints is the list of endpoints of the service."),
-         ageColumn()},
-        endpointsCells};
-  }
-  if (id == "discovery.k8s.io/endpointslices") {
-    return {{nameColumn(), column("AddressType", "The IP protocol for this slice"),
-             column("Ports", "The ports of the slice"),
-             column("Endpoints", "The endpoints of the slice"), ageColumn()},
-            endpointSliceCells};
-  }
-  if (id == "rbac.authorization.k8s.io/rolebindings" ||
-      id == "rbac.authorization.k8s.io/clusterrolebindings") {
-    return {{nameColumn(), column("Role", "Role is the role that this binding references."),
-             ageColumn(), column("Users", "Users in the roleBinding", 1),
-             column("Groups", "Groups in the roleBinding", 1),
-             column("ServiceAccounts", "ServiceAccounts in the roleBinding", 1)},
-            roleBindingCells};
-  }
-  if (id == "rbac.authorization.k8s.io/roles" || id == "rbac.authorization.k8s.io/clusterroles" ||
-      id == "/limitranges") {
-    return {{nameColumn(),
-             {"Created At", "date", "",
-              "CreationTimestamp is a timestamp representing the server time when this object was "
-              "created.",
-              0}},
-            createdAtCells};
-  }
-  if (id == "coordination.k8s.io/leases") {
-    return {
-        {nameColumn(),
-         column("Holder", "HolderIdentity contains the identity of the holder of a current lease."),
-         ageColumn()},
-        leaseCells};
-  }
-  if (id == "apps/controllerrevisions") {
-    return {{nameColumn(), column("Controller", "Controller of the object"),
-             column("Revision", "Revision indicates the revision of the state represented by Data.",
-                    0, "integer"),
-             ageColumn()},
-            controllerRevisionCells};
-  }
-  if (id == "certificates.k8s.io/certificatesigningrequests") {
-    return {{nameColumn(), ageColumn(), column("SignerName", "The name of the signer."),
-             column("Requestor", "Name of the user that requested the CSR."),
-             column("RequestedDuration", "The requested duration of the certificate."),
-             column("Condition", "Current condition of the CSR.")},
-            certificateSigningRequestCells};
-  }
-  if (id == "apiregistration.k8s.io/apiservices") {
-    return {{nameColumn(),
-             column("Service", "The reference to the service that hosts this API endpoint."),
-             column("Available", "Whether this service is available."), ageColumn()},
-            apiServiceCells};
-  }
-  if (id == "/resourcequotas") {
-    return {
-        {nameColumn(), ageColumn(),
-         column("Request",
-                "Request represents a minimum amount of cpu/memory that a container may consume."),
-         column("Limit",
-                "Limits control the maximum amount of cpu/memory that a container may use "
-                "independent of contention on the node.")},
-        resourceQuotaCells};
-  }
-  if (id == "apiextensions.k8s.io/customresourcedefinitions") {
-    // The API server's default table convertor: NAME CREATED AT.
-    return {{nameColumn(),
-             {"Created At", "date", "",
-              "CreationTimestamp is a timestamp representing the server time when this object was "
-              "created.",
-              0}},
-            [](const Json& crd, TimePoint) {
-              return Json::array({name(crd), text(at(crd, {"metadata", "creationTimestamp"}))});
-            }};
+  static const BuiltinPrinter kBuiltinPrinters[] = {
+      {"/pods", podPrinter},
+      {"apps/deployments", deploymentPrinter},
+      {"apps/replicasets", replicaSetPrinter},
+      {"/namespaces", namespacePrinter},
+      {"/configmaps", configMapPrinter},
+      {"/secrets", secretPrinter},
+      {"/nodes", nodePrinter},
+      {"/services", servicePrinter},
+      {"apps/statefulsets", statefulSetPrinter},
+      {"apps/daemonsets", daemonSetPrinter},
+      {"batch/jobs", jobPrinter},
+      {"batch/cronjobs", cronJobPrinter},
+      {"/replicationcontrollers", replicationControllerPrinter},
+      {"networking.k8s.io/ingresses", ingressPrinter},
+      {"networking.k8s.io/ingressclasses", ingressClassPrinter},
+      {"networking.k8s.io/networkpolicies", networkPolicyPrinter},
+      {"policy/poddisruptionbudgets", podDisruptionBudgetPrinter},
+      {"autoscaling/horizontalpodautoscalers", horizontalPodAutoscalerPrinter},
+      {"scheduling.k8s.io/priorityclasses", priorityClassPrinter},
+      {"storage.k8s.io/storageclasses", storageClassPrinter},
+      {"/persistentvolumes", persistentVolumePrinter},
+      {"/persistentvolumeclaims", persistentVolumeClaimPrinter},
+      {"/serviceaccounts", serviceAccountPrinter},
+      {"/endpoints", endpointsPrinter},
+      {"discovery.k8s.io/endpointslices", endpointSlicePrinter},
+      {"rbac.authorization.k8s.io/rolebindings", roleBindingPrinter},
+      {"rbac.authorization.k8s.io/clusterrolebindings", roleBindingPrinter},
+      {"rbac.authorization.k8s.io/roles", createdAtPrinter},
+      {"rbac.authorization.k8s.io/clusterroles", createdAtPrinter},
+      {"/limitranges", createdAtPrinter},
+      {"coordination.k8s.io/leases", leasePrinter},
+      {"apps/controllerrevisions", controllerRevisionPrinter},
+      {"certificates.k8s.io/certificatesigningrequests", certificateSigningRequestPrinter},
+      {"apiregistration.k8s.io/apiservices", apiServicePrinter},
+      {"/resourcequotas", resourceQuotaPrinter},
+      {"apiextensions.k8s.io/customresourcedefinitions", customResourceDefinitionPrinter},
+  };
+  const std::string id = info.group + "/" + info.resource;
+  for (const BuiltinPrinter& printer : kBuiltinPrinters) {
+    if (id == printer.id) return printer.make();
   }
   return {{nameColumn(), ageColumn()}, [](const Json& object, TimePoint now) {
             return Json::array({name(object), age(object, now)});

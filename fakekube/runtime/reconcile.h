@@ -81,6 +81,12 @@ using ReconcileOutcome = tl::expected<ReconcileResult, ReconcileError>;
 inline tl::unexpected<ReconcileError> reconcileError(Status status, ReconcileResult result = {}) {
   return tl::unexpected(ReconcileError{std::move(status), false, result});
 }
+// `if (!read) return ignoreNotFound(read.error());` (client.IgnoreNotFound): an object that is
+// gone is nothing to reconcile; any other error is retried.
+inline ReconcileOutcome ignoreNotFound(Status status) {
+  if (isNotFound(status)) return ReconcileResult{};
+  return reconcileError(std::move(status));
+}
 // `return terminalError(status);` — reconcile.TerminalError(err).
 inline tl::unexpected<ReconcileError> terminalError(Status status) {
   return tl::unexpected(ReconcileError{std::move(status), true, {}});

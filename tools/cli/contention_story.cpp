@@ -168,6 +168,66 @@ class ContentionNarrator : public Narrator {
   std::set<std::string> bound_;
 };
 
+// The cluster, with the Volcano scheduler in the volcano variant, and the KubeRay operator's
+// RayCluster and RayJob controllers (handing their pods to Volcano in that variant).
+Result<void> startContenders(bool volcano, SimExecutor& executor, Cluster& cluster,
+                             Manager& volcanoScheduler, Manager& rayOperator) {
+  if (auto started = cluster.start(); !started) return tl::unexpected(started.error());
+  if (volcano) {
+    if (auto added = volcano::addVolcanoScheduler(volcanoScheduler); !added) {
+      return tl::unexpected(added.error());
+    }
+    volcanoScheduler.start();
+  }
+  ray::OperatorOptions options;
+  options.randomSeed = 1;
+  if (volcano) options.batchScheduler = "volcano";
+  if (auto added = ray::addRayOperator(rayOperator, {"raycluster", "rayjob"}, options,
+                                       ray::inProcessDashboardClients(cluster.network()));
+      !added) {
+    return tl::unexpected(added.error());
+  }
+  rayOperator.start();
+  executor.runUntil([&] { return rayOperator.running(); }, seconds(1));
+  return {};
+}
+
+std::string jobDeploymentStatusOf(ApiServer& server, const char* job) {
+  auto got = server.get(ray::kRayJobs, "default", job);
+  return got ? text(**got, {"status", "jobDeploymentStatus"}) : "";
+}
+
+// The default scheduler's end: each job holds part of its members, neither is submitted.
+int tellDeadlock(ApiServer& server, Timeline& t, ContentionNarrator& narrator, const char* first,
+                 const char* second) {
+  narrator.runTo(minutes(10));
+  const std::size_t firstMembers = narrator.running[first].size();
+  const std::size_t secondMembers = narrator.running[second].size();
+  t.line(
+      fmt::format("after 10 minutes: {} holds {} of 3 members and its submitter has no room; "
+                  "{} holds {} of 3; neither Ray job was submitted: the deadlock",
+                  first, firstMembers, second, secondMembers));
+  return firstMembers == 3 && secondMembers == 1 &&
+                 jobDeploymentStatusOf(server, second) == "Initializing"
+             ? 0
+             : 1;
+}
+
+// Volcano's end: the gangs run one after the other, never two clusters at once.
+int tellGangsTakeTurns(ApiServer& server, Timeline& t, ContentionNarrator& narrator,
+                       const char* first, const char* second) {
+  bool both = false;
+  const bool done = narrator.runUntil(
+      [&] {
+        both |= !narrator.running[first].empty() && !narrator.running[second].empty();
+        return jobDeploymentStatusOf(server, second) == "Complete";
+      },
+      minutes(10));
+  t.line(done ? "both jobs succeeded, one after the other; no two clusters ever ran at once"
+              : "batch-inference did not complete within 10 virtual minutes");
+  return done && !both ? 0 : 1;
+}
+
 // One variant from the start to its end; 0 when it shows what it should.
 int tellVariant(bool volcano, const StoryOptions& story) {
   SimExecutor executor(SimExecutor::Options{.seed = 1});
@@ -191,23 +251,10 @@ int tellVariant(bool volcano, const StoryOptions& story) {
     std::fprintf(stderr, "fakekube: %s\n", error.message.c_str());
     return 1;
   };
-  if (auto started = cluster.start(); !started) return fail(started.error());
-  if (volcano) {
-    if (auto added = volcano::addVolcanoScheduler(volcanoScheduler); !added) {
-      return fail(added.error());
-    }
-    volcanoScheduler.start();
+  if (auto started = startContenders(volcano, executor, cluster, volcanoScheduler, rayOperator);
+      !started) {
+    return fail(started.error());
   }
-  ray::OperatorOptions options;
-  options.randomSeed = 1;
-  if (volcano) options.batchScheduler = "volcano";
-  if (auto added = ray::addRayOperator(rayOperator, {"raycluster", "rayjob"}, options,
-                                       ray::inProcessDashboardClients(cluster.network()));
-      !added) {
-    return fail(added.error());
-  }
-  rayOperator.start();
-  executor.runUntil([&] { return rayOperator.running(); }, seconds(1));
 
   ContentionNarrator narrator(executor, *server, t);
   if (volcano) {
@@ -233,30 +280,8 @@ int tellVariant(bool volcano, const StoryOptions& story) {
   if (!node) return fail(node.error());
   t.line(revisionOf(*node), "node-2 (8 cpu) is up: the machines now hold four members");
 
-  auto deployment = [&](const char* job) {
-    auto got = server->get(ray::kRayJobs, "default", job);
-    return got ? text(**got, {"status", "jobDeploymentStatus"}) : "";
-  };
-  if (!volcano) {
-    narrator.runTo(minutes(10));
-    const std::size_t first = narrator.running[kFirst].size();
-    const std::size_t second = narrator.running[kSecond].size();
-    t.line(
-        fmt::format("after 10 minutes: {} holds {} of 3 members and its submitter has no room; "
-                    "{} holds {} of 3; neither Ray job was submitted: the deadlock",
-                    kFirst, first, kSecond, second));
-    return first == 3 && second == 1 && deployment(kSecond) == "Initializing" ? 0 : 1;
-  }
-  bool both = false;
-  const bool done = narrator.runUntil(
-      [&] {
-        both |= !narrator.running[kFirst].empty() && !narrator.running[kSecond].empty();
-        return deployment(kSecond) == "Complete";
-      },
-      minutes(10));
-  t.line(done ? "both jobs succeeded, one after the other; no two clusters ever ran at once"
-              : "batch-inference did not complete within 10 virtual minutes");
-  return done && !both ? 0 : 1;
+  return volcano ? tellGangsTakeTurns(*server, t, narrator, kFirst, kSecond)
+                 : tellDeadlock(*server, t, narrator, kFirst, kSecond);
 }
 
 }  // namespace

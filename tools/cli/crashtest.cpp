@@ -31,6 +31,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -412,95 +413,77 @@ std::string replayCommand(const CrashtestOptions& options, std::uint64_t k, Cras
          fmt::format(" --seed {} --point {} --fault {}", options.seed, k, crashFaultName(fault));
 }
 
-}  // namespace
-
-int runCrashtest(const CrashtestOptions& options) {
-  std::ostream& out = options.out != nullptr ? *options.out : std::cout;
-  std::ostream& err = options.err != nullptr ? *options.err : std::cerr;
-  // One line, whatever the message holds (a YAML error may span several).
-  auto oneLine = [](std::string message) {
-    while (!message.empty() && message.back() == '\n') message.pop_back();
-    for (std::size_t at; (at = message.find('\n')) != std::string::npos;)
-      message.replace(at, 1, "; ");
-    return message;
-  };
-  auto badInput = [&](const std::string& message) {
-    err << "fakekube crashtest: " << oneLine(message) << "\n";
-    return 2;
-  };
-
-  if (!options.merge.empty()) return runMerge(options, out, err);
-  if (!options.replay.empty()) return runReplay(options, out, err);
-  if (options.files.empty()) return badInput("no manifests: -f FILE.yaml is required");
+// The objects of the manifest files: each with apiVersion, kind and metadata.name, at least one.
+Result<std::vector<Json>> readCrashtestManifests(const std::vector<std::string>& files) {
+  if (files.empty()) {
+    return tl::unexpected(Status::badRequest("no manifests: -f FILE.yaml is required"));
+  }
   std::vector<Json> objects;
-  for (const auto& path : options.files) {
+  for (const auto& path : files) {
     auto decoded = readManifestFile(path);
-    if (!decoded) return badInput(decoded.error().message);
+    if (!decoded) return tl::unexpected(decoded.error());
     for (auto& o : *decoded) {
       if (meta::kind(o).empty() || meta::apiVersion(o).empty() || meta::name(o).empty()) {
-        return badInput(
-            fmt::format("{}: every object needs apiVersion, kind and metadata.name", path));
+        return tl::unexpected(Status::badRequest(
+            fmt::format("{}: every object needs apiVersion, kind and metadata.name", path)));
       }
       objects.push_back(std::move(o));
     }
   }
-  if (objects.empty()) return badInput("the manifests hold no objects");
+  if (objects.empty()) return tl::unexpected(Status::badRequest("the manifests hold no objects"));
+  return objects;
+}
 
-  auto timeout = parseGoDuration(options.timeout);
-  if (!timeout) return badInput("--timeout: " + timeout.error().message);
-  if (*timeout <= Duration{0}) return badInput("--timeout: expected a positive duration");
-
+// --faults: some of before, after, lost, comma-separated (each once).
+Result<std::vector<CrashFault>> parseCrashFaults(const std::string& text) {
   std::vector<CrashFault> faults;
-  {
-    std::stringstream names(options.faults);
-    for (std::string name; std::getline(names, name, ',');) {
-      auto fault = parseCrashFault(name);
-      if (!fault) {
-        return badInput(
-            fmt::format("--faults: unknown fault \"{}\" (known: before, after, lost)", name));
-      }
-      if (std::find(faults.begin(), faults.end(), *fault) == faults.end()) faults.push_back(*fault);
+  std::stringstream names(text);
+  for (std::string name; std::getline(names, name, ',');) {
+    auto fault = parseCrashFault(name);
+    if (!fault) {
+      return tl::unexpected(Status::badRequest(
+          fmt::format("--faults: unknown fault \"{}\" (known: before, after, lost)", name)));
     }
-    if (faults.empty()) return badInput("--faults: expected some of before, after, lost");
+    if (std::find(faults.begin(), faults.end(), *fault) == faults.end()) faults.push_back(*fault);
   }
-  std::optional<CrashFault> replayFault;
-  if (options.point.has_value() != !options.fault.empty()) {
-    return badInput("--point K and --fault F go together");
+  if (faults.empty()) {
+    return tl::unexpected(Status::badRequest("--faults: expected some of before, after, lost"));
   }
-  if (options.point) {
-    if (*options.point == 0) return badInput("--point: writes count from 1");
-    replayFault = parseCrashFault(options.fault);
-    if (!replayFault) {
-      return badInput(
-          fmt::format("--fault: unknown fault \"{}\" (known: before, after, lost)", options.fault));
-    }
-  }
-  if (options.jobs < 0)
-    return badInput(fmt::format("--jobs {}: expected 0 (one per core) or more", options.jobs));
-  if (options.nodes < 1 || options.nodes > 100) {
-    return badInput(fmt::format("--nodes {}: expected 1..100", options.nodes));
-  }
-  if (auto valid = validateCrashtestBatchScheduler(options.batchScheduler); !valid)
-    return badInput(valid.error().message);
-  auto rbac = crashtestRbac(options);
-  if (!rbac) return badInput(rbac.error().message);
+  return faults;
+}
 
-  // KubeRay's CRDs are served from the start (the files' objects need them), unless the files
-  // bring their own definitions.
+// --point K with --fault F: the fault of the one run to replay (none without --point).
+Result<std::optional<CrashFault>> replayFaultOf(const CrashtestOptions& options) {
+  if (options.point.has_value() != !options.fault.empty()) {
+    return tl::unexpected(Status::badRequest("--point K and --fault F go together"));
+  }
+  if (!options.point) return std::optional<CrashFault>();
+  if (*options.point == 0)
+    return tl::unexpected(Status::badRequest("--point: writes count from 1"));
+  auto fault = parseCrashFault(options.fault);
+  if (!fault) {
+    return tl::unexpected(Status::badRequest(
+        fmt::format("--fault: unknown fault \"{}\" (known: before, after, lost)", options.fault)));
+  }
+  return std::optional<CrashFault>(*fault);
+}
+
+// The cluster's starting objects: KubeRay's CRDs, served from the start (the files' objects need
+// them) unless the files bring their own definitions, then the files' objects. `registry` learns
+// every definition, for the goal's conditions.
+Result<std::vector<Json>> crashtestStartingObjects(const std::vector<Json>& objects,
+                                                   bool rayServices, ResourceRegistry& registry) {
   std::set<std::string> definedByFiles;
-  ResourceRegistry registry;
   for (const auto& o : objects) {
     if (meta::kind(o) != "CustomResourceDefinition") continue;
     definedByFiles.insert(meta::name(o));
     auto info = ResourceRegistry::fromCustomResourceDefinition(o);
-    if (!info) return badInput(info.error().message);
+    if (!info) return tl::unexpected(info.error());
     registry.add(std::move(*info));
   }
   std::vector<Json> startingObjects;
   std::vector<Json> definitions = {ray::rayClusterCustomResourceDefinition(),
                                    ray::rayJobCustomResourceDefinition()};
-  const bool rayServices = std::any_of(objects.begin(), objects.end(),
-                                       [](const Json& o) { return meta::kind(o) == "RayService"; });
   if (rayServices) definitions.push_back(ray::rayServiceCustomResourceDefinition());
   for (Json crd : definitions) {
     if (definedByFiles.contains(meta::name(crd))) continue;
@@ -508,105 +491,99 @@ int runCrashtest(const CrashtestOptions& options) {
     startingObjects.push_back(std::move(crd));
   }
   for (const auto& o : objects) startingObjects.push_back(o);
+  return startingObjects;
+}
 
+// --until's conditions, else the default goal of the files' Ray objects.
+Result<std::vector<Condition>> crashtestGoal(const CrashtestOptions& options,
+                                             const ResourceRegistry& registry,
+                                             const std::vector<Json>& objects) {
   std::vector<Condition> goal;
   if (options.until.empty()) {
     goal = defaultGoal(objects);
     if (goal.empty()) {
-      return badInput(
+      return tl::unexpected(Status::badRequest(
           "the manifests hold no RayCluster, RayJob or RayService: say what to wait for with "
-          "--until");
+          "--until"));
     }
-  } else {
-    for (const auto& text : options.until) {
-      auto condition = parseCondition(text, registry, objects);
-      if (!condition) return badInput(condition.error().message);
-      goal.push_back(std::move(*condition));
+    return goal;
+  }
+  for (const auto& text : options.until) {
+    auto condition = parseCondition(text, registry, objects);
+    if (!condition) return tl::unexpected(condition.error());
+    goal.push_back(std::move(*condition));
+  }
+  return goal;
+}
+
+// The KubeRay operator as every run starts it: the RayCluster and RayJob controllers, and the
+// RayService controller when the manifests hold a RayService (an idle controller's informers
+// would still change the order of the run's same-instant work, and with it the crash points of
+// the other scenarios). The operator reaches the simulated Ray dashboards through the cluster's
+// in-process network (never a real socket), and draws its random names (RayJob cluster names,
+// job ids) from the run's seed, so that a run replays exactly; each start of the operator in a
+// run gets the next seed, as a restarted process would draw other names.
+OperatorFactory kubeRayOperatorFactory(bool rayServices, std::string batchScheduler,
+                                       bool installDefinitions) {
+  std::set<std::string> names = {"raycluster", "rayjob"};
+  if (rayServices) names.insert("rayservice");
+  return [names, batchScheduler = std::move(batchScheduler), installDefinitions](
+             Manager& manager, const OperatorContext& context) -> Result<void> {
+    ray::OperatorOptions operatorOptions;
+    operatorOptions.randomSeed = context.seed * 1000003 + context.start;
+    operatorOptions.batchScheduler = batchScheduler;
+    operatorOptions.installCustomResourceDefinitions = installDefinitions;
+    if (context.cluster != nullptr) {
+      operatorOptions.httpProxyClients = ray::inProcessHttpProxyClients(context.cluster->network());
     }
-  }
-
-  CrashScenario scenario;
-  scenario.name = "crashtest";
-  scenario.timeout = *timeout;
-  scenario.faults = faults;
-  scenario.goal = allHold(goal, goalDescription(goal));
-  TestClusterOptions& cluster = scenario.cluster;
-  cluster.seed = options.seed;
-  cluster.nodes = options.nodes;
-  cluster.objects = startingObjects;
-  // The operator reaches the simulated Ray dashboards through the cluster's in-process network
-  // (never a real socket), and draws its random names (RayJob cluster names, job ids) from the
-  // run's seed, so that a run replays exactly; each start of the operator in a run gets the next
-  // seed, as a restarted process would draw other names.
-  cluster.configureCluster = [](Cluster& c) { ray::addRayBehaviors(c.behaviors()); };
-  OperatorFactory factory = options.operatorFactory;
-  if (!factory) {
-    // The RayCluster and RayJob controllers, and the RayService controller when the manifests
-    // hold a RayService (an idle controller's informers would still change the order of the
-    // run's same-instant work, and with it the crash points of the other scenarios).
-    std::set<std::string> names = {"raycluster", "rayjob"};
-    if (rayServices) names.insert("rayservice");
-    // Under --rbac the CRDs are the installer's (they are starting objects): KubeRay's role
-    // grants no access to CustomResourceDefinitions.
-    factory = [names, batchScheduler = options.batchScheduler, installDefinitions = !*rbac](
-                  Manager& manager, const OperatorContext& context) -> Result<void> {
-      ray::OperatorOptions operatorOptions;
-      operatorOptions.randomSeed = context.seed * 1000003 + context.start;
-      operatorOptions.batchScheduler = batchScheduler;
-      operatorOptions.installCustomResourceDefinitions = installDefinitions;
-      if (context.cluster != nullptr) {
-        operatorOptions.httpProxyClients =
-            ray::inProcessHttpProxyClients(context.cluster->network());
-      }
-      if (context.cluster == nullptr)
-        return tl::unexpected(Status::badRequest("the cluster has no network"));
-      return ray::addRayOperator(manager, names, operatorOptions,
-                                 ray::inProcessDashboardClients(context.cluster->network()));
-    };
-  }
-  cluster.operators = {{"kuberay", factory}};
-  if (*rbac) {
-    cluster.operators.front().runAs = (*rbac)->runAs;
-    cluster.audit = (*rbac)->audit;
-  }
-  scenario.invariants = {rayClusterPods(), noDuplicateControlled(ray::kRayClusters, "RayJob"),
-                         noDuplicateControlled(kJobs, "RayJob"), rayJobCounters()};
-  if (options.teardown) {
-    const std::vector<Json> deleted = topLevelObjects(objects);
-    scenario.teardown = [deleted](TestCluster& c) -> Result<void> {
-      for (const auto& o : deleted) {
-        auto gvr = c.server().resourceFor(meta::apiVersion(o), meta::kind(o));
-        if (!gvr) return tl::unexpected(gvr.error());
-        auto gone = c.client().deleteObject(*gvr, objectNamespace(o), meta::name(o));
-        if (!gone && !isNotFound(gone.error())) return tl::unexpected(gone.error());
-      }
-      return {};
-    };
-    scenario.teardownTime = std::chrono::seconds(60);
-    scenario.afterTeardown = {deletedObjectsGone(deleted),
-                              noOrphans(kPods, ray::kRayClusters),
-                              noOrphans(kServices, ray::kRayClusters),
-                              noOrphans(ray::kRayClusters, ray::kRayJobs),
-                              noOrphans(kJobs, ray::kRayJobs),
-                              noOrphans(kPods, kJobs)};
-  }
-  addCrashtestBatchScheduler(options.batchScheduler, scenario);
-
-  // With --rbac, the access report of every run so far follows whatever ended the command.
-  auto withRbacReport = [&](int code) {
-    if (*rbac) out << rbacReport(**rbac);
-    out.flush();
-    return code;
+    if (context.cluster == nullptr)
+      return tl::unexpected(Status::badRequest("the cluster has no network"));
+    return ray::addRayOperator(manager, names, operatorOptions,
+                               ray::inProcessDashboardClients(context.cluster->network()));
   };
-  if (wantsExploration(options)) {
-    return withRbacReport(runExploration(options, std::move(scenario), out, err));
-  }
+}
+
+// After the goal: the files' objects (but CRDs and namespaces) are deleted, and must be gone
+// with nothing they owned left.
+void addCrashtestTeardown(const std::vector<Json>& objects, CrashScenario& scenario) {
+  const std::vector<Json> deleted = topLevelObjects(objects);
+  scenario.teardown = [deleted](TestCluster& c) -> Result<void> {
+    for (const auto& o : deleted) {
+      auto gvr = c.server().resourceFor(meta::apiVersion(o), meta::kind(o));
+      if (!gvr) return tl::unexpected(gvr.error());
+      auto gone = c.client().deleteObject(*gvr, objectNamespace(o), meta::name(o));
+      if (!gone && !isNotFound(gone.error())) return tl::unexpected(gone.error());
+    }
+    return {};
+  };
+  scenario.teardownTime = std::chrono::seconds(60);
+  scenario.afterTeardown = {deletedObjectsGone(deleted),
+                            noOrphans(kPods, ray::kRayClusters),
+                            noOrphans(kServices, ray::kRayClusters),
+                            noOrphans(ray::kRayClusters, ray::kRayJobs),
+                            noOrphans(kJobs, ray::kRayJobs),
+                            noOrphans(kPods, kJobs)};
+}
+
+// One line, whatever the message holds (a YAML error may span several).
+std::string crashtestOneLine(std::string message) {
+  while (!message.empty() && message.back() == '\n') message.pop_back();
+  for (std::size_t at; (at = message.find('\n')) != std::string::npos;)
+    message.replace(at, 1, "; ");
+  return message;
+}
+
+// The clean run, then one crash point (--point) or every one. `finish` turns the exit code of a
+// run into the command's (it adds --rbac's report); a --point beyond the clean run's writes is
+// bad input, answered before anything else.
+int runCrashPoints(const CrashtestOptions& options, std::optional<CrashFault> replayFault,
+                   CrashScenario scenario, std::ostream& out, std::ostream& err,
+                   const std::function<int(int)>& finish) {
   CrashPointRunner runner(std::move(scenario));
   auto printViolations = [&](const CrashPointRow& row) {
     for (const auto& v : row.violations) out << "    " << v << "\n";
     out << "    replay: " << replayCommand(options, row.k, row.fault) << "\n";
   };
-
   const auto wallStart = std::chrono::steady_clock::now();
   Duration cleanTime{0};
   auto writes = runner.cleanRun(&cleanTime);
@@ -615,20 +592,23 @@ int runCrashtest(const CrashtestOptions& options) {
     // The goal missed or an invariant broken without any fault: the scenario (or the operator)
     // is wrong. Anything else is a setup error: the files' objects were refused.
     const bool scenarioFailed = s.code == 504 || s.code == 500;
-    err << "fakekube crashtest: " << oneLine(s.message) << "\n";
-    return withRbacReport(scenarioFailed ? 1 : 2);
+    err << "fakekube crashtest: " << crashtestOneLine(s.message) << "\n";
+    return finish(scenarioFailed ? 1 : 2);
   }
   if (options.point) {
     // One run, described by the clean run's write k (and checked against it).
     if (*options.point > writes->size()) {
-      return badInput(fmt::format("--point {}: the clean run makes {} operator writes",
-                                  *options.point, writes->size()));
+      err << "fakekube crashtest: "
+          << fmt::format("--point {}: the clean run makes {} operator writes", *options.point,
+                         writes->size())
+          << "\n";
+      return 2;
     }
     CrashPointRow row =
         runner.runPoint(*options.point, *replayFault, &(*writes)[*options.point - 1]);
     out << row.str() << "\n";
     if (!row.converged) printViolations(row);
-    return withRbacReport(row.converged ? 0 : 1);
+    return finish(row.converged ? 0 : 1);
   }
   out << fmt::format("clean run (seed {}): {} operator writes, goal reached in {:.3f}s\n",
                      options.seed, writes->size(),
@@ -650,7 +630,83 @@ int runCrashtest(const CrashtestOptions& options) {
                      runner.runs(), wall,
                      wall > 0 ? static_cast<double>(runner.runs()) / wall : 0.0);
   out << report.summary() << "\n";
-  return withRbacReport(report.ok() ? 0 : 1);
+  return finish(report.ok() ? 0 : 1);
+}
+
+}  // namespace
+
+int runCrashtest(const CrashtestOptions& options) {
+  std::ostream& out = options.out != nullptr ? *options.out : std::cout;
+  std::ostream& err = options.err != nullptr ? *options.err : std::cerr;
+  auto badInput = [&](const std::string& message) {
+    err << "fakekube crashtest: " << crashtestOneLine(message) << "\n";
+    return 2;
+  };
+
+  if (!options.merge.empty()) return runMerge(options, out, err);
+  if (!options.replay.empty()) return runReplay(options, out, err);
+  auto objects = readCrashtestManifests(options.files);
+  if (!objects) return badInput(objects.error().message);
+  auto timeout = parseGoDuration(options.timeout);
+  if (!timeout) return badInput("--timeout: " + timeout.error().message);
+  if (*timeout <= Duration{0}) return badInput("--timeout: expected a positive duration");
+  auto faults = parseCrashFaults(options.faults);
+  if (!faults) return badInput(faults.error().message);
+  auto replayFault = replayFaultOf(options);
+  if (!replayFault) return badInput(replayFault.error().message);
+  if (options.jobs < 0)
+    return badInput(fmt::format("--jobs {}: expected 0 (one per core) or more", options.jobs));
+  if (options.nodes < 1 || options.nodes > 100) {
+    return badInput(fmt::format("--nodes {}: expected 1..100", options.nodes));
+  }
+  if (auto valid = validateCrashtestBatchScheduler(options.batchScheduler); !valid)
+    return badInput(valid.error().message);
+  auto rbac = crashtestRbac(options);
+  if (!rbac) return badInput(rbac.error().message);
+  const bool rayServices = std::any_of(objects->begin(), objects->end(),
+                                       [](const Json& o) { return meta::kind(o) == "RayService"; });
+  ResourceRegistry registry;
+  auto startingObjects = crashtestStartingObjects(*objects, rayServices, registry);
+  if (!startingObjects) return badInput(startingObjects.error().message);
+  auto goal = crashtestGoal(options, registry, *objects);
+  if (!goal) return badInput(goal.error().message);
+
+  CrashScenario scenario;
+  scenario.name = "crashtest";
+  scenario.timeout = *timeout;
+  scenario.faults = *faults;
+  scenario.goal = allHold(*goal, goalDescription(*goal));
+  TestClusterOptions& cluster = scenario.cluster;
+  cluster.seed = options.seed;
+  cluster.nodes = options.nodes;
+  cluster.objects = std::move(*startingObjects);
+  cluster.configureCluster = [](Cluster& c) { ray::addRayBehaviors(c.behaviors()); };
+  // Under --rbac the CRDs are the installer's (they are starting objects): KubeRay's role grants
+  // no access to CustomResourceDefinitions.
+  OperatorFactory factory = options.operatorFactory
+                                ? options.operatorFactory
+                                : kubeRayOperatorFactory(rayServices, options.batchScheduler,
+                                                         /*installDefinitions=*/!*rbac);
+  cluster.operators = {{"kuberay", factory}};
+  if (*rbac) {
+    cluster.operators.front().runAs = (*rbac)->runAs;
+    cluster.audit = (*rbac)->audit;
+  }
+  scenario.invariants = {rayClusterPods(), noDuplicateControlled(ray::kRayClusters, "RayJob"),
+                         noDuplicateControlled(kJobs, "RayJob"), rayJobCounters()};
+  if (options.teardown) addCrashtestTeardown(*objects, scenario);
+  addCrashtestBatchScheduler(options.batchScheduler, scenario);
+
+  // With --rbac, the access report of every run so far follows whatever ended the command.
+  auto withRbacReport = [&](int code) {
+    if (*rbac) out << rbacReport(**rbac);
+    out.flush();
+    return code;
+  };
+  if (wantsExploration(options)) {
+    return withRbacReport(runExploration(options, std::move(scenario), out, err));
+  }
+  return runCrashPoints(options, *replayFault, std::move(scenario), out, err, withRbacReport);
 }
 
 }  // namespace fakekube::cli

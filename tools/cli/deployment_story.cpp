@@ -65,14 +65,6 @@ Json barePod() {
           {"spec", {{"containers", {{{"name", "web"}, {"image", "nginx:1.27"}}}}}}};
 }
 
-std::string conditionText(const Json& object, const std::string& type) {
-  const Json* c = findCondition(object, type);
-  if (c == nullptr) return type + " absent";
-  std::string text = fmt::format("{}={}", type, c->value("status", ""));
-  if (!c->value("reason", "").empty()) text += fmt::format(" ({})", c->value("reason", ""));
-  return text;
-}
-
 std::string selectorText(const Json& object) {
   std::string text;
   for (const auto& [key, value] : object["spec"]["selector"]["matchLabels"].items()) {
@@ -227,6 +219,88 @@ void tellPods(Timeline& t, ApiServer& server, const std::string& what) {
   }
 }
 
+bool introDeploymentAvailable(ApiServer& server) {
+  auto d = server.get(kDeployments, "default", "intro-deployment");
+  return d && (**d).value("status", Json::object()).value("availableReplicas", 0) == 2;
+}
+
+// 0.1: the nodes, then intro-deployment created and running its two pods.
+bool tellDeploymentComesUp(ApiServer& server, Timeline& t, DeploymentNarrator& narrator) {
+  auto nodes = server.list(kNodes, "");
+  for (const auto& node : nodes->items) {
+    const Json& n = *node;
+    t.line(fmt::format("Node {}: {}, cpu {}, memory {}, pod range {}", meta::name(n),
+                       conditionText(n, "Ready"), n["status"]["allocatable"].value("cpu", ""),
+                       n["status"]["allocatable"].value("memory", ""),
+                       n["spec"].value("podCIDR", "")));
+  }
+  auto created = server.create(kDeployments, "default", introDeployment());
+  if (!created) {
+    t.error("create Deployment default/intro-deployment", created.error());
+    return false;
+  }
+  const Json& spec = (**created)["spec"];
+  const Json& web = spec["template"]["spec"]["containers"][0];
+  t.line(revisionOf(**created),
+         fmt::format("create Deployment default/intro-deployment: replicas {}, selector {}, "
+                     "container {} {} requesting {} cpu / {}, readiness probe from {} s after "
+                     "start",
+                     spec["replicas"].get<int>(), selectorText(**created),
+                     web["name"].get<std::string>(), web["image"].get<std::string>(),
+                     web["resources"]["requests"]["cpu"].get<std::string>(),
+                     web["resources"]["requests"]["memory"].get<std::string>(),
+                     web["readinessProbe"]["initialDelaySeconds"].get<int>()));
+  narrator.runUntil([&] { return introDeploymentAvailable(server); }, std::chrono::minutes(1));
+  tellPods(t, server, "get pods");
+  return true;
+}
+
+// 0.2: a pod of the Deployment deleted and replaced; a bare pod deleted and not.
+void tellPodsReplaced(ApiServer& server, Timeline& t, DeploymentNarrator& narrator) {
+  narrator.runTo(seconds(10));
+  std::string victim;
+  auto pods = server.list(kPods, "default");
+  for (const auto& p : pods->items) {
+    if (podNodeName(*p) == "node-1") victim = meta::name(*p);
+  }
+  server.deleteObject(kPods, "default", victim);
+  t.line(fmt::format("delete Pod {} (on node-1)", victim));
+  narrator.runUntil(
+      [&] { return introDeploymentAvailable(server) && !server.get(kPods, "default", victim); },
+      std::chrono::minutes(1));
+  narrator.runTo(seconds(20));
+  auto bare = server.create(kPods, "default", barePod());
+  t.line(revisionOf(**bare), "create Pod default/bare-pod, labels app=bare, no ownerReferences");
+  narrator.runUntil(
+      [&] {
+        auto p = server.get(kPods, "default", "bare-pod");
+        return p && isPodReady(**p);
+      },
+      std::chrono::minutes(1));
+  narrator.runTo(seconds(30));
+  server.deleteObject(kPods, "default", "bare-pod");
+  t.line("delete Pod bare-pod");
+  narrator.runFor(seconds(60));
+  tellPods(t, server, "a minute later, get pods (nothing replaced bare-pod)");
+}
+
+// 0.3: the Deployment deleted, and the garbage collector removing what it owned.
+void tellDeploymentDeleted(ApiServer& server, Timeline& t, DeploymentNarrator& narrator) {
+  server.deleteObject(kDeployments, "default", "intro-deployment");
+  t.line("delete Deployment intro-deployment (propagationPolicy Background, the default)");
+  narrator.runUntil(
+      [&] {
+        return server.list(kPods, "default")->items.empty() &&
+               server.list(kReplicaSets, "default")->items.empty();
+      },
+      std::chrono::minutes(1));
+  narrator.runFor(seconds(60));
+  t.line(fmt::format("a minute later: {} Deployments, {} ReplicaSets, {} Pods in default",
+                     server.list(kDeployments, "default")->items.size(),
+                     server.list(kReplicaSets, "default")->items.size(),
+                     server.list(kPods, "default")->items.size()));
+}
+
 int tell(SimExecutor& executor, ApiServer& server, Cluster& cluster, const StoryOptions& story) {
   Timeline t(executor, server, story);
   DeploymentNarrator narrator(executor, server, t);
@@ -243,85 +317,14 @@ int tell(SimExecutor& executor, ApiServer& server, Cluster& cluster, const Story
   }
   // The controllers run once the manager's caches synced.
   executor.runUntil([&] { return cluster.manager().running(); }, seconds(1));
-  auto nodes = server.list(kNodes, "");
-  for (const auto& node : nodes->items) {
-    const Json& n = *node;
-    t.line(fmt::format("Node {}: {}, cpu {}, memory {}, pod range {}", meta::name(n),
-                       conditionText(n, "Ready"), n["status"]["allocatable"].value("cpu", ""),
-                       n["status"]["allocatable"].value("memory", ""),
-                       n["spec"].value("podCIDR", "")));
-  }
-  auto created = server.create(kDeployments, "default", introDeployment());
-  if (!created) {
-    t.error("create Deployment default/intro-deployment", created.error());
-    return 1;
-  }
-  const Json& spec = (**created)["spec"];
-  const Json& web = spec["template"]["spec"]["containers"][0];
-  t.line(revisionOf(**created),
-         fmt::format("create Deployment default/intro-deployment: replicas {}, selector {}, "
-                     "container {} {} requesting {} cpu / {}, readiness probe from {} s after "
-                     "start",
-                     spec["replicas"].get<int>(), selectorText(**created),
-                     web["name"].get<std::string>(), web["image"].get<std::string>(),
-                     web["resources"]["requests"]["cpu"].get<std::string>(),
-                     web["resources"]["requests"]["memory"].get<std::string>(),
-                     web["readinessProbe"]["initialDelaySeconds"].get<int>()));
-  auto available = [&] {
-    auto d = server.get(kDeployments, "default", "intro-deployment");
-    return d && (**d).value("status", Json::object()).value("availableReplicas", 0) == 2;
-  };
-  narrator.runUntil(available, std::chrono::minutes(1));
-  tellPods(t, server, "get pods");
-
+  if (!tellDeploymentComesUp(server, t, narrator)) return 1;
   t.chapter(
       "0.2 One pod is deleted: a replacement is scheduled and becomes Ready; "
       "a bare pod is not replaced");
-  narrator.runTo(seconds(10));
-  std::string victim;
-  auto pods = server.list(kPods, "default");
-  for (const auto& p : pods->items) {
-    if (podNodeName(*p) == "node-1") victim = meta::name(*p);
-  }
-  server.deleteObject(kPods, "default", victim);
-  t.line(fmt::format("delete Pod {} (on node-1)", victim));
-  narrator.runUntil([&] { return available() && !server.get(kPods, "default", victim); },
-                    std::chrono::minutes(1));
-  narrator.runTo(seconds(20));
-  auto bare = server.create(kPods, "default", barePod());
-  t.line(revisionOf(**bare), "create Pod default/bare-pod, labels app=bare, no ownerReferences");
-  narrator.runUntil(
-      [&] {
-        auto p = server.get(kPods, "default", "bare-pod");
-        return p && isPodReady(**p);
-      },
-      std::chrono::minutes(1));
-  narrator.runTo(seconds(30));
-  server.deleteObject(kPods, "default", "bare-pod");
-  t.line("delete Pod bare-pod");
-  narrator.runFor(seconds(60));
-  tellPods(t, server, "a minute later, get pods (nothing replaced bare-pod)");
-
+  tellPodsReplaced(server, t, narrator);
   t.chapter("0.3 The Deployment is deleted: the garbage collector removes its ReplicaSet and pods");
-  server.deleteObject(kDeployments, "default", "intro-deployment");
-  t.line("delete Deployment intro-deployment (propagationPolicy Background, the default)");
-  narrator.runUntil(
-      [&] {
-        return server.list(kPods, "default")->items.empty() &&
-               server.list(kReplicaSets, "default")->items.empty();
-      },
-      std::chrono::minutes(1));
-  narrator.runFor(seconds(60));
-  t.line(fmt::format("a minute later: {} Deployments, {} ReplicaSets, {} Pods in default",
-                     server.list(kDeployments, "default")->items.size(),
-                     server.list(kReplicaSets, "default")->items.size(),
-                     server.list(kPods, "default")->items.size()));
-
-  std::printf(
-      "\n%lld writes in %.0f virtual seconds; every line above is a real request or watch "
-      "event.\n",
-      static_cast<long long>(server.revision()),
-      std::chrono::duration<double>(executor.now() - kSimulatedEpoch).count());
+  tellDeploymentDeleted(server, t, narrator);
+  printStoryTotals(executor, server);
   return 0;
 }
 

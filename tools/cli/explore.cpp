@@ -141,6 +141,28 @@ int replayOnePlan(Explorer& explorer, const CrashtestOptions& options, std::ostr
   return row.violations.empty() ? 0 : 1;
 }
 
+// --replay-dir: the failing plan's replay file, plan-<index>.json, with the command line and
+// what the plan violated.
+void writeReplayFile(Explorer& explorer, const CrashtestOptions& options, const PlanRow& row,
+                     std::ostream& err) {
+  Json file = explorer.replayFile(row.plan);
+  file["crashtest"] = commandLineOf(options);
+  file["violations"] = row.violations;
+  const std::string path = fmt::format("{}/plan-{}.json", options.replayDir, row.index);
+  if (writeFile(path, file.dump(2) + "\n")) {
+    err << "fakekube crashtest: replay with: fakekube crashtest --replay " << path << "\n";
+  }
+}
+
+// The plan --trace and --timeline draw: the first failing one (shrunk, when it was), else none:
+// the reference run.
+Plan firstFailingPlan(const ExploreReport& report) {
+  for (const auto& row : report.rows) {
+    if (!row.violations.empty()) return row.shrunk ? *row.shrunk : row.plan;
+  }
+  return Plan{};
+}
+
 }  // namespace
 
 bool wantsExploration(const CrashtestOptions& options) {
@@ -196,15 +218,7 @@ int runExploration(const CrashtestOptions& options, CrashScenario scenario, std:
     ++done;
     if (!row.violations.empty()) {
       ++violations;
-      if (!options.replayDir.empty()) {
-        Json file = explorer.replayFile(row.plan);
-        file["crashtest"] = commandLineOf(options);
-        file["violations"] = row.violations;
-        const std::string path = fmt::format("{}/plan-{}.json", options.replayDir, row.index);
-        if (writeFile(path, file.dump(2) + "\n")) {
-          err << "fakekube crashtest: replay with: fakekube crashtest --replay " << path << "\n";
-        }
-      }
+      if (!options.replayDir.empty()) writeReplayFile(explorer, options, row, err);
     }
     bar.update(done, std::max(done, mine), violations);
   });
@@ -223,13 +237,7 @@ int runExploration(const CrashtestOptions& options, CrashScenario scenario, std:
     }
   }
   if (!options.trace.empty() || !options.timeline.empty()) {
-    Plan drawn;  // the first failing plan, else none: the reference run
-    for (const auto& row : report->rows) {
-      if (!row.violations.empty()) {
-        drawn = row.shrunk ? *row.shrunk : row.plan;
-        break;
-      }
-    }
+    const Plan drawn = firstFailingPlan(*report);
     explorer.runPlan(drawn, traceWriter(options, drawn, err));
   }
   return report->ok() ? 0 : 1;

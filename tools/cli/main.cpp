@@ -9,100 +9,99 @@
 
 #include "tools/cli/commands.h"
 
-int main(int argc, char** argv) {
-  CLI::App app{"fakekube: an embeddable, in-process mini Kubernetes"};
-  app.require_subcommand(1);
+namespace fakekube::cli {
+namespace {
 
-  fakekube::cli::DemoOptions demo;
-  auto* demoCmd = app.add_subcommand(
+CLI::App* addDemoCommand(CLI::App& app, DemoOptions& demo) {
+  auto* command = app.add_subcommand(
       "demo", "Run the stories on the embedded in-memory store and print a timeline");
-  demoCmd->add_flag("--color", demo.color, "Colour the timeline");
-  demoCmd->add_option("--trace", demo.trace,
+  command->add_flag("--color", demo.color, "Colour the timeline");
+  command->add_option("--trace", demo.trace,
                       "Also write the chapters and every controller's reconciles as Chrome "
                       "trace-event JSON (Perfetto, chrome://tracing), the stories one after "
                       "another in virtual time");
 #ifdef FAKEKUBE_CLI_CRASHTEST
-  demoCmd->add_option("--timeline", demo.timeline,
+  command->add_option("--timeline", demo.timeline,
                       "Also write them as a self-contained HTML page of lanes");
 #endif
+  return command;
+}
 
-  fakekube::cli::ServeOptions serve;
-  auto* serveCmd = app.add_subcommand(
+CLI::App* addServeCommand(CLI::App& app, ServeOptions& serve) {
+  auto* command = app.add_subcommand(
       "serve", "Serve the Kubernetes API (for kubectl) with the cluster's controllers in process");
-  serveCmd
+  command
       ->add_option("--listen", serve.listen,
                    "HOST:PORT to listen on; port 0 picks a free one (loopback by default)")
       ->capture_default_str();
-  serveCmd->add_option("--db", serve.db, "SQLite file that keeps the state (default: in memory)");
-  serveCmd->add_option("--kubeconfig-out", serve.kubeconfigOut,
-                       "Write a kubeconfig for kubectl to this file");
-  serveCmd->add_option("--token", serve.token,
-                       "Require this bearer token on every request (serves HTTPS: clients send "
-                       "tokens only over TLS)");
-  serveCmd
+  command->add_option("--db", serve.db, "SQLite file that keeps the state (default: in memory)");
+  command->add_option("--kubeconfig-out", serve.kubeconfigOut,
+                      "Write a kubeconfig for kubectl to this file");
+  command->add_option("--token", serve.token,
+                      "Require this bearer token on every request (serves HTTPS: clients send "
+                      "tokens only over TLS)");
+  command
       ->add_option("--authorization-mode", serve.authorizationMode,
                    "How requests are authorized: RBAC (the Roles and bindings stored in the "
                    "server decide; the kubeconfig's admin is in system:masters) or AlwaysAllow")
       ->capture_default_str();
-  serveCmd->add_flag("--tls", serve.tls,
-                     "Serve HTTPS with a self-signed certificate (written into --kubeconfig-out)");
-  serveCmd->add_option("--controllers", serve.controllers,
-                       "Comma-separated parts to run: gc, namespace, node-lifecycle, scheduler, "
-                       "kubelet, job, ttl-after-finished, replicaset, deployment, endpoints, "
-                       "endpointslice, serviceaccount, statefulset, daemonset, cronjob, "
-                       "disruption, and the KubeRay operator's raycluster, rayjob, rayservice "
-                       "(default: all)");
-  serveCmd->add_option("--batch-scheduler", serve.batchScheduler,
-                       "Gang scheduler: volcano (runs the simulated Volcano scheduler and hands "
-                       "KubeRay's pods to it) or scheduler-plugins (runs scheduler-plugins' "
-                       "scheduler with the coscheduling plugin)");
-  serveCmd->add_option("--operator-service-account", serve.operatorServiceAccount,
-                       "Run the KubeRay operator as this ServiceAccount (NAMESPACE/NAME), bound "
-                       "to KubeRay's own ClusterRole and leader-election Role");
-  serveCmd->add_option("--nodes", serve.nodes, "Simulated nodes to create (node-1 ... node-N)")
+  command->add_flag("--tls", serve.tls,
+                    "Serve HTTPS with a self-signed certificate (written into --kubeconfig-out)");
+  command->add_option("--controllers", serve.controllers,
+                      "Comma-separated parts to run: gc, namespace, node-lifecycle, scheduler, "
+                      "kubelet, job, ttl-after-finished, replicaset, deployment, endpoints, "
+                      "endpointslice, serviceaccount, statefulset, daemonset, cronjob, "
+                      "disruption, and the KubeRay operator's raycluster, rayjob, rayservice "
+                      "(default: all)");
+  command->add_option("--batch-scheduler", serve.batchScheduler,
+                      "Gang scheduler: volcano (runs the simulated Volcano scheduler and hands "
+                      "KubeRay's pods to it) or scheduler-plugins (runs scheduler-plugins' "
+                      "scheduler with the coscheduling plugin)");
+  command->add_option("--operator-service-account", serve.operatorServiceAccount,
+                      "Run the KubeRay operator as this ServiceAccount (NAMESPACE/NAME), bound "
+                      "to KubeRay's own ClusterRole and leader-election Role");
+  command->add_option("--nodes", serve.nodes, "Simulated nodes to create (node-1 ... node-N)")
       ->capture_default_str();
-  serveCmd
+  command
       ->add_option("--retained-revisions", serve.retainedRevisions,
                    "Revisions of history kept for watches; older ones answer 410 Gone "
                    "(0 keeps all)")
       ->capture_default_str();
-  serveCmd
+  command
       ->add_option("--time-scale", serve.timeScale,
                    "Run the cluster's clock and timers N times faster than real time, for test "
                    "suites (timestamps run ahead of the wall clock)")
       ->capture_default_str();
+  return command;
+}
 
-  fakekube::cli::OperatorCommandOptions rayOperator;
-  auto* operatorCmd = app.add_subcommand(
+CLI::App* addOperatorCommand(CLI::App& app, OperatorCommandOptions& rayOperator) {
+  auto* command = app.add_subcommand(
       "operator", "Run the KubeRay operator against the API server of a kubeconfig");
-  operatorCmd->add_option("--kubeconfig", rayOperator.kubeconfig, "kubeconfig file")->required();
-  operatorCmd->add_option("--context", rayOperator.context,
-                          "kubeconfig context (default: its current context)");
-  operatorCmd->add_option("--controllers", rayOperator.controllers,
-                          "Comma-separated controllers to run: raycluster, rayjob, rayservice "
-                          "(default: all)");
-  operatorCmd->add_option("--batch-scheduler", rayOperator.batchScheduler,
-                          "KubeRay's batch scheduler plug-in: volcano, scheduler-plugins");
-  operatorCmd->add_option("--config", rayOperator.config,
-                          "KubeRay's Configuration file (config.ray.io/v1alpha1): sidecar "
-                          "containers and settings; it replaces the flags");
-  operatorCmd
+  command->add_option("--kubeconfig", rayOperator.kubeconfig, "kubeconfig file")->required();
+  command->add_option("--context", rayOperator.context,
+                      "kubeconfig context (default: its current context)");
+  command->add_option("--controllers", rayOperator.controllers,
+                      "Comma-separated controllers to run: raycluster, rayjob, rayservice "
+                      "(default: all)");
+  command->add_option("--batch-scheduler", rayOperator.batchScheduler,
+                      "KubeRay's batch scheduler plug-in: volcano, scheduler-plugins");
+  command->add_option("--config", rayOperator.config,
+                      "KubeRay's Configuration file (config.ray.io/v1alpha1): sidecar "
+                      "containers and settings; it replaces the flags");
+  command
       ->add_option("--reconcile-concurrency", rayOperator.reconcileConcurrency,
                    "Reconciles each controller runs at once")
       ->capture_default_str();
-  operatorCmd
+  command
       ->add_option("--time-scale", rayOperator.timeScale,
                    "As the server's --time-scale (the two must match)")
       ->capture_default_str();
+  return command;
+}
 
 #ifdef FAKEKUBE_CLI_CRASHTEST
-  fakekube::cli::CrashtestOptions crashtest;
-  bool noTeardown = false;
-  auto* crashtestCmd = app.add_subcommand(
-      "crashtest",
-      "Crash the KubeRay operator at every write of the manifests' lifecycle, on virtual time, "
-      "and check that it converges anyway");
-  crashtestCmd->footer(R"(
+constexpr const char* kCrashtestHelp = R"(
 The files' objects start a seeded in-process cluster (simulated nodes, Ray pods, the garbage
 collector) with the KubeRay operator. A clean run records the operator's writes
 until the goal; then each write K is rerun under each fault: crash before the write commits
@@ -140,55 +139,97 @@ shrinks a failing pair to the perturbations that matter. --shard I/N and --repor
 exploration; --merge FILES joins the reports. --replay-dir DIR writes a file per failing plan;
 --replay FILE reruns it. --trace FILE.json draws a failing plan's run (else the reference run) for
 Perfetto or chrome://tracing, --timeline FILE.html as a page of lanes. See
-docs/exploring-states.md.)");
+docs/exploring-states.md.)";
+
+// crashtest's options as parsed: --point and --no-teardown become options only once parsed.
+struct ParsedCrashtest {
+  CrashtestOptions options;
+  bool noTeardown = false;
+  std::uint64_t pointValue = 0;
+  CLI::Option* point = nullptr;
+  CLI::App* command = nullptr;
+
+  CrashtestOptions finished() {
+    options.teardown = !noTeardown;
+    if (point->count() > 0) options.point = pointValue;
+    return options;
+  }
+};
+
+void addCrashtestCommand(CLI::App& app, ParsedCrashtest& parsed) {
+  auto* command = app.add_subcommand(
+      "crashtest",
+      "Crash the KubeRay operator at every write of the manifests' lifecycle, on virtual time, "
+      "and check that it converges anyway");
+  command->footer(kCrashtestHelp);
   // Required unless --replay or --merge (runCrashtest says so, as one line).
-  crashtestCmd->add_option("-f,--filename", crashtest.files, "Manifest (YAML, multi-document)")
+  command->add_option("-f,--filename", parsed.options.files, "Manifest (YAML, multi-document)")
       ->allow_extra_args(false);
-  crashtestCmd->add_option("--until", crashtest.until, "Goal condition (see below)")
+  command->add_option("--until", parsed.options.until, "Goal condition (see below)")
       ->allow_extra_args(false);
-  crashtestCmd->add_option("--seed", crashtest.seed, "Seed of every run")->capture_default_str();
-  crashtestCmd
-      ->add_option("--timeout", crashtest.timeout,
+  command->add_option("--seed", parsed.options.seed, "Seed of every run")->capture_default_str();
+  command
+      ->add_option("--timeout", parsed.options.timeout,
                    "Bound of virtual time to reach the goal (Go duration: 90s, 5m, 1h30m)")
       ->capture_default_str();
-  crashtestCmd->add_option("--faults", crashtest.faults, "Faults to inject, comma-separated")
+  command->add_option("--faults", parsed.options.faults, "Faults to inject, comma-separated")
       ->capture_default_str();
-  std::uint64_t point = 0;
-  auto* pointOption = crashtestCmd->add_option(
-      "--point", point, "Replay one run: crash at the operator's K-th write (with --fault)");
-  crashtestCmd->add_option("--fault", crashtest.fault, "The fault of --point: before, after, lost");
-  crashtestCmd->add_option("--nodes", crashtest.nodes, "Simulated nodes")->capture_default_str();
-  crashtestCmd->add_option("--rbac", crashtest.rbac,
-                           "Roles and bindings (YAML) to run the operator under, as "
-                           "ray-system/kuberay-operator; prints what it used, lacked and never "
-                           "used across every run");
-  crashtestCmd
-      ->add_option("-j,--jobs", crashtest.jobs,
+  parsed.point =
+      command->add_option("--point", parsed.pointValue,
+                          "Replay one run: crash at the operator's K-th write (with --fault)");
+  command->add_option("--fault", parsed.options.fault, "The fault of --point: before, after, lost");
+  command->add_option("--nodes", parsed.options.nodes, "Simulated nodes")->capture_default_str();
+  command->add_option("--rbac", parsed.options.rbac,
+                      "Roles and bindings (YAML) to run the operator under, as "
+                      "ray-system/kuberay-operator; prints what it used, lacked and never "
+                      "used across every run");
+  command
+      ->add_option("-j,--jobs", parsed.options.jobs,
                    "Runs at a time, each on a thread (0: one per core); the output is the same")
       ->capture_default_str();
-  crashtestCmd->add_flag("--no-teardown", noTeardown,
-                         "Skip deleting the files' objects at the end and the leak check");
-  crashtestCmd->add_option("--batch-scheduler", crashtest.batchScheduler,
-                           "Gang path: volcano (the simulated Volcano scheduler and KubeRay's "
-                           "plug-in) or scheduler-plugins");
+  command->add_flag("--no-teardown", parsed.noTeardown,
+                    "Skip deleting the files' objects at the end and the leak check");
+  command->add_option("--batch-scheduler", parsed.options.batchScheduler,
+                      "Gang path: volcano (the simulated Volcano scheduler and KubeRay's "
+                      "plug-in) or scheduler-plugins");
   // Exploration of stale, unobserved and intermediate states (tools/cli/explore.h).
-  crashtestCmd->add_option("--explore", crashtest.explore,
-                           "Explore these kinds of plans: intermediate,stale,unobserved");
-  crashtestCmd->add_option("--depth", crashtest.depth, "1, or 2: also pairs of plans (shrunk)");
-  crashtestCmd->add_option("--compare", crashtest.compare,
-                           "A field the end state must share with the reference run");
-  crashtestCmd->add_option("--shard", crashtest.shard, "Run only shard I/N of the plans");
-  crashtestCmd->add_option("--report", crashtest.report, "Write the exploration's report (JSON)");
-  crashtestCmd->add_option("--merge", crashtest.merge, "Merge shards' --report files into one");
-  crashtestCmd->add_option("--replay", crashtest.replay, "Rerun a replay file's plan exactly");
-  crashtestCmd->add_option("--replay-dir", crashtest.replayDir,
-                           "Write a replay file per failing plan here");
-  crashtestCmd->add_flag("--quiet", crashtest.quiet, "No progress bar");
-  crashtestCmd->add_option("--trace", crashtest.trace,
-                           "Write a failing plan's run (else the reference run) as Chrome "
-                           "trace-event JSON (Perfetto, chrome://tracing)");
-  crashtestCmd->add_option("--timeline", crashtest.timeline,
-                           "Write the same run as a self-contained HTML page of lanes");
+  command->add_option("--explore", parsed.options.explore,
+                      "Explore these kinds of plans: intermediate,stale,unobserved");
+  command->add_option("--depth", parsed.options.depth, "1, or 2: also pairs of plans (shrunk)");
+  command->add_option("--compare", parsed.options.compare,
+                      "A field the end state must share with the reference run");
+  command->add_option("--shard", parsed.options.shard, "Run only shard I/N of the plans");
+  command->add_option("--report", parsed.options.report, "Write the exploration's report (JSON)");
+  command->add_option("--merge", parsed.options.merge, "Merge shards' --report files into one");
+  command->add_option("--replay", parsed.options.replay, "Rerun a replay file's plan exactly");
+  command->add_option("--replay-dir", parsed.options.replayDir,
+                      "Write a replay file per failing plan here");
+  command->add_flag("--quiet", parsed.options.quiet, "No progress bar");
+  command->add_option("--trace", parsed.options.trace,
+                      "Write a failing plan's run (else the reference run) as Chrome "
+                      "trace-event JSON (Perfetto, chrome://tracing)");
+  command->add_option("--timeline", parsed.options.timeline,
+                      "Write the same run as a self-contained HTML page of lanes");
+  parsed.command = command;
+}
+#endif
+
+}  // namespace
+}  // namespace fakekube::cli
+
+int main(int argc, char** argv) {
+  using namespace fakekube::cli;
+  CLI::App app{"fakekube: an embeddable, in-process mini Kubernetes"};
+  app.require_subcommand(1);
+  DemoOptions demo;
+  CLI::App* demoCommand = addDemoCommand(app, demo);
+  ServeOptions serve;
+  CLI::App* serveCommand = addServeCommand(app, serve);
+  OperatorCommandOptions rayOperator;
+  CLI::App* operatorCommand = addOperatorCommand(app, rayOperator);
+#ifdef FAKEKUBE_CLI_CRASHTEST
+  ParsedCrashtest crashtest;
+  addCrashtestCommand(app, crashtest);
 #endif
 
   try {
@@ -204,14 +245,10 @@ docs/exploring-states.md.)");
     return app.exit(e);
   }
 #ifdef FAKEKUBE_CLI_CRASHTEST
-  if (crashtestCmd->parsed()) {
-    crashtest.teardown = !noTeardown;
-    if (pointOption->count() > 0) crashtest.point = point;
-    return fakekube::cli::runCrashtest(crashtest);
-  }
+  if (crashtest.command->parsed()) return runCrashtest(crashtest.finished());
 #endif
-  if (demoCmd->parsed()) return fakekube::cli::runDemo(demo);
-  if (serveCmd->parsed()) return fakekube::cli::runServe(serve);
-  if (operatorCmd->parsed()) return fakekube::cli::runOperator(rayOperator);
+  if (demoCommand->parsed()) return runDemo(demo);
+  if (serveCommand->parsed()) return runServe(serve);
+  if (operatorCommand->parsed()) return runOperator(rayOperator);
   return 0;
 }

@@ -8,14 +8,18 @@
 // prints is the outcome of a real watch event or request; the narrator itself prints nothing.
 #pragma once
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "fakekube/api/conditions.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/status.h"
 #include "fakekube/apiserver/api_server.h"
@@ -23,6 +27,16 @@
 #include "tools/cli/timeline.h"
 
 namespace fakekube::cli {
+
+// A condition as a story line shows it: "Ready=True", "Ready=False (ContainersNotReady)", or
+// "Ready absent".
+inline std::string conditionText(const Json& object, const std::string& type) {
+  const Json* c = findCondition(object, type);
+  if (c == nullptr) return type + " absent";
+  std::string text = fmt::format("{}={}", type, c->value("status", ""));
+  if (!c->value("reason", "").empty()) text += fmt::format(" ({})", c->value("reason", ""));
+  return text;
+}
 
 // The store revision of the write an object (or a watch event's object) shows.
 inline std::int64_t revisionOf(const Json& object) {

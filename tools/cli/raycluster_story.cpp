@@ -33,6 +33,7 @@
 #include "fakekube/cluster/cluster.h"
 #include "fakekube/sim/sim_executor.h"
 #include "tools/cli/narrator.h"
+#include "tools/cli/ray_story.h"
 #include "tools/cli/timeline.h"
 
 namespace fakekube::cli {
@@ -71,14 +72,6 @@ Json demoCluster() {
                             {{"spec",
                               {{"containers", Json::array({rayClusterContainer("ray-worker", "1",
                                                                                "1Gi")})}}}}}}})}}}};
-}
-
-std::string clusterConditionText(const Json& object, const std::string& type) {
-  const Json* c = findCondition(object, type);
-  if (c == nullptr) return type + " absent";
-  std::string text = fmt::format("{}={}", type, c->value("status", ""));
-  if (!c->value("reason", "").empty()) text += fmt::format(" ({})", c->value("reason", ""));
-  return text;
 }
 
 std::string labelOf(const Json& object, const std::string& key) {
@@ -132,8 +125,8 @@ class RayClusterNarrator : public Narrator {
         "state {}, workers ready {}/{} (available {}), {}, {}",
         state.is_string() ? state.get<std::string>() : "(none)",
         status.value("readyWorkerReplicas", 0), status.value("desiredWorkerReplicas", 0),
-        status.value("availableWorkerReplicas", 0), clusterConditionText(cluster, "HeadPodReady"),
-        clusterConditionText(cluster, "RayClusterProvisioned"));
+        status.value("availableWorkerReplicas", 0), conditionText(cluster, "HeadPodReady"),
+        conditionText(cluster, "RayClusterProvisioned"));
     if (told == clusterTold_) return;
     clusterTold_ = told;
     t_.line(revisionOf(cluster), fmt::format("RayCluster {} status written by calculateStatus: {}",
@@ -260,27 +253,14 @@ int tellRayClusterStory(SimExecutor& executor, ApiServer& server, Cluster& clust
   };
   narrator.runUntil(workersReady, std::chrono::minutes(2));
   narrator.runFor(seconds(5));
-  std::printf(
-      "\n%lld writes in %.0f virtual seconds; every line above is a real request or watch "
-      "event.\n",
-      static_cast<long long>(server.revision()),
-      std::chrono::duration<double>(executor.now() - kSimulatedEpoch).count());
+  printStoryTotals(executor, server);
   return 0;
 }
 
 }  // namespace
 
 int rayClusterStory(const StoryOptions& story) {
-  SimExecutor executor(SimExecutor::Options{.seed = 1});
-  auto server = openStoryServer(executor);
-  if (server == nullptr) return 1;
-  ClusterOptions options;
-  options.nodes = 2;
-  options.manager = story.manager(executor, "cluster");
-  Cluster cluster(executor, *server, options);
-  ray::addRayBehaviors(cluster.behaviors());
-  Manager rayOperator(executor, *server, story.manager(executor, "kuberay"));
-  return tellRayClusterStory(executor, *server, cluster, rayOperator, story);
+  return runRayStory(story, 2, tellRayClusterStory);
 }
 
 }  // namespace fakekube::cli

@@ -29,6 +29,7 @@
 #include "fakekube/cluster/cluster.h"
 #include "fakekube/sim/sim_executor.h"
 #include "tools/cli/narrator.h"
+#include "tools/cli/ray_story.h"
 #include "tools/cli/timeline.h"
 
 namespace fakekube::cli {
@@ -78,12 +79,7 @@ class RayJobNarrator : public Narrator {
     }
     const std::string deployment = text(job, {"status", "jobDeploymentStatus"});
     const std::string jobStatus = text(job, {"status", "jobStatus"});
-    const std::string told = deployment + "/" + jobStatus;
-    if (deployment.empty() || told == jobTold_) return;
-    jobTold_ = told;
-    std::string line = fmt::format("RayJob demo-job {}", deployment);
-    if (!jobStatus.empty()) line += fmt::format(", Ray job {}", jobStatus);
-    t_.line(rv, line);
+    if (!tellRayJobProgress(t_, rv, deployment, jobStatus, jobTold_)) return;
     if (deployment == "Initializing" && !namesTold_) {
       namesTold_ = true;
       t_.more(fmt::format("jobId {}, rayClusterName {}, startTime {}",
@@ -191,21 +187,12 @@ int tell(SimExecutor& executor, ApiServer& server, Cluster& cluster, Manager& ra
   t.heading("The RayJob story: demo-job from apply to cleanup");
   t.chapter(
       "1.1 demo-job: entrypoint python /app/main.py, K8sJobMode, TTL 60 s, head + compute x2");
-  if (auto started = cluster.start(); !started) {
-    std::fprintf(stderr, "fakekube: %s\n", started.error().message.c_str());
-    return 1;
-  }
   ray::OperatorOptions options;
   options.randomSeed = 1;
-  if (auto added = ray::addRayOperator(rayOperator, {"raycluster", "rayjob"}, options,
-                                       ray::inProcessDashboardClients(cluster.network()));
-      !added) {
-    std::fprintf(stderr, "fakekube: %s\n", added.error().message.c_str());
+  if (!startClusterAndRayOperator(executor, cluster, rayOperator, {"raycluster", "rayjob"},
+                                  options)) {
     return 1;
   }
-  rayOperator.start();
-  executor.runUntil([&] { return cluster.manager().running() && rayOperator.running(); },
-                    seconds(1));
   RayJobNarrator narrator(executor, server, t);
   if (auto opened = narrator.open({&ray::kRayJobs, &ray::kRayClusters, &kJobs, &kServices, &kPods});
       !opened) {
@@ -244,11 +231,7 @@ int tell(SimExecutor& executor, ApiServer& server, Cluster& cluster, Manager& ra
   const bool submitterStays = server.get(kJobs, "default", "demo-job").has_value();
   t.line(fmt::format("RayJob demo-job {}, submitter Job demo-job {}",
                      rayJobStays ? "remains" : "is gone", submitterStays ? "remains" : "is gone"));
-  std::printf(
-      "\n%lld writes in %.0f virtual seconds; every line above is a real request or watch "
-      "event.\n",
-      static_cast<long long>(server.revision()),
-      std::chrono::duration<double>(executor.now() - kSimulatedEpoch).count());
+  printStoryTotals(executor, server);
   return rayJobStays && submitterStays ? 0 : 1;
 }
 
@@ -283,17 +266,6 @@ Json demoJobManifest() {
               {"workerGroupSpecs", Json::array({worker})}}}}}};
 }
 
-int rayJobStory(const StoryOptions& story) {
-  SimExecutor executor(SimExecutor::Options{.seed = 1});
-  auto server = openStoryServer(executor);
-  if (server == nullptr) return 1;
-  ClusterOptions options;
-  options.nodes = 3;
-  options.manager = story.manager(executor, "cluster");
-  Cluster cluster(executor, *server, options);
-  ray::addRayBehaviors(cluster.behaviors());
-  Manager rayOperator(executor, *server, story.manager(executor, "kuberay"));
-  return tell(executor, *server, cluster, rayOperator, story);
-}
+int rayJobStory(const StoryOptions& story) { return runRayStory(story, 3, tell); }
 
 }  // namespace fakekube::cli

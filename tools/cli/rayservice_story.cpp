@@ -26,6 +26,7 @@
 #include "fakekube/cluster/cluster.h"
 #include "fakekube/sim/sim_executor.h"
 #include "tools/cli/narrator.h"
+#include "tools/cli/ray_story.h"
 #include "tools/cli/timeline.h"
 
 namespace fakekube::cli {
@@ -161,22 +162,13 @@ int tellRayServiceStory(SimExecutor& executor, ApiServer& server, Cluster& clust
   Timeline t(executor, server, story);
   t.heading("A RayService's zero-downtime upgrade");
   t.chapter("3.1 demo-service comes up: a pending cluster, the Serve config, the Services");
-  if (auto started = cluster.start(); !started) {
-    std::fprintf(stderr, "fakekube: %s\n", started.error().message.c_str());
-    return 1;
-  }
   ray::OperatorOptions options;
   options.randomSeed = 1;
   options.httpProxyClients = ray::inProcessHttpProxyClients(cluster.network());
-  if (auto added = ray::addRayOperator(rayOperator, {"raycluster", "rayservice"}, options,
-                                       ray::inProcessDashboardClients(cluster.network()));
-      !added) {
-    std::fprintf(stderr, "fakekube: %s\n", added.error().message.c_str());
+  if (!startClusterAndRayOperator(executor, cluster, rayOperator, {"raycluster", "rayservice"},
+                                  options)) {
     return 1;
   }
-  rayOperator.start();
-  executor.runUntil([&] { return cluster.manager().running() && rayOperator.running(); },
-                    seconds(1));
   RayServiceNarrator narrator(executor, server, t);
   if (auto opened = narrator.open({&ray::kRayServices, &ray::kRayClusters, &kServices, &kEvents});
       !opened) {
@@ -220,27 +212,14 @@ int tellRayServiceStory(SimExecutor& executor, ApiServer& server, Cluster& clust
     return 1;
   }
   narrator.runFor(seconds(5));
-  std::printf(
-      "\n%lld writes in %.0f virtual seconds; every line above is a real request or watch "
-      "event.\n",
-      static_cast<long long>(server.revision()),
-      std::chrono::duration<double>(executor.now() - kSimulatedEpoch).count());
+  printStoryTotals(executor, server);
   return 0;
 }
 
 }  // namespace
 
 int rayServiceStory(const StoryOptions& story) {
-  SimExecutor executor(SimExecutor::Options{.seed = 1});
-  auto server = openStoryServer(executor);
-  if (server == nullptr) return 1;
-  ClusterOptions options;
-  options.nodes = 2;
-  options.manager = story.manager(executor, "cluster");
-  Cluster cluster(executor, *server, options);
-  ray::addRayBehaviors(cluster.behaviors());
-  Manager rayOperator(executor, *server, story.manager(executor, "kuberay"));
-  return tellRayServiceStory(executor, *server, cluster, rayOperator, story);
+  return runRayStory(story, 2, tellRayServiceStory);
 }
 
 }  // namespace fakekube::cli

@@ -31,6 +31,7 @@
 #include "fakekube/sim/clock.h"
 #include "fakekube/sim/sim_executor.h"
 #include "tools/cli/narrator.h"
+#include "tools/cli/ray_story.h"
 #include "tools/cli/rayjob_story.h"
 #include "tools/cli/timeline.h"
 
@@ -71,12 +72,7 @@ class RecoveryNarrator : public Narrator {
   void onRayJob(std::int64_t rv, const Json& job) {
     const std::string deployment = statusText(job, "jobDeploymentStatus");
     const std::string jobStatus = statusText(job, "jobStatus");
-    const std::string told = deployment + "/" + jobStatus;
-    if (deployment.empty() || told == jobTold_) return;
-    jobTold_ = told;
-    std::string line = fmt::format("RayJob demo-job {}", deployment);
-    if (!jobStatus.empty()) line += fmt::format(", Ray job {}", jobStatus);
-    t_.line(rv, line);
+    tellRayJobProgress(t_, rv, deployment, jobStatus, jobTold_);
   }
 
   void onRayCluster(WatchEventType type, std::int64_t rv, const Json& cluster) {
@@ -368,11 +364,7 @@ RestartRecoveryOutcome restartRecoveryStory(const StoryOptions& story) {
   restartrecovery::Chapter chapter(executor, *server, cluster, t, story);
   RestartRecoveryOutcome outcome = chapter.tell();
   cluster.stop();
-  std::printf(
-      "\n%lld writes in %.0f virtual seconds; every line above is a real request or watch "
-      "event.\n",
-      static_cast<long long>(server->revision()),
-      std::chrono::duration<double>(executor.now() - kSimulatedEpoch).count());
+  printStoryTotals(executor, *server);
   return outcome;
 }
 

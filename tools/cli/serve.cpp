@@ -210,6 +210,59 @@ Result<std::unique_ptr<InProcessClient>> operatorClientFor(const ServeOptions& o
   return std::make_unique<InProcessClient>(server, serviceAccountUser(ns, name));
 }
 
+// The API server behind `fakekube serve`: on the executor's threads and clock, its store in
+// --db (else in memory) keeping --retained-revisions, authorizing by --authorization-mode.
+Result<std::unique_ptr<ApiServer>> openServedApiServer(const ServeOptions& options,
+                                                       ThreadPoolExecutor& executor) {
+  ApiServerOptions serverOptions;
+  serverOptions.executor = &executor;
+  if (!options.db.empty()) serverOptions.store.path = options.db;
+  serverOptions.store.retainedRevisions = options.retainedRevisions;
+  serverOptions.authorization = options.authorizationMode == "AlwaysAllow"
+                                    ? AuthorizationMode::AlwaysAllow
+                                    : AuthorizationMode::RBAC;
+  return ApiServer::open(executor.clock(), serverOptions);
+}
+
+// --batch-scheduler volcano: Volcano's API, its default Queue and the simulated Volcano
+// scheduler, on a manager of their own, as vc-scheduler runs in its own pod. scheduler-plugins:
+// the PodGroup API and scheduler-plugins' scheduler with the coscheduling plugin (and the
+// PodGroup controller), on a manager of their own, as the chart runs them in their own pods.
+Result<void> startBatchScheduler(const ServeOptions& options, Manager& volcanoScheduler,
+                                 Manager& schedulerPlugins) {
+  if (options.batchScheduler == "volcano") {
+    if (auto added = volcano::addVolcanoScheduler(volcanoScheduler); !added) {
+      return tl::unexpected(Status::internal(
+          fmt::format("cannot start the Volcano scheduler: {}", added.error().message)));
+    }
+    volcanoScheduler.start();
+  }
+  if (options.batchScheduler == "scheduler-plugins") {
+    if (auto added = coscheduling::addCoschedulingScheduler(schedulerPlugins); !added) {
+      return tl::unexpected(Status::internal(
+          fmt::format("cannot start the scheduler-plugins scheduler: {}", added.error().message)));
+    }
+    schedulerPlugins.start();
+  }
+  return {};
+}
+
+// The KubeRay operator's `controllers` on `rayOperator`, configured from the environment as
+// KubeRay's binary is; CRDs installed by the operator unless --operator-service-account had the
+// server install them.
+Result<void> addServedRayOperator(const ServeOptions& options,
+                                  const std::set<std::string>& controllers, Cluster& cluster,
+                                  Manager& rayOperator) {
+  ray::OperatorOptions operatorOptions = ray::OperatorOptions::fromEnvironment();
+  operatorOptions.installCustomResourceDefinitions = options.operatorServiceAccount.empty();
+  operatorOptions.batchScheduler = options.batchScheduler;
+  // In process, the RayJob and RayService controllers reach each Ray head's dashboard (and Serve
+  // proxy) through the cluster's network, as a pod of the cluster would.
+  operatorOptions.httpProxyClients = ray::inProcessHttpProxyClients(cluster.network());
+  return ray::addRayOperator(rayOperator, controllers, operatorOptions,
+                             ray::inProcessDashboardClients(cluster.network()));
+}
+
 }  // namespace
 
 int runServe(const ServeOptions& options) {
@@ -223,14 +276,7 @@ int runServe(const ServeOptions& options) {
 
   const sigset_t stopSignals = blockStopSignals();
   ThreadPoolExecutor executor(4, options.timeScale);
-  ApiServerOptions serverOptions;
-  serverOptions.executor = &executor;
-  if (!options.db.empty()) serverOptions.store.path = options.db;
-  serverOptions.store.retainedRevisions = options.retainedRevisions;
-  serverOptions.authorization = options.authorizationMode == "AlwaysAllow"
-                                    ? AuthorizationMode::AlwaysAllow
-                                    : AuthorizationMode::RBAC;
-  auto opened = ApiServer::open(executor.clock(), serverOptions);
+  auto opened = openServedApiServer(options, executor);
   if (!opened) return serveError(fmt::format("cannot open the store: {}", opened.error().message));
   std::unique_ptr<ApiServer> server = std::move(*opened);
 
@@ -245,26 +291,11 @@ int runServe(const ServeOptions& options) {
     return serveError(fmt::format("cannot start the controllers: {}", started.error().message));
   }
 
-  // --batch-scheduler volcano: Volcano's API, its default Queue and the simulated Volcano
-  // scheduler, on a manager of their own, as vc-scheduler runs in its own pod.
+  // The gang scheduler of --batch-scheduler, each on a manager of its own.
   Manager volcanoScheduler(executor, *server);
-  if (options.batchScheduler == "volcano") {
-    if (auto added = volcano::addVolcanoScheduler(volcanoScheduler); !added) {
-      return serveError(
-          fmt::format("cannot start the Volcano scheduler: {}", added.error().message));
-    }
-    volcanoScheduler.start();
-  }
-  // --batch-scheduler scheduler-plugins: the PodGroup API and scheduler-plugins' scheduler with
-  // the coscheduling plugin (and the PodGroup controller), on a manager of their own, as the
-  // chart runs them in their own pods.
   Manager schedulerPlugins(executor, *server);
-  if (options.batchScheduler == "scheduler-plugins") {
-    if (auto added = coscheduling::addCoschedulingScheduler(schedulerPlugins); !added) {
-      return serveError(
-          fmt::format("cannot start the scheduler-plugins scheduler: {}", added.error().message));
-    }
-    schedulerPlugins.start();
+  if (auto started = startBatchScheduler(options, volcanoScheduler, schedulerPlugins); !started) {
+    return serveError(started.error().message);
   }
 
   // The KubeRay operator runs beside the cluster on a manager of its own (its own cache and
@@ -272,15 +303,7 @@ int runServe(const ServeOptions& options) {
   auto operatorClient = operatorClientFor(options, *server);
   if (!operatorClient) return serveError(operatorClient.error().message);
   Manager rayOperator(executor, **operatorClient);
-  ray::OperatorOptions operatorOptions = ray::OperatorOptions::fromEnvironment();
-  operatorOptions.installCustomResourceDefinitions = options.operatorServiceAccount.empty();
-  operatorOptions.batchScheduler = options.batchScheduler;
-  // In process, the RayJob and RayService controllers reach each Ray head's dashboard (and Serve
-  // proxy) through the cluster's network, as a pod of the cluster would.
-  operatorOptions.httpProxyClients = ray::inProcessHttpProxyClients(cluster.network());
-  if (auto added = ray::addRayOperator(rayOperator, controllers->ray, operatorOptions,
-                                       ray::inProcessDashboardClients(cluster.network()));
-      !added) {
+  if (auto added = addServedRayOperator(options, controllers->ray, cluster, rayOperator); !added) {
     return serveError(fmt::format("cannot start the KubeRay operator: {}", added.error().message));
   }
   rayOperator.start();

@@ -34,6 +34,15 @@ inline std::unique_ptr<ApiServer> openStoryServer(SimExecutor& executor) {
   return std::move(*server);
 }
 
+// A story's last line: how many writes it made in how much virtual time.
+inline void printStoryTotals(SimExecutor& executor, ApiServer& server) {
+  std::printf(
+      "\n%lld writes in %.0f virtual seconds; every line above is a real request or watch "
+      "event.\n",
+      static_cast<long long>(server.revision()),
+      std::chrono::duration<double>(executor.now() - kSimulatedEpoch).count());
+}
+
 class Timeline {
  public:
   Timeline(SimExecutor& executor, ApiServer& server, const StoryOptions& story)
