@@ -1,11 +1,11 @@
-#include "controllers/coscheduling/cluster_resource.h"
+#include "controllers/coscheduling/internal/cluster_resource.h"
 
 #include <fmt/format.h>
 
 #include <cctype>
 #include <nlohmann/json.hpp>
 
-#include "controllers/coscheduling/coscheduling_api.h"
+#include "controllers/coscheduling/internal/coscheduling_api.h"
 #include "fakekube/api/json_lookup.h"
 
 namespace fakekube::coscheduling {

@@ -1,11 +1,11 @@
-#include "controllers/coscheduling/coscheduling.h"
+#include "controllers/coscheduling/internal/coscheduling.h"
 
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
 
-#include "controllers/coscheduling/coscheduling_api.h"
-#include "controllers/coscheduling/pod_group_controller.h"
+#include "controllers/coscheduling/internal/coscheduling_api.h"
+#include "controllers/coscheduling/internal/pod_group_controller.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/resources.h"

@@ -1,4 +1,4 @@
-#include "controllers/coscheduling/coscheduling_api.h"
+#include "controllers/coscheduling/internal/coscheduling_api.h"
 
 #include <nlohmann/json.hpp>
 

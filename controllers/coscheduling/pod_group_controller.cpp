@@ -1,16 +1,16 @@
-#include "controllers/coscheduling/pod_group_controller.h"
+#include "controllers/coscheduling/internal/pod_group_controller.h"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include "controllers/coscheduling/coscheduling_api.h"
-#include "controllers/coscheduling/pod_group_manager.h"
+#include "controllers/coscheduling/internal/coscheduling_api.h"
+#include "controllers/coscheduling/internal/pod_group_manager.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/resources.h"
-#include "fakekube/cluster/controller_utils.h"
+#include "fakekube/cluster/internal/controller_utils.h"
 #include "fakekube/runtime/builder.h"
 #include "fakekube/runtime/manager.h"
 

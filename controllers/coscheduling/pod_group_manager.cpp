@@ -1,11 +1,11 @@
-#include "controllers/coscheduling/pod_group_manager.h"
+#include "controllers/coscheduling/internal/pod_group_manager.h"
 
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
 
-#include "controllers/coscheduling/cluster_resource.h"
-#include "controllers/coscheduling/coscheduling_api.h"
+#include "controllers/coscheduling/internal/cluster_resource.h"
+#include "controllers/coscheduling/internal/coscheduling_api.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/pod_status.h"

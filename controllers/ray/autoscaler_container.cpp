@@ -1,13 +1,13 @@
-#include "controllers/ray/autoscaler_container.h"
+#include "controllers/ray/internal/autoscaler_container.h"
 
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
 
 #include "controllers/ray/constants.h"
-#include "controllers/ray/naming.h"
+#include "controllers/ray/internal/naming.h"
 #include "controllers/ray/raycluster_types.h"
-#include "fakekube/api/json_build.h"
+#include "fakekube/api/internal/json_build.h"
 #include "fakekube/api/json_lookup.h"
 
 namespace fakekube::ray {

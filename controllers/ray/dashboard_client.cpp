@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "controllers/ray/constants.h"
-#include "controllers/ray/json_members.h"
+#include "controllers/ray/internal/json_members.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/yaml.h"

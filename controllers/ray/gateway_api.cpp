@@ -1,4 +1,4 @@
-#include "controllers/ray/gateway_api.h"
+#include "controllers/ray/internal/gateway_api.h"
 
 #include <nlohmann/json.hpp>
 #include <stdexcept>

@@ -1,4 +1,4 @@
-#include "controllers/ray/json_members.h"
+#include "controllers/ray/internal/json_members.h"
 
 #include <nlohmann/json.hpp>
 

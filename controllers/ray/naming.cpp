@@ -1,4 +1,4 @@
-#include "controllers/ray/naming.h"
+#include "controllers/ray/internal/naming.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,4 +1,4 @@
-#include "controllers/ray/operator_configuration.h"
+#include "controllers/ray/internal/operator_configuration.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "controllers/ray/operator_rbac.h"
+#include "controllers/ray/internal/operator_rbac.h"
 
 #include <fmt/format.h>
 

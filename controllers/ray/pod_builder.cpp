@@ -1,4 +1,4 @@
-#include "controllers/ray/pod_builder.h"
+#include "controllers/ray/internal/pod_builder.h"
 
 #include <fmt/format.h>
 
@@ -8,11 +8,11 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "controllers/ray/autoscaler_container.h"
+#include "controllers/ray/internal/autoscaler_container.h"
 #include "controllers/ray/constants.h"
-#include "controllers/ray/naming.h"
+#include "controllers/ray/internal/naming.h"
 #include "controllers/ray/raycluster_types.h"
-#include "fakekube/api/json_build.h"
+#include "fakekube/api/internal/json_build.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/quantity.h"

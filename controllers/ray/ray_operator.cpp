@@ -4,11 +4,11 @@
 
 #include <algorithm>
 
-#include "controllers/ray/batchscheduler/batch_scheduler.h"
+#include "controllers/ray/batchscheduler/internal/batch_scheduler.h"
 #include "controllers/ray/custom_resource_definitions.h"
-#include "controllers/ray/raycluster_controller.h"
-#include "controllers/ray/rayjob_controller.h"
-#include "controllers/ray/rayservice_controller.h"
+#include "controllers/ray/internal/raycluster_controller.h"
+#include "controllers/ray/internal/rayjob_controller.h"
+#include "controllers/ray/internal/rayservice_controller.h"
 #include "fakekube/client/rest_client.h"
 #include "fakekube/runtime/manager.h"
 

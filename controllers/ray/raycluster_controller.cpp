@@ -1,4 +1,4 @@
-#include "controllers/ray/raycluster_controller.h"
+#include "controllers/ray/internal/raycluster_controller.h"
 
 #include <fmt/format.h>
 
@@ -7,18 +7,18 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "controllers/ray/autoscaler_rbac.h"
+#include "controllers/ray/internal/autoscaler_rbac.h"
 #include "controllers/ray/constants.h"
 #include "controllers/ray/custom_resource_definitions.h"
-#include "controllers/ray/naming.h"
-#include "controllers/ray/pod_builder.h"
-#include "controllers/ray/raycluster_reconciler.h"
-#include "controllers/ray/raycluster_status.h"
+#include "controllers/ray/internal/naming.h"
+#include "controllers/ray/internal/pod_builder.h"
+#include "controllers/ray/internal/raycluster_reconciler.h"
+#include "controllers/ray/internal/raycluster_status.h"
 #include "controllers/ray/raycluster_types.h"
-#include "controllers/ray/raycluster_validation.h"
-#include "controllers/ray/redis_cleanup_job.h"
-#include "controllers/ray/scale_expectations.h"
-#include "controllers/ray/service_builder.h"
+#include "controllers/ray/internal/raycluster_validation.h"
+#include "controllers/ray/internal/redis_cleanup_job.h"
+#include "controllers/ray/internal/scale_expectations.h"
+#include "controllers/ray/internal/service_builder.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/resources.h"

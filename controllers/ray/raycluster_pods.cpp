@@ -8,10 +8,10 @@
 #include <set>
 
 #include "controllers/ray/constants.h"
-#include "controllers/ray/pod_builder.h"
-#include "controllers/ray/raycluster_controller.h"
-#include "controllers/ray/raycluster_reconciler.h"
-#include "controllers/ray/raycluster_status.h"
+#include "controllers/ray/internal/pod_builder.h"
+#include "controllers/ray/internal/raycluster_controller.h"
+#include "controllers/ray/internal/raycluster_reconciler.h"
+#include "controllers/ray/internal/raycluster_status.h"
 #include "controllers/ray/raycluster_types.h"
 
 namespace fakekube::ray {

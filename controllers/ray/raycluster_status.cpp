@@ -1,4 +1,4 @@
-#include "controllers/ray/raycluster_status.h"
+#include "controllers/ray/internal/raycluster_status.h"
 
 #include <fmt/format.h>
 
@@ -6,13 +6,13 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
-#include "controllers/ray/batchscheduler/pod_group_sizing.h"
+#include "controllers/ray/batchscheduler/internal/pod_group_sizing.h"
 #include "controllers/ray/constants.h"
-#include "controllers/ray/json_members.h"
-#include "controllers/ray/naming.h"
+#include "controllers/ray/internal/json_members.h"
+#include "controllers/ray/internal/naming.h"
 #include "controllers/ray/raycluster_types.h"
-#include "controllers/ray/service_builder.h"
-#include "fakekube/api/json_build.h"
+#include "controllers/ray/internal/service_builder.h"
+#include "fakekube/api/internal/json_build.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 

@@ -1,4 +1,4 @@
-#include "controllers/ray/rayjob_controller.h"
+#include "controllers/ray/internal/rayjob_controller.h"
 
 #include <fmt/format.h>
 
@@ -7,17 +7,17 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
-#include "controllers/ray/batchscheduler/batch_scheduler.h"
+#include "controllers/ray/batchscheduler/internal/batch_scheduler.h"
 #include "controllers/ray/constants.h"
 #include "controllers/ray/custom_resource_definitions.h"
-#include "controllers/ray/json_members.h"
-#include "controllers/ray/naming.h"
-#include "controllers/ray/raycluster_status.h"
+#include "controllers/ray/internal/json_members.h"
+#include "controllers/ray/internal/naming.h"
+#include "controllers/ray/internal/raycluster_status.h"
 #include "controllers/ray/raycluster_types.h"
-#include "controllers/ray/rayjob_submitter.h"
+#include "controllers/ray/internal/rayjob_submitter.h"
 #include "controllers/ray/rayjob_types.h"
-#include "controllers/ray/rayjob_validation.h"
-#include "controllers/ray/service_builder.h"
+#include "controllers/ray/internal/rayjob_validation.h"
+#include "controllers/ray/internal/service_builder.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/resources.h"

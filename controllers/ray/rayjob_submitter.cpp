@@ -1,10 +1,10 @@
-#include "controllers/ray/rayjob_submitter.h"
+#include "controllers/ray/internal/rayjob_submitter.h"
 
 #include <nlohmann/json.hpp>
 
 #include "controllers/ray/constants.h"
 #include "controllers/ray/rayjob_types.h"
-#include "controllers/ray/submitter_command.h"
+#include "controllers/ray/internal/submitter_command.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 

@@ -1,4 +1,4 @@
-#include "controllers/ray/rayjob_validation.h"
+#include "controllers/ray/internal/rayjob_validation.h"
 
 #include <fmt/format.h>
 
@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "controllers/ray/constants.h"
-#include "controllers/ray/json_members.h"
+#include "controllers/ray/internal/json_members.h"
 #include "controllers/ray/raycluster_types.h"
-#include "controllers/ray/raycluster_validation.h"
+#include "controllers/ray/internal/raycluster_validation.h"
 #include "controllers/ray/rayjob_types.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"

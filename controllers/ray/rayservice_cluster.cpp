@@ -1,11 +1,11 @@
-#include "controllers/ray/rayservice_cluster.h"
+#include "controllers/ray/internal/rayservice_cluster.h"
 
 #include <nlohmann/json.hpp>
 
 #include "controllers/ray/constants.h"
-#include "controllers/ray/pod_builder.h"
+#include "controllers/ray/internal/pod_builder.h"
 #include "controllers/ray/raycluster_types.h"
-#include "controllers/ray/rayservice_types.h"
+#include "controllers/ray/internal/rayservice_types.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 

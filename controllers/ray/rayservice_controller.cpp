@@ -1,4 +1,4 @@
-#include "controllers/ray/rayservice_controller.h"
+#include "controllers/ray/internal/rayservice_controller.h"
 
 #include <fmt/format.h>
 
@@ -6,14 +6,14 @@
 
 #include "controllers/ray/constants.h"
 #include "controllers/ray/custom_resource_definitions.h"
-#include "controllers/ray/naming.h"
-#include "controllers/ray/pod_builder.h"
+#include "controllers/ray/internal/naming.h"
+#include "controllers/ray/internal/pod_builder.h"
 #include "controllers/ray/raycluster_types.h"
-#include "controllers/ray/rayservice_cluster.h"
-#include "controllers/ray/rayservice_incremental_upgrade.h"
-#include "controllers/ray/rayservice_reconciler.h"
-#include "controllers/ray/rayservice_types.h"
-#include "controllers/ray/rayservice_validation.h"
+#include "controllers/ray/internal/rayservice_cluster.h"
+#include "controllers/ray/internal/rayservice_incremental_upgrade.h"
+#include "controllers/ray/internal/rayservice_reconciler.h"
+#include "controllers/ray/internal/rayservice_types.h"
+#include "controllers/ray/internal/rayservice_validation.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/resources.h"

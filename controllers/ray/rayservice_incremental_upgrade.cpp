@@ -1,4 +1,4 @@
-#include "controllers/ray/rayservice_incremental_upgrade.h"
+#include "controllers/ray/internal/rayservice_incremental_upgrade.h"
 
 #include <fmt/format.h>
 
@@ -6,11 +6,11 @@
 #include <nlohmann/json.hpp>
 
 #include "controllers/ray/constants.h"
-#include "controllers/ray/gateway_api.h"
+#include "controllers/ray/internal/gateway_api.h"
 #include "controllers/ray/raycluster_types.h"
-#include "controllers/ray/rayservice_cluster.h"
-#include "controllers/ray/rayservice_serve.h"
-#include "controllers/ray/rayservice_types.h"
+#include "controllers/ray/internal/rayservice_cluster.h"
+#include "controllers/ray/internal/rayservice_serve.h"
+#include "controllers/ray/internal/rayservice_types.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/sim/clock.h"

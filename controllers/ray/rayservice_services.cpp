@@ -1,14 +1,14 @@
-#include "controllers/ray/rayservice_services.h"
+#include "controllers/ray/internal/rayservice_services.h"
 
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
 
 #include "controllers/ray/constants.h"
-#include "controllers/ray/naming.h"
+#include "controllers/ray/internal/naming.h"
 #include "controllers/ray/raycluster_types.h"
-#include "controllers/ray/rayservice_types.h"
-#include "controllers/ray/service_builder.h"
+#include "controllers/ray/internal/rayservice_types.h"
+#include "controllers/ray/internal/service_builder.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 

@@ -5,12 +5,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "controllers/ray/gateway_api.h"
-#include "controllers/ray/rayservice_incremental_upgrade.h"
-#include "controllers/ray/rayservice_reconciler.h"
-#include "controllers/ray/rayservice_serve.h"
-#include "controllers/ray/rayservice_services.h"
-#include "controllers/ray/rayservice_types.h"
+#include "controllers/ray/internal/gateway_api.h"
+#include "controllers/ray/internal/rayservice_incremental_upgrade.h"
+#include "controllers/ray/internal/rayservice_reconciler.h"
+#include "controllers/ray/internal/rayservice_serve.h"
+#include "controllers/ray/internal/rayservice_services.h"
+#include "controllers/ray/internal/rayservice_types.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/resources.h"

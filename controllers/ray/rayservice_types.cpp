@@ -1,11 +1,11 @@
-#include "controllers/ray/rayservice_types.h"
+#include "controllers/ray/internal/rayservice_types.h"
 
 #include <fmt/format.h>
 
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "controllers/ray/raycluster_status.h"
+#include "controllers/ray/internal/raycluster_status.h"
 #include "controllers/ray/raycluster_types.h"
 #include "fakekube/api/json_lookup.h"
 

@@ -1,13 +1,13 @@
-#include "controllers/ray/rayservice_validation.h"
+#include "controllers/ray/internal/rayservice_validation.h"
 
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
 
 #include "controllers/ray/constants.h"
-#include "controllers/ray/raycluster_validation.h"
-#include "controllers/ray/rayservice_incremental_upgrade.h"
-#include "controllers/ray/rayservice_types.h"
+#include "controllers/ray/internal/raycluster_validation.h"
+#include "controllers/ray/internal/rayservice_incremental_upgrade.h"
+#include "controllers/ray/internal/rayservice_types.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/validation.h"

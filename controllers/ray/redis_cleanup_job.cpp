@@ -1,10 +1,10 @@
-#include "controllers/ray/redis_cleanup_job.h"
+#include "controllers/ray/internal/redis_cleanup_job.h"
 
 #include <nlohmann/json.hpp>
 
 #include "controllers/ray/constants.h"
-#include "controllers/ray/naming.h"
-#include "controllers/ray/pod_builder.h"
+#include "controllers/ray/internal/naming.h"
+#include "controllers/ray/internal/pod_builder.h"
 #include "controllers/ray/raycluster_types.h"
 #include "fakekube/api/object_meta.h"
 

@@ -1,4 +1,4 @@
-#include "controllers/ray/scale_expectations.h"
+#include "controllers/ray/internal/scale_expectations.h"
 
 #include <set>
 #include <vector>

@@ -1,11 +1,11 @@
-#include "controllers/ray/service_builder.h"
+#include "controllers/ray/internal/service_builder.h"
 
 #include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
 
 #include "controllers/ray/constants.h"
-#include "controllers/ray/naming.h"
+#include "controllers/ray/internal/naming.h"
 #include "controllers/ray/raycluster_types.h"
 #include "fakekube/api/object_meta.h"
 

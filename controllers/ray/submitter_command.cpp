@@ -1,4 +1,4 @@
-#include "controllers/ray/submitter_command.h"
+#include "controllers/ray/internal/submitter_command.h"
 
 #include <fmt/format.h>
 

@@ -1,12 +1,12 @@
-#include "controllers/volcano/session.h"
+#include "controllers/volcano/internal/session.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "controllers/volcano/session_state.h"
-#include "controllers/volcano/volcano_api.h"
+#include "controllers/volcano/internal/session_state.h"
+#include "controllers/volcano/internal/volcano_api.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/pod_status.h"

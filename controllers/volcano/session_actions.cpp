@@ -7,9 +7,9 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "controllers/volcano/session_state.h"
-#include "controllers/volcano/volcano_api.h"
-#include "fakekube/cluster/scheduler_plugins.h"
+#include "controllers/volcano/internal/session_state.h"
+#include "controllers/volcano/internal/volcano_api.h"
+#include "fakekube/cluster/internal/scheduler_plugins.h"
 
 namespace fakekube::volcano {
 namespace {

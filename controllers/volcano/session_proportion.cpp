@@ -2,7 +2,7 @@
 // between its Queues.
 #include <algorithm>
 
-#include "controllers/volcano/session_state.h"
+#include "controllers/volcano/internal/session_state.h"
 
 namespace fakekube::volcano {
 namespace {

@@ -1,4 +1,4 @@
-#include "controllers/volcano/volcano_api.h"
+#include "controllers/volcano/internal/volcano_api.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,4 +1,4 @@
-#include "controllers/volcano/volcano_scheduler.h"
+#include "controllers/volcano/internal/volcano_scheduler.h"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "controllers/volcano/volcano_api.h"
+#include "controllers/volcano/internal/volcano_api.h"
 #include "fakekube/api/conditions.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/pod_status.h"

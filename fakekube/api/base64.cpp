@@ -1,4 +1,4 @@
-#include "fakekube/api/base64.h"
+#include "fakekube/api/internal/base64.h"
 
 #include <array>
 #include <cstdint>

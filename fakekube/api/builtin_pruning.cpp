@@ -1,4 +1,4 @@
-#include "fakekube/api/builtin_pruning.h"
+#include "fakekube/api/internal/builtin_pruning.h"
 
 #include <cstdint>
 #include <deque>
@@ -7,7 +7,7 @@
 #include <utility>
 #include <variant>
 
-#include "fakekube/api/builtin_schema_table.h"
+#include "fakekube/api/internal/builtin_schema_table.h"
 
 namespace fakekube {
 

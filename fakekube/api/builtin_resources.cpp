@@ -2,7 +2,7 @@
 
 #include <cctype>
 
-#include "fakekube/api/event_conversion.h"
+#include "fakekube/api/internal/event_conversion.h"
 
 namespace fakekube {
 
@@ -298,7 +298,7 @@ std::vector<Row> rows() {
       // --- discovery.k8s.io ---
       {"discovery.k8s.io", {"v1"}, "endpointslices", "EndpointSlice", 0, {}, {}, {}, {}},
       // --- events.k8s.io ---
-      // The core/v1 Events, served in this group too (api/event_conversion.h).
+      // The core/v1 Events, served in this group too (api/internal/event_conversion.h).
       {"events.k8s.io",
        {"v1"},
        "events",

@@ -1,6 +1,6 @@
 #include <algorithm>
 
-#include "fakekube/api/builtin_schema_table.h"
+#include "fakekube/api/internal/builtin_schema_table.h"
 
 namespace fakekube {
 

@@ -10,7 +10,7 @@
 // transition time moves only when the status does). Kinds whose controllers follow other rules
 // keep their own writers next to them: the Deployment's lastUpdateTime (deployment_util.h), the
 // Job controller's ensureCondition, metav1's SetStatusCondition for the Ray custom resources
-// (controllers/ray/raycluster_status.h).
+// (controllers/ray/internal/raycluster_status.h).
 #pragma once
 
 #include <string>

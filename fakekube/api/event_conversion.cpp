@@ -1,4 +1,4 @@
-#include "fakekube/api/event_conversion.h"
+#include "fakekube/api/internal/event_conversion.h"
 
 #include <nlohmann/json.hpp>
 #include <string>

@@ -1,11 +1,11 @@
-#include "fakekube/api/field_set.h"
+#include "fakekube/api/internal/field_set.h"
 
 #include <fmt/format.h>
 
 #include <charconv>
 #include <nlohmann/json.hpp>
 
-#include "fakekube/api/json_decode.h"
+#include "fakekube/api/internal/json_decode.h"
 #include "fakekube/api/json_writer.h"
 #include "fakekube/api/status.h"
 

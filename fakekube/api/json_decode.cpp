@@ -1,4 +1,4 @@
-#include "fakekube/api/json_decode.h"
+#include "fakekube/api/internal/json_decode.h"
 
 #include <nlohmann/json.hpp>
 #include <utility>

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "fakekube/api/json_decode.h"
+#include "fakekube/api/internal/json_decode.h"
 #include "fakekube/api/json_writer.h"
 
 namespace fakekube {

@@ -1,4 +1,4 @@
-#include "fakekube/api/managed_fields.h"
+#include "fakekube/api/internal/managed_fields.h"
 
 #include <fmt/format.h>
 
@@ -7,12 +7,12 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "fakekube/api/field_set.h"
-#include "fakekube/api/json_decode.h"
+#include "fakekube/api/internal/field_set.h"
+#include "fakekube/api/internal/json_decode.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/json_writer.h"
 #include "fakekube/api/object_meta.h"
-#include "fakekube/api/server_side_apply.h"
+#include "fakekube/api/internal/server_side_apply.h"
 #include "fakekube/sim/clock.h"
 
 namespace fakekube::managed_fields {

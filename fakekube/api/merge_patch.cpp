@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "fakekube/api/json_decode.h"
+#include "fakekube/api/internal/json_decode.h"
 
 namespace fakekube {
 

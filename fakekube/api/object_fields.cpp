@@ -1,4 +1,4 @@
-#include "fakekube/api/object_fields.h"
+#include "fakekube/api/internal/object_fields.h"
 
 #include <algorithm>
 #include <memory>
@@ -9,7 +9,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "fakekube/api/field_set.h"
+#include "fakekube/api/internal/field_set.h"
 #include "fakekube/api/json_lookup.h"
 
 namespace fakekube::object_fields {

@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fakekube/api/json_build.h"
+#include "fakekube/api/internal/json_build.h"
 #include "fakekube/api/json_lookup.h"
 
 namespace fakekube::meta {

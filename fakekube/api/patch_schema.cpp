@@ -1,4 +1,4 @@
-#include "fakekube/api/patch_schema.h"
+#include "fakekube/api/internal/patch_schema.h"
 
 #include <functional>
 #include <map>

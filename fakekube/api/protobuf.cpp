@@ -1,4 +1,4 @@
-#include "fakekube/api/protobuf.h"
+#include "fakekube/api/internal/protobuf.h"
 
 #include <fmt/format.h>
 
@@ -11,9 +11,9 @@
 #include <utility>
 #include <vector>
 
-#include "fakekube/api/base64.h"
-#include "fakekube/api/json_decode.h"
-#include "fakekube/api/protobuf_schema.h"
+#include "fakekube/api/internal/base64.h"
+#include "fakekube/api/internal/json_decode.h"
+#include "fakekube/api/internal/protobuf_schema.h"
 
 namespace fakekube {
 

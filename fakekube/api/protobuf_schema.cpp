@@ -1,4 +1,4 @@
-#include "fakekube/api/protobuf_schema.h"
+#include "fakekube/api/internal/protobuf_schema.h"
 
 #include <map>
 #include <utility>

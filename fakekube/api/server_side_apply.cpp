@@ -1,4 +1,4 @@
-#include "fakekube/api/server_side_apply.h"
+#include "fakekube/api/internal/server_side_apply.h"
 
 #include <fmt/format.h>
 
@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "fakekube/api/field_set.h"
-#include "fakekube/api/json_decode.h"
+#include "fakekube/api/internal/field_set.h"
+#include "fakekube/api/internal/json_decode.h"
 #include "fakekube/api/yaml.h"
 
 namespace fakekube {

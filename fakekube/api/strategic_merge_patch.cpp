@@ -1,4 +1,4 @@
-#include "fakekube/api/strategic_merge_patch.h"
+#include "fakekube/api/internal/strategic_merge_patch.h"
 
 #include <fmt/format.h>
 
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "fakekube/api/json_decode.h"
+#include "fakekube/api/internal/json_decode.h"
 
 namespace fakekube {
 

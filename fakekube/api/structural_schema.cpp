@@ -1,4 +1,4 @@
-#include "fakekube/api/structural_schema.h"
+#include "fakekube/api/internal/structural_schema.h"
 
 #include <fmt/format.h>
 
@@ -17,7 +17,7 @@
 #include <variant>
 #include <vector>
 
-#include "fakekube/api/base64.h"
+#include "fakekube/api/internal/base64.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/sim/clock.h"
 

@@ -1,4 +1,4 @@
-#include "fakekube/api/typed_decoding.h"
+#include "fakekube/api/internal/typed_decoding.h"
 
 #include <fmt/format.h>
 
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "fakekube/api/group_version.h"
-#include "fakekube/api/protobuf_schema.h"
+#include "fakekube/api/internal/protobuf_schema.h"
 
 namespace fakekube {
 

@@ -2,7 +2,7 @@
 // holds the store, the watch hub and the Service IP range.
 #include <nlohmann/json.hpp>
 
-#include "fakekube/apiserver/api_server_impl.h"
+#include "fakekube/apiserver/internal/api_server_impl.h"
 
 namespace fakekube {
 

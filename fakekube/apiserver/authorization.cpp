@@ -8,9 +8,9 @@
 
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
-#include "fakekube/apiserver/api_server_impl.h"
-#include "fakekube/auth/bootstrap_policy.h"
-#include "fakekube/auth/cluster_role_aggregation.h"
+#include "fakekube/apiserver/internal/api_server_impl.h"
+#include "fakekube/auth/internal/bootstrap_policy.h"
+#include "fakekube/auth/internal/cluster_role_aggregation.h"
 #include "fakekube/auth/rbac_rules.h"
 
 namespace fakekube {

@@ -1,4 +1,4 @@
-#include "fakekube/apiserver/builtin_strategies.h"
+#include "fakekube/apiserver/internal/builtin_strategies.h"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
-#include "fakekube/apiserver/field_rules.h"
+#include "fakekube/apiserver/internal/field_rules.h"
 
 namespace fakekube::strategy {
 

@@ -1,4 +1,4 @@
-#include "fakekube/apiserver/cluster_ip_allocator.h"
+#include "fakekube/apiserver/internal/cluster_ip_allocator.h"
 
 #include <fmt/format.h>
 

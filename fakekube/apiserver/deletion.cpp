@@ -9,7 +9,7 @@
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/pod_status.h"
 #include "fakekube/apiserver/api_server.h"
-#include "fakekube/apiserver/api_server_impl.h"
+#include "fakekube/apiserver/internal/api_server_impl.h"
 
 namespace fakekube {
 

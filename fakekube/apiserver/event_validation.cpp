@@ -1,4 +1,4 @@
-#include "fakekube/apiserver/event_validation.h"
+#include "fakekube/apiserver/internal/event_validation.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-// The API server's side of field ownership (api/managed_fields.h): which schema, scope and
+// The API server's side of field ownership (api/internal/managed_fields.h): which schema, scope and
 // manager a write is recorded with. kube-apiserver's field manager runs on the decoded and
 // defaulted object, before the strategy's PrepareFor* hooks; here it runs on the object the
 // strategy prepared (defaults are filled there), leaving out what those hooks own: the status of
@@ -6,10 +6,10 @@
 #include <nlohmann/json.hpp>
 
 #include "fakekube/api/json_lookup.h"
-#include "fakekube/api/managed_fields.h"
-#include "fakekube/api/object_fields.h"
+#include "fakekube/api/internal/managed_fields.h"
+#include "fakekube/api/internal/object_fields.h"
 #include "fakekube/api/object_meta.h"
-#include "fakekube/apiserver/api_server_impl.h"
+#include "fakekube/apiserver/internal/api_server_impl.h"
 
 namespace fakekube {
 

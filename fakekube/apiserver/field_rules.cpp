@@ -1,4 +1,4 @@
-#include "fakekube/apiserver/field_rules.h"
+#include "fakekube/apiserver/internal/field_rules.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "fakekube/apiserver/field_validation.h"
+#include "fakekube/apiserver/internal/field_validation.h"
 
 #include <fmt/format.h>
 
@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "fakekube/api/builtin_pruning.h"
+#include "fakekube/api/internal/builtin_pruning.h"
 #include "fakekube/api/group_version.h"
-#include "fakekube/api/json_decode.h"
-#include "fakekube/api/structural_schema.h"
+#include "fakekube/api/internal/json_decode.h"
+#include "fakekube/api/internal/structural_schema.h"
 
 namespace fakekube::fieldvalidation {
 

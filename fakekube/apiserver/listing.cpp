@@ -7,14 +7,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fakekube/api/base64.h"
+#include "fakekube/api/internal/base64.h"
 #include "fakekube/api/field_selector.h"
-#include "fakekube/api/json_decode.h"
+#include "fakekube/api/internal/json_decode.h"
 #include "fakekube/api/label_selector.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/apiserver/api_server.h"
-#include "fakekube/apiserver/api_server_impl.h"
-#include "fakekube/apiserver/selection.h"
+#include "fakekube/apiserver/internal/api_server_impl.h"
+#include "fakekube/apiserver/internal/selection.h"
 
 namespace fakekube {
 

@@ -1,4 +1,4 @@
-#include "fakekube/apiserver/patching.h"
+#include "fakekube/apiserver/internal/patching.h"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 
 #include "fakekube/api/json_patch.h"
 #include "fakekube/api/merge_patch.h"
-#include "fakekube/api/strategic_merge_patch.h"
+#include "fakekube/api/internal/strategic_merge_patch.h"
 
 namespace fakekube::patching {
 

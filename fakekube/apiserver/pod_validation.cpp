@@ -1,4 +1,4 @@
-#include "fakekube/apiserver/pod_validation.h"
+#include "fakekube/apiserver/internal/pod_validation.h"
 
 #include <fmt/format.h>
 
@@ -10,7 +10,7 @@
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/quantity.h"
 #include "fakekube/api/validation.h"
-#include "fakekube/apiserver/field_rules.h"
+#include "fakekube/apiserver/internal/field_rules.h"
 
 namespace fakekube::strategy {
 

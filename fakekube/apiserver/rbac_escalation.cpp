@@ -10,7 +10,7 @@
 
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
-#include "fakekube/apiserver/api_server_impl.h"
+#include "fakekube/apiserver/internal/api_server_impl.h"
 
 namespace fakekube {
 namespace {

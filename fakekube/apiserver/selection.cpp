@@ -1,4 +1,4 @@
-#include "fakekube/apiserver/selection.h"
+#include "fakekube/apiserver/internal/selection.h"
 
 #include <fmt/format.h>
 

@@ -20,12 +20,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fakekube/api/base64.h"
-#include "fakekube/api/json_decode.h"
+#include "fakekube/api/internal/base64.h"
+#include "fakekube/api/internal/json_decode.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/json_writer.h"
 #include "fakekube/api/object_meta.h"
-#include "fakekube/apiserver/api_server_impl.h"
+#include "fakekube/apiserver/internal/api_server_impl.h"
 
 namespace fakekube {
 

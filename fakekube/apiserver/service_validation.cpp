@@ -1,11 +1,11 @@
-#include "fakekube/apiserver/service_validation.h"
+#include "fakekube/apiserver/internal/service_validation.h"
 
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/validation.h"
-#include "fakekube/apiserver/field_rules.h"
+#include "fakekube/apiserver/internal/field_rules.h"
 
 namespace fakekube::strategy {
 

@@ -1,4 +1,4 @@
-#include "fakekube/apiserver/strategy.h"
+#include "fakekube/apiserver/internal/strategy.h"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
@@ -6,12 +6,12 @@
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/json_writer.h"
 #include "fakekube/api/object_meta.h"
-#include "fakekube/apiserver/builtin_strategies.h"
-#include "fakekube/apiserver/event_validation.h"
-#include "fakekube/apiserver/field_rules.h"
-#include "fakekube/apiserver/pod_validation.h"
-#include "fakekube/apiserver/service_validation.h"
-#include "fakekube/apiserver/workload_validation.h"
+#include "fakekube/apiserver/internal/builtin_strategies.h"
+#include "fakekube/apiserver/internal/event_validation.h"
+#include "fakekube/apiserver/internal/field_rules.h"
+#include "fakekube/apiserver/internal/pod_validation.h"
+#include "fakekube/apiserver/internal/service_validation.h"
+#include "fakekube/apiserver/internal/workload_validation.h"
 
 namespace fakekube::strategy {
 

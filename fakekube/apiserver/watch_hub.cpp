@@ -1,4 +1,4 @@
-#include "fakekube/apiserver/watch_hub.h"
+#include "fakekube/apiserver/internal/watch_hub.h"
 
 #include <fmt/format.h>
 
@@ -11,7 +11,7 @@
 #include "fakekube/api/field_selector.h"
 #include "fakekube/api/label_selector.h"
 #include "fakekube/api/object_meta.h"
-#include "fakekube/apiserver/selection.h"
+#include "fakekube/apiserver/internal/selection.h"
 
 namespace fakekube {
 

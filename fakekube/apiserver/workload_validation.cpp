@@ -1,12 +1,12 @@
-#include "fakekube/apiserver/workload_validation.h"
+#include "fakekube/apiserver/internal/workload_validation.h"
 
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
 
 #include "fakekube/api/json_lookup.h"
-#include "fakekube/apiserver/field_rules.h"
-#include "fakekube/apiserver/pod_validation.h"
+#include "fakekube/apiserver/internal/field_rules.h"
+#include "fakekube/apiserver/internal/pod_validation.h"
 
 namespace fakekube::strategy {
 

@@ -1,4 +1,4 @@
-#include "fakekube/auth/bootstrap_policy.h"
+#include "fakekube/auth/internal/bootstrap_policy.h"
 
 #include <algorithm>
 #include <initializer_list>

@@ -1,4 +1,4 @@
-#include "fakekube/auth/cluster_role_aggregation.h"
+#include "fakekube/auth/internal/cluster_role_aggregation.h"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>

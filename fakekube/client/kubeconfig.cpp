@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "fakekube/api/base64.h"
+#include "fakekube/api/internal/base64.h"
 
 namespace fakekube {
 namespace {

@@ -5,7 +5,7 @@
 
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
-#include "fakekube/auth/cluster_role_aggregation.h"
+#include "fakekube/auth/internal/cluster_role_aggregation.h"
 #include "fakekube/runtime/builder.h"
 
 namespace fakekube {

@@ -2,7 +2,7 @@
 // (pkg/controller/clusterroleaggregation), on a Manager.
 //
 // A ClusterRole with an aggregationRule holds the rules of the ClusterRoles its
-// clusterRoleSelectors select (auth/cluster_role_aggregation.h): whenever any ClusterRole
+// clusterRoleSelectors select (auth/internal/cluster_role_aggregation.h): whenever any ClusterRole
 // changes, every aggregated one is looked at again, and those whose rules differ get them by a
 // server-side apply of `rules` with field manager clusterrole-aggregation-controller, forced.
 // That is how `kubectl get clusterrole admin -o yaml` shows the rules of edit, view and every

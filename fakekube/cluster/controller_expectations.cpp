@@ -1,4 +1,4 @@
-#include "fakekube/cluster/controller_expectations.h"
+#include "fakekube/cluster/internal/controller_expectations.h"
 
 namespace fakekube::workload {
 

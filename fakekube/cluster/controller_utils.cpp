@@ -1,4 +1,4 @@
-#include "fakekube/cluster/controller_utils.h"
+#include "fakekube/cluster/internal/controller_utils.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "fakekube/cluster/cron_schedule.h"
+#include "fakekube/cluster/internal/cron_schedule.h"
 
 #include <fmt/format.h>
 

@@ -10,8 +10,8 @@
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/resources.h"
-#include "fakekube/cluster/controller_utils.h"
-#include "fakekube/cluster/cron_schedule.h"
+#include "fakekube/cluster/internal/controller_utils.h"
+#include "fakekube/cluster/internal/cron_schedule.h"
 #include "fakekube/runtime/builder.h"
 
 namespace fakekube {

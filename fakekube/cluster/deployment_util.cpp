@@ -1,4 +1,4 @@
-#include "fakekube/cluster/deployment_util.h"
+#include "fakekube/cluster/internal/deployment_util.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
-#include "fakekube/cluster/controller_utils.h"
+#include "fakekube/cluster/internal/controller_utils.h"
 
 namespace fakekube::workload {
 

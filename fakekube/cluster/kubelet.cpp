@@ -14,12 +14,12 @@
 #include <vector>
 
 #include "fakekube/api/conditions.h"
-#include "fakekube/api/json_build.h"
+#include "fakekube/api/internal/json_build.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/pod_status.h"
 #include "fakekube/api/resources.h"
-#include "fakekube/cluster/controller_utils.h"
+#include "fakekube/cluster/internal/controller_utils.h"
 #include "fakekube/cluster/nodes.h"
 #include "fakekube/runtime/builder.h"
 

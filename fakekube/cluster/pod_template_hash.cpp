@@ -1,4 +1,4 @@
-#include "fakekube/cluster/pod_template_hash.h"
+#include "fakekube/cluster/internal/pod_template_hash.h"
 
 #include <nlohmann/json.hpp>
 

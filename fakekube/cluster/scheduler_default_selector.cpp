@@ -1,4 +1,4 @@
-#include "fakekube/cluster/scheduler_default_selector.h"
+#include "fakekube/cluster/internal/scheduler_default_selector.h"
 
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"

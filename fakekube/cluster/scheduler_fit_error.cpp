@@ -1,4 +1,4 @@
-#include "fakekube/cluster/scheduler_fit_error.h"
+#include "fakekube/cluster/internal/scheduler_fit_error.h"
 
 #include <fmt/format.h>
 

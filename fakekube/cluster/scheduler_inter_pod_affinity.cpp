@@ -33,7 +33,7 @@
 
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
-#include "fakekube/cluster/scheduler_plugins.h"
+#include "fakekube/cluster/internal/scheduler_plugins.h"
 
 namespace fakekube::scheduling {
 

@@ -2,7 +2,7 @@
 // profile's order (scheduler_plugins.h).
 #include <algorithm>
 
-#include "fakekube/cluster/scheduler_plugins.h"
+#include "fakekube/cluster/internal/scheduler_plugins.h"
 
 namespace fakekube::scheduling {
 

@@ -1,4 +1,4 @@
-#include "fakekube/cluster/scheduler_resources.h"
+#include "fakekube/cluster/internal/scheduler_resources.h"
 
 #include <algorithm>
 

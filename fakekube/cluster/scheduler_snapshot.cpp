@@ -1,4 +1,4 @@
-#include "fakekube/cluster/scheduler_snapshot.h"
+#include "fakekube/cluster/internal/scheduler_snapshot.h"
 
 #include <algorithm>
 

@@ -10,7 +10,7 @@
 // Both UnschedulableAndUnresolvable: preemption cannot help.
 #include <fmt/format.h>
 
-#include "fakekube/cluster/scheduler_plugins.h"
+#include "fakekube/cluster/internal/scheduler_plugins.h"
 
 namespace fakekube::scheduling {
 

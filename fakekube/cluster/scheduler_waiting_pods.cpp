@@ -1,4 +1,4 @@
-#include "fakekube/cluster/scheduler_waiting_pods.h"
+#include "fakekube/cluster/internal/scheduler_waiting_pods.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "fakekube/cluster/service_endpoints.h"
+#include "fakekube/cluster/internal/service_endpoints.h"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
@@ -8,7 +8,7 @@
 #include "fakekube/api/pod_status.h"
 #include "fakekube/api/resources.h"
 #include "fakekube/cache/informer.h"
-#include "fakekube/cluster/controller_utils.h"
+#include "fakekube/cluster/internal/controller_utils.h"
 
 namespace fakekube::workload {
 

@@ -11,8 +11,8 @@
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/pod_status.h"
 #include "fakekube/api/resources.h"
-#include "fakekube/cluster/controller_utils.h"
-#include "fakekube/cluster/pod_template_hash.h"
+#include "fakekube/cluster/internal/controller_utils.h"
+#include "fakekube/cluster/internal/pod_template_hash.h"
 #include "fakekube/runtime/builder.h"
 
 namespace fakekube {

@@ -6,7 +6,7 @@
 #include "fakekube/api/conditions.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/resources.h"
-#include "fakekube/cluster/controller_utils.h"
+#include "fakekube/cluster/internal/controller_utils.h"
 #include "fakekube/runtime/builder.h"
 
 namespace fakekube {

@@ -1,4 +1,4 @@
-#include "fakekube/http/authentication.h"
+#include "fakekube/http/internal/authentication.h"
 
 #include <cctype>
 

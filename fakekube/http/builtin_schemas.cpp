@@ -1,4 +1,4 @@
-#include "fakekube/http/builtin_schemas.h"
+#include "fakekube/http/internal/builtin_schemas.h"
 
 #include <mutex>
 #include <nlohmann/json.hpp>

@@ -1,4 +1,4 @@
-#include "fakekube/http/discovery.h"
+#include "fakekube/http/internal/discovery.h"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>

@@ -27,13 +27,13 @@
 
 #include "fakekube/api/json_writer.h"
 #include "fakekube/apiserver/api_server.h"
-#include "fakekube/http/authentication.h"
-#include "fakekube/http/impersonation.h"
-#include "fakekube/http/query_string.h"
-#include "fakekube/http/request_framing.h"
-#include "fakekube/http/request_metrics.h"
-#include "fakekube/http/rest_handler.h"
-#include "fakekube/http/watch_stream.h"
+#include "fakekube/http/internal/authentication.h"
+#include "fakekube/http/internal/impersonation.h"
+#include "fakekube/http/internal/query_string.h"
+#include "fakekube/http/internal/request_framing.h"
+#include "fakekube/http/internal/request_metrics.h"
+#include "fakekube/http/internal/rest_handler.h"
+#include "fakekube/http/internal/watch_stream.h"
 
 namespace fakekube {
 

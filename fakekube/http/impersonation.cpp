@@ -1,4 +1,4 @@
-#include "fakekube/http/impersonation.h"
+#include "fakekube/http/internal/impersonation.h"
 
 #include <fmt/format.h>
 

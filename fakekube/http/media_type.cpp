@@ -1,4 +1,4 @@
-#include "fakekube/http/media_type.h"
+#include "fakekube/http/internal/media_type.h"
 
 #include <cctype>
 #include <vector>

@@ -1,4 +1,4 @@
-#include "fakekube/http/openapi.h"
+#include "fakekube/http/internal/openapi.h"
 
 #include <fmt/format.h>
 
@@ -8,7 +8,7 @@
 
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/json_writer.h"
-#include "fakekube/http/builtin_schemas.h"
+#include "fakekube/http/internal/builtin_schemas.h"
 
 namespace fakekube {
 

@@ -1,4 +1,4 @@
-#include "fakekube/http/partial_object_metadata.h"
+#include "fakekube/http/internal/partial_object_metadata.h"
 
 #include <nlohmann/json.hpp>
 

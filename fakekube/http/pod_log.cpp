@@ -1,12 +1,12 @@
-#include "fakekube/http/pod_log.h"
+#include "fakekube/http/internal/pod_log.h"
 
 #include <fmt/format.h>
 
 #include <charconv>
 
 #include "fakekube/apiserver/pod_logs.h"
-#include "fakekube/http/request_parameters.h"
-#include "fakekube/http/rest_handler.h"
+#include "fakekube/http/internal/request_parameters.h"
+#include "fakekube/http/internal/rest_handler.h"
 
 namespace fakekube {
 

@@ -1,4 +1,4 @@
-#include "fakekube/http/proxy.h"
+#include "fakekube/http/internal/proxy.h"
 
 #include <fmt/format.h>
 
@@ -11,7 +11,7 @@
 #include "fakekube/api/pod_status.h"
 #include "fakekube/api/resources.h"
 #include "fakekube/apiserver/proxy_transport.h"
-#include "fakekube/http/rest_handler.h"
+#include "fakekube/http/internal/rest_handler.h"
 
 namespace fakekube {
 

@@ -1,4 +1,4 @@
-#include "fakekube/http/query_string.h"
+#include "fakekube/http/internal/query_string.h"
 
 namespace fakekube {
 

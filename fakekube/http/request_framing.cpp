@@ -1,4 +1,4 @@
-#include "fakekube/http/request_framing.h"
+#include "fakekube/http/internal/request_framing.h"
 
 #include <fmt/format.h>
 

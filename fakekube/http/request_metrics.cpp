@@ -1,8 +1,8 @@
-#include "fakekube/http/request_metrics.h"
+#include "fakekube/http/internal/request_metrics.h"
 
 #include <vector>
 
-#include "fakekube/http/media_type.h"
+#include "fakekube/http/internal/media_type.h"
 
 namespace fakekube {
 

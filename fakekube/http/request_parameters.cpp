@@ -1,4 +1,4 @@
-#include "fakekube/http/request_parameters.h"
+#include "fakekube/http/internal/request_parameters.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "fakekube/http/rest_handler.h"
+#include "fakekube/http/internal/rest_handler.h"
 
 #include <fmt/format.h>
 
@@ -7,24 +7,24 @@
 #include <optional>
 #include <vector>
 
-#include "fakekube/api/json_decode.h"
+#include "fakekube/api/internal/json_decode.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/json_patch.h"
 #include "fakekube/api/json_writer.h"
 #include "fakekube/api/merge_patch.h"
 #include "fakekube/api/object_meta.h"
-#include "fakekube/api/protobuf.h"
+#include "fakekube/api/internal/protobuf.h"
 #include "fakekube/api/yaml.h"
-#include "fakekube/http/discovery.h"
-#include "fakekube/http/media_type.h"
-#include "fakekube/http/openapi.h"
-#include "fakekube/http/partial_object_metadata.h"
-#include "fakekube/http/pod_log.h"
-#include "fakekube/http/proxy.h"
-#include "fakekube/http/request_parameters.h"
-#include "fakekube/http/reviews.h"
-#include "fakekube/http/table.h"
-#include "fakekube/http/watch_stream.h"
+#include "fakekube/http/internal/discovery.h"
+#include "fakekube/http/internal/media_type.h"
+#include "fakekube/http/internal/openapi.h"
+#include "fakekube/http/internal/partial_object_metadata.h"
+#include "fakekube/http/internal/pod_log.h"
+#include "fakekube/http/internal/proxy.h"
+#include "fakekube/http/internal/request_parameters.h"
+#include "fakekube/http/internal/reviews.h"
+#include "fakekube/http/internal/table.h"
+#include "fakekube/http/internal/watch_stream.h"
 
 namespace fakekube {
 

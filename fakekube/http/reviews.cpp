@@ -1,19 +1,19 @@
-#include "fakekube/http/reviews.h"
+#include "fakekube/http/internal/reviews.h"
 
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
 
-#include "fakekube/api/base64.h"
-#include "fakekube/api/json_decode.h"
+#include "fakekube/api/internal/base64.h"
+#include "fakekube/api/internal/json_decode.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/json_writer.h"
 #include "fakekube/api/object_meta.h"
-#include "fakekube/api/protobuf.h"
+#include "fakekube/api/internal/protobuf.h"
 #include "fakekube/api/yaml.h"
-#include "fakekube/http/media_type.h"
-#include "fakekube/http/rest_handler.h"
-#include "fakekube/http/rules_review.h"
+#include "fakekube/http/internal/media_type.h"
+#include "fakekube/http/internal/rest_handler.h"
+#include "fakekube/http/internal/rules_review.h"
 
 namespace fakekube {
 

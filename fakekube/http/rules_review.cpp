@@ -1,4 +1,4 @@
-#include "fakekube/http/rules_review.h"
+#include "fakekube/http/internal/rules_review.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "fakekube/http/table.h"
+#include "fakekube/http/internal/table.h"
 
 #include <fmt/format.h>
 
@@ -9,7 +9,7 @@
 #include <optional>
 #include <set>
 
-#include "fakekube/http/partial_object_metadata.h"
+#include "fakekube/http/internal/partial_object_metadata.h"
 
 namespace fakekube {
 

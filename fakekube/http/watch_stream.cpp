@@ -1,4 +1,4 @@
-#include "fakekube/http/watch_stream.h"
+#include "fakekube/http/internal/watch_stream.h"
 
 #include <nlohmann/json.hpp>
 

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
-#include "fakekube/api/json_build.h"
+#include "fakekube/api/internal/json_build.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/resources.h"
 #include "fakekube/client/client.h"

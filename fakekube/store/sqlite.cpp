@@ -1,4 +1,4 @@
-#include "fakekube/store/sqlite.h"
+#include "fakekube/store/internal/sqlite.h"
 
 #include <fmt/format.h>
 #include <sqlite3.h>

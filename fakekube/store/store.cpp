@@ -1,15 +1,15 @@
-#include "fakekube/store/store.h"
+#include "fakekube/store/internal/store.h"
 
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
-#include "fakekube/api/json_decode.h"
+#include "fakekube/api/internal/json_decode.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/json_writer.h"
-#include "fakekube/store/sqlite.h"
-#include "fakekube/store/write_behind.h"
+#include "fakekube/store/internal/sqlite.h"
+#include "fakekube/store/internal/write_behind.h"
 
 namespace fakekube {
 

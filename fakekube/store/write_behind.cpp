@@ -1,4 +1,4 @@
-#include "fakekube/store/write_behind.h"
+#include "fakekube/store/internal/write_behind.h"
 
 #include <utility>
 

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "controllers/ray/dashboard_client.h"
-#include "controllers/ray/submitter_command.h"
+#include "controllers/ray/internal/submitter_command.h"
 #include "fakekube/client/kubeconfig.h"
 #include "fakekube/client/rest_client.h"
 #include "tests/http/serve_fixture.h"

@@ -6,7 +6,9 @@
 // then every header and source file of those folders, and fails (exit 1, one line a violation)
 // when a file includes a project header of a folder its own folder does not depend on, directly
 // or through the folders it depends on; when a folder under fakekube/ has no row; or when a
-// public header (cmake/PublicHeaders.cmake) includes a project header that is not public. The
+// public header (cmake/PublicHeaders.cmake) includes a project header that is not public; or when
+// a header's folder disagrees with that list: implementation headers live in an `internal/`
+// folder of their layer and public ones outside it, so an include names which it reaches. The
 // build runs it (the `layering` target), so a header that reaches a higher layer fails the build.
 #include <algorithm>
 #include <filesystem>
@@ -207,6 +209,31 @@ int checkPublicHeaders(const fs::path& root) {
   return violations;
 }
 
+// Every header of the library's folders is listed as public exactly when it is not under an
+// `internal/` folder.
+int checkInternalFolders(const fs::path& root) {
+  int violations = 0;
+  const auto headers = publicHeaders(root);
+  for (const char* top : {"fakekube", "controllers", "fixtures"}) {
+    if (!fs::is_directory(root / top)) continue;
+    for (const auto& entry : fs::recursive_directory_iterator(root / top)) {
+      if (!entry.is_regular_file() || entry.path().extension() != ".h") continue;
+      std::string header = fs::relative(entry.path(), root).generic_string();
+      bool internal = header.find("/internal/") != std::string::npos;
+      bool listed = headers.count(header) != 0;
+      if (internal && listed) {
+        std::cout << header << ": cmake/PublicHeaders.cmake lists a header under internal/\n";
+        ++violations;
+      } else if (!internal && !listed) {
+        std::cout << header << ": an implementation header outside internal/ (list it in "
+                  << "cmake/PublicHeaders.cmake or move it under its folder's internal/)\n";
+        ++violations;
+      }
+    }
+  }
+  return violations;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -220,7 +247,8 @@ int main(int argc, char** argv) {
     std::cout << "docs/architecture.md: no table of folders under \"## The folders\"\n";
     return 1;
   }
-  int violations = checkIncludes(root, table) + checkPublicHeaders(root);
+  int violations =
+      checkIncludes(root, table) + checkPublicHeaders(root) + checkInternalFolders(root);
   if (violations != 0) {
     std::cout << violations << " layering violation(s)\n";
     return 1;

@@ -23,8 +23,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "controllers/volcano/volcano_api.h"
-#include "controllers/volcano/volcano_scheduler.h"
+#include "controllers/volcano/internal/volcano_api.h"
+#include "controllers/volcano/internal/volcano_scheduler.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/pod_status.h"

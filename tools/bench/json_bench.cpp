@@ -58,7 +58,7 @@ BENCHMARK(BM_JsonWriterPod);
 }  // namespace
 }  // namespace fakekube::bench
 
-#include "fakekube/api/json_decode.h"
+#include "fakekube/api/internal/json_decode.h"
 
 namespace fakekube::bench {
 namespace {

@@ -47,7 +47,7 @@
 #include <thread>
 #include <vector>
 
-#include "fakekube/api/base64.h"
+#include "fakekube/api/internal/base64.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/resources.h"
 #include "fakekube/apiserver/api_server.h"

@@ -40,7 +40,7 @@ struct ServeOptions {
   // operator hands it its pods; "" = none.
   std::string batchScheduler;
   // "NAMESPACE/NAME": the KubeRay operator runs as that ServiceAccount, bound to KubeRay's own
-  // roles (controllers/ray/operator_rbac.h); "" = as the server's own identity.
+  // roles (controllers/ray/internal/operator_rbac.h); "" = as the server's own identity.
   std::string operatorServiceAccount;
   // kube-apiserver's --authorization-mode: "RBAC" (the stored Roles and bindings decide) or
   // "AlwaysAllow" (every request is allowed).

@@ -10,12 +10,12 @@
 #include <utility>
 #include <vector>
 
-#include "controllers/coscheduling/coscheduling_api.h"
-#include "controllers/ray/batchscheduler/scheduler_plugins_batch_scheduler.h"
-#include "controllers/ray/batchscheduler/volcano_batch_scheduler.h"
+#include "controllers/coscheduling/internal/coscheduling_api.h"
+#include "controllers/ray/batchscheduler/internal/scheduler_plugins_batch_scheduler.h"
+#include "controllers/ray/batchscheduler/internal/volcano_batch_scheduler.h"
 #include "controllers/ray/custom_resource_definitions.h"
-#include "controllers/volcano/volcano_api.h"
-#include "controllers/volcano/volcano_scheduler.h"
+#include "controllers/volcano/internal/volcano_api.h"
+#include "controllers/volcano/internal/volcano_scheduler.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/resources.h"

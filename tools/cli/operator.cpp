@@ -17,7 +17,7 @@
 #include <sstream>
 #include <string>
 
-#include "controllers/ray/operator_configuration.h"
+#include "controllers/ray/internal/operator_configuration.h"
 #include "controllers/ray/ray_operator.h"
 #include "fakekube/client/kubeconfig.h"
 #include "fakekube/client/rest_client.h"

@@ -18,12 +18,12 @@
 #include <string>
 #include <vector>
 
-#include "controllers/coscheduling/coscheduling.h"
+#include "controllers/coscheduling/internal/coscheduling.h"
 #include "controllers/ray/custom_resource_definitions.h"
-#include "controllers/ray/operator_rbac.h"
+#include "controllers/ray/internal/operator_rbac.h"
 #include "controllers/ray/ray_operator.h"
 #include "controllers/ray/sim/ray_simulation.h"
-#include "controllers/volcano/volcano_scheduler.h"
+#include "controllers/volcano/internal/volcano_scheduler.h"
 #include "fakekube/apiserver/api_server.h"
 #include "fakekube/client/in_process_client.h"
 #include "fakekube/client/kubeconfig.h"

@@ -1,9 +1,9 @@
-#include "controllers/ray/batchscheduler/batch_scheduler.h"
+#include "controllers/ray/batchscheduler/internal/batch_scheduler.h"
 
 #include <fmt/format.h>
 
-#include "controllers/ray/batchscheduler/scheduler_plugins_batch_scheduler.h"
-#include "controllers/ray/batchscheduler/volcano_batch_scheduler.h"
+#include "controllers/ray/batchscheduler/internal/scheduler_plugins_batch_scheduler.h"
+#include "controllers/ray/batchscheduler/internal/volcano_batch_scheduler.h"
 
 namespace fakekube::ray::batchscheduler {
 

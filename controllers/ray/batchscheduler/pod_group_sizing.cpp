@@ -1,4 +1,4 @@
-#include "controllers/ray/batchscheduler/pod_group_sizing.h"
+#include "controllers/ray/batchscheduler/internal/pod_group_sizing.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,10 +1,10 @@
-#include "controllers/ray/batchscheduler/scheduler_plugins_batch_scheduler.h"
+#include "controllers/ray/batchscheduler/internal/scheduler_plugins_batch_scheduler.h"
 
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
 
-#include "controllers/ray/batchscheduler/pod_group_sizing.h"
+#include "controllers/ray/batchscheduler/internal/pod_group_sizing.h"
 #include "controllers/ray/constants.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"

@@ -1,4 +1,4 @@
-#include "controllers/ray/batchscheduler/volcano_batch_scheduler.h"
+#include "controllers/ray/batchscheduler/internal/volcano_batch_scheduler.h"
 
 #include <fmt/format.h>
 
@@ -8,7 +8,7 @@
 #include "controllers/ray/constants.h"
 #include "controllers/ray/custom_resource_definitions.h"
 #include "controllers/ray/raycluster_types.h"
-#include "controllers/ray/rayjob_submitter.h"
+#include "controllers/ray/internal/rayjob_submitter.h"
 #include "controllers/ray/rayjob_types.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"

@@ -4,7 +4,7 @@
 
 #include <optional>
 
-#include "controllers/ray/sim/shell.h"
+#include "controllers/ray/sim/internal/shell.h"
 
 namespace fakekube::ray {
 

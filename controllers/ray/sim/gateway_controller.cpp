@@ -1,4 +1,4 @@
-#include "controllers/ray/sim/gateway_controller.h"
+#include "controllers/ray/sim/internal/gateway_controller.h"
 
 #include <fmt/format.h>
 
@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "controllers/ray/gateway_api.h"
-#include "controllers/ray/raycluster_status.h"
+#include "controllers/ray/internal/gateway_api.h"
+#include "controllers/ray/internal/raycluster_status.h"
 #include "controllers/ray/raycluster_types.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"

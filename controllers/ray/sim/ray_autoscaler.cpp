@@ -8,7 +8,7 @@
 #include <set>
 #include <vector>
 
-#include "controllers/ray/autoscaler_rbac.h"
+#include "controllers/ray/internal/autoscaler_rbac.h"
 #include "controllers/ray/constants.h"
 #include "controllers/ray/custom_resource_definitions.h"
 #include "controllers/ray/raycluster_types.h"

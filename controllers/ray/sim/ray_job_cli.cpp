@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "controllers/ray/constants.h"
-#include "controllers/ray/sim/shell.h"
+#include "controllers/ray/sim/internal/shell.h"
 #include "fakekube/api/object_meta.h"
 
 namespace fakekube::ray {

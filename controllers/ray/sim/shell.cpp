@@ -1,4 +1,4 @@
-#include "controllers/ray/sim/shell.h"
+#include "controllers/ray/sim/internal/shell.h"
 
 #include <fmt/format.h>
 

@@ -1,12 +1,12 @@
 // CheckClusterResource (scheduler-plugins' core_test.go TestCheckClusterResource) and the resource
 // gap as fmt prints a v1.ResourceList.
-#include "controllers/coscheduling/cluster_resource.h"
+#include "controllers/coscheduling/internal/cluster_resource.h"
 
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
-#include "controllers/coscheduling/coscheduling_api.h"
+#include "controllers/coscheduling/internal/coscheduling_api.h"
 
 namespace fakekube::coscheduling {
 namespace {

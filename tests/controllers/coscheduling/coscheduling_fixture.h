@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "controllers/coscheduling/coscheduling.h"
-#include "controllers/coscheduling/coscheduling_api.h"
+#include "controllers/coscheduling/internal/coscheduling.h"
+#include "controllers/coscheduling/internal/coscheduling_api.h"
 #include "fakekube/api/conditions.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"

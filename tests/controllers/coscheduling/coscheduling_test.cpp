@@ -3,7 +3,7 @@
 // group bound together, PostFilter's rejection of the waiting siblings, Unreserve on a timeout.
 // Cases are named after coscheduling_test.go and core_test.go where they port one. Virtual time
 // throughout.
-#include "controllers/coscheduling/coscheduling.h"
+#include "controllers/coscheduling/internal/coscheduling.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // The PodGroup controller's phases (scheduler-plugins' podgroup_controller_test.go Test_Run and
 // TestFillGroupStatusOccupied): one reconcile per pod, as the upstream test drives it, and the
 // controller on a cluster.
-#include "controllers/coscheduling/pod_group_controller.h"
+#include "controllers/coscheduling/internal/pod_group_controller.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "controllers/coscheduling/coscheduling_api.h"
+#include "controllers/coscheduling/internal/coscheduling_api.h"
 #include "fakekube/api/json_lookup.h"
 #include "tests/controllers/coscheduling/coscheduling_fixture.h"
 

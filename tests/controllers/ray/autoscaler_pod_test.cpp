@@ -3,10 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "controllers/ray/autoscaler_container.h"
-#include "controllers/ray/autoscaler_rbac.h"
-#include "controllers/ray/naming.h"
-#include "controllers/ray/pod_builder.h"
+#include "controllers/ray/internal/autoscaler_container.h"
+#include "controllers/ray/internal/autoscaler_rbac.h"
+#include "controllers/ray/internal/naming.h"
+#include "controllers/ray/internal/pod_builder.h"
 #include "tests/controllers/ray/ray_fixture.h"
 
 namespace fakekube::ray::testing {

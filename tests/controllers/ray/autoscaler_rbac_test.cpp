@@ -1,7 +1,7 @@
 // KubeRay's raycluster_controller_unit_test.go and raycluster_controller_test.go for the
 // autoscaler's ServiceAccount, Role and RoleBinding, and the envtest suite's default sidecar, on
 // the operator running against the API server on virtual time.
-#include "controllers/ray/autoscaler_rbac.h"
+#include "controllers/ray/internal/autoscaler_rbac.h"
 
 #include <gtest/gtest.h>
 

@@ -8,7 +8,7 @@
 
 #include <optional>
 
-#include "controllers/ray/sim/shell.h"
+#include "controllers/ray/sim/internal/shell.h"
 #include "fakekube/sim/sim_executor.h"
 
 namespace fakekube::ray {

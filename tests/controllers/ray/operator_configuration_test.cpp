@@ -1,6 +1,6 @@
 // The operator's configuration file (KubeRay's Configuration, `--config`): what the port reads
 // from it, and the decoder's errors.
-#include "controllers/ray/operator_configuration.h"
+#include "controllers/ray/internal/operator_configuration.h"
 
 #include <gtest/gtest.h>
 

@@ -4,11 +4,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "controllers/ray/naming.h"
-#include "controllers/ray/pod_builder.h"
-#include "controllers/ray/raycluster_status.h"
-#include "controllers/ray/raycluster_validation.h"
-#include "controllers/ray/service_builder.h"
+#include "controllers/ray/internal/naming.h"
+#include "controllers/ray/internal/pod_builder.h"
+#include "controllers/ray/internal/raycluster_status.h"
+#include "controllers/ray/internal/raycluster_validation.h"
+#include "controllers/ray/internal/service_builder.h"
 #include "tests/controllers/ray/ray_fixture.h"
 
 namespace fakekube::ray::testing {

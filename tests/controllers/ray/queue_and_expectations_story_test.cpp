@@ -5,7 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "controllers/ray/redis_cleanup_job.h"
+#include "controllers/ray/internal/redis_cleanup_job.h"
 #include "fakekube/api/conditions.h"
 #include "fakekube/api/resources.h"
 #include "fakekube/apiserver/interceptor.h"

@@ -6,7 +6,7 @@
 // doing the patching. A cluster of simulated nodes runs every pod, on virtual time.
 #include <gtest/gtest.h>
 
-#include "controllers/ray/autoscaler_rbac.h"
+#include "controllers/ray/internal/autoscaler_rbac.h"
 #include "tests/controllers/ray/ray_fixture.h"
 
 namespace fakekube::ray::testing {

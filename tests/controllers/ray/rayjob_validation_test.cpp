@@ -1,6 +1,6 @@
 // validateRayJob's rules, one by one, with KubeRay's messages (rayjob_controller_unit_test.go
 // TestValidateRayJobSpec / TestValidateRayJobStatus and validation_test.go's RayJob cases).
-#include "controllers/ray/rayjob_validation.h"
+#include "controllers/ray/internal/rayjob_validation.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "controllers/ray/httpproxy_client.h"
-#include "controllers/ray/rayservice_controller.h"
-#include "controllers/ray/rayservice_types.h"
+#include "controllers/ray/internal/rayservice_controller.h"
+#include "controllers/ray/internal/rayservice_types.h"
 #include "ray_fixture.h"
 
 namespace fakekube::ray::testing {

@@ -6,7 +6,7 @@
 // to the new cluster in steps of stepSizePercent, at least intervalSeconds apart, with the
 // target_capacity leading, then deletes the old cluster; reverting the spec mid-upgrade rolls
 // back.
-#include "controllers/ray/rayservice_incremental_upgrade.h"
+#include "controllers/ray/internal/rayservice_incremental_upgrade.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "controllers/ray/gateway_api.h"
-#include "controllers/ray/sim/gateway_controller.h"
+#include "controllers/ray/internal/gateway_api.h"
+#include "controllers/ray/sim/internal/gateway_controller.h"
 #include "rayservice_fixture.h"
 
 namespace fakekube::ray::testing {

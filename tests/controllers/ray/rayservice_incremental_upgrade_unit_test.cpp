@@ -10,10 +10,10 @@
 #include <string>
 
 #include "controllers/ray/constants.h"
-#include "controllers/ray/pod_builder.h"
-#include "controllers/ray/rayservice_incremental_upgrade.h"
-#include "controllers/ray/rayservice_types.h"
-#include "controllers/ray/rayservice_validation.h"
+#include "controllers/ray/internal/pod_builder.h"
+#include "controllers/ray/internal/rayservice_incremental_upgrade.h"
+#include "controllers/ray/internal/rayservice_types.h"
+#include "controllers/ray/internal/rayservice_validation.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/sim/clock.h"
 

@@ -9,12 +9,12 @@
 #include <string>
 
 #include "controllers/ray/constants.h"
-#include "controllers/ray/pod_builder.h"
+#include "controllers/ray/internal/pod_builder.h"
 #include "controllers/ray/raycluster_types.h"
-#include "controllers/ray/rayservice_cluster.h"
-#include "controllers/ray/rayservice_serve.h"
-#include "controllers/ray/rayservice_types.h"
-#include "controllers/ray/rayservice_validation.h"
+#include "controllers/ray/internal/rayservice_cluster.h"
+#include "controllers/ray/internal/rayservice_serve.h"
+#include "controllers/ray/internal/rayservice_types.h"
+#include "controllers/ray/internal/rayservice_validation.h"
 #include "fakekube/api/object_meta.h"
 
 namespace fakekube::ray {

@@ -1,5 +1,5 @@
 // Mirrors KubeRay's controllers/ray/expectations/scale_expectations_test.go on virtual time.
-#include "controllers/ray/scale_expectations.h"
+#include "controllers/ray/internal/scale_expectations.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // buildJobSubmitCommand produces KubeRay's BuildJobSubmitCommand tokens exactly (the cases of
 // upstream's common/job_test.go), and the one-string argument the submitter container gets.
-#include "controllers/ray/submitter_command.h"
+#include "controllers/ray/internal/submitter_command.h"
 
 #include <gtest/gtest.h>
 

@@ -6,13 +6,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "controllers/ray/batchscheduler/batch_scheduler.h"
-#include "controllers/ray/batchscheduler/scheduler_plugins_batch_scheduler.h"
-#include "controllers/ray/batchscheduler/volcano_batch_scheduler.h"
+#include "controllers/ray/batchscheduler/internal/batch_scheduler.h"
+#include "controllers/ray/batchscheduler/internal/scheduler_plugins_batch_scheduler.h"
+#include "controllers/ray/batchscheduler/internal/volcano_batch_scheduler.h"
 #include "controllers/ray/constants.h"
 #include "controllers/ray/custom_resource_definitions.h"
-#include "controllers/ray/operator_configuration.h"
-#include "controllers/volcano/volcano_api.h"
+#include "controllers/ray/internal/operator_configuration.h"
+#include "controllers/volcano/internal/volcano_api.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/apiserver/api_server.h"

@@ -1,6 +1,6 @@
-// One Volcano session over documents (controllers/volcano/session.h): Volcano's enqueue_test.go
+// One Volcano session over documents (controllers/volcano/internal/session.h): Volcano's enqueue_test.go
 // and gang_test.go cases by name, and the gang's all-or-nothing allocation.
-#include "controllers/volcano/session.h"
+#include "controllers/volcano/internal/session.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "controllers/volcano/volcano_api.h"
+#include "controllers/volcano/internal/volcano_api.h"
 #include "fakekube/api/json.h"
 #include "fakekube/api/object.h"
 

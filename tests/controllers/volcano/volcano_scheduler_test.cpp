@@ -1,14 +1,14 @@
-// The simulated Volcano scheduler on a cluster (controllers/volcano/volcano_scheduler.h): the
+// The simulated Volcano scheduler on a cluster (controllers/volcano/internal/volcano_scheduler.h): the
 // PodGroup and Queue API, sessions on virtual time, gang all-or-nothing, priority order and a
 // Queue's capability.
-#include "controllers/volcano/volcano_scheduler.h"
+#include "controllers/volcano/internal/volcano_scheduler.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
-#include "controllers/volcano/volcano_api.h"
+#include "controllers/volcano/internal/volcano_api.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/pod_status.h"

@@ -1,7 +1,7 @@
 // FieldSet in the FieldsV1 form: the set algebra managedFields are kept with (structured-merge-
 // diff's fieldpath.Set: Union, Difference, Intersection), paths printed as conflicts print them,
 // and what FieldsToSet accepts.
-#include "fakekube/api/field_set.h"
+#include "fakekube/api/internal/field_set.h"
 
 #include <gtest/gtest.h>
 

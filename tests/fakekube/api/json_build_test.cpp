@@ -1,6 +1,6 @@
 // jsonObject builds the same document as nlohmann's initializer-list constructor, moving its
 // values in.
-#include "fakekube/api/json_build.h"
+#include "fakekube/api/internal/json_build.h"
 
 #include <gtest/gtest.h>
 

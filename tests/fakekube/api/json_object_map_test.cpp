@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "fakekube/api/json.h"
-#include "fakekube/api/json_decode.h"
+#include "fakekube/api/internal/json_decode.h"
 
 namespace fakekube {
 namespace {

@@ -7,7 +7,7 @@
 #include <ostream>
 #include <string>
 
-#include "fakekube/api/protobuf.h"
+#include "fakekube/api/internal/protobuf.h"
 
 namespace fakekube {
 namespace {

@@ -1,4 +1,4 @@
-#include "fakekube/api/protobuf.h"
+#include "fakekube/api/internal/protobuf.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <set>
 #include <string>
 
-#include "fakekube/api/protobuf_schema.h"
+#include "fakekube/api/internal/protobuf_schema.h"
 
 namespace fakekube {
 namespace {

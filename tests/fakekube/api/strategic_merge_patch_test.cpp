@@ -1,6 +1,6 @@
 // Strategic merge patch: merge keys, set lists, every directive, the order rules and the errors,
 // against the results k8s.io/apimachinery/pkg/util/strategicpatch gives for the same inputs.
-#include "fakekube/api/strategic_merge_patch.h"
+#include "fakekube/api/internal/strategic_merge_patch.h"
 
 #include <gtest/gtest.h>
 

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "fakekube/api/managed_fields.h"
+#include "fakekube/api/internal/managed_fields.h"
 #include "fakekube/api/resources.h"
 #include "fixture.h"
 

@@ -3,7 +3,7 @@
 // sendInitialEvents watch, selector transitions turned into ADDED/DELETED, the 410 Expired ERROR
 // event of a compacted resourceVersion, bookmarks, and the bounded queue that cuts off a slow
 // watcher without ever blocking a writer. Driven straight from a Store; no API server, no sleeps.
-#include "fakekube/apiserver/watch_hub.h"
+#include "fakekube/apiserver/internal/watch_hub.h"
 
 #include <gtest/gtest.h>
 
@@ -20,7 +20,7 @@
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/resource_registry.h"
 #include "fakekube/apiserver/watch.h"
-#include "fakekube/store/store.h"
+#include "fakekube/store/internal/store.h"
 
 namespace fakekube {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "fakekube/api/base64.h"
+#include "fakekube/api/internal/base64.h"
 
 namespace fakekube {
 namespace {

@@ -1,6 +1,6 @@
 // CronSchedule: the five-field syntax (lists, ranges, steps, names, descriptors) and the times
 // it names.
-#include "fakekube/cluster/cron_schedule.h"
+#include "fakekube/cluster/internal/cron_schedule.h"
 
 #include <gtest/gtest.h>
 

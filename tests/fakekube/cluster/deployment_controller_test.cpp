@@ -8,9 +8,9 @@
 
 #include "fakekube/api/pod_status.h"
 #include "fakekube/api/resources.h"
-#include "fakekube/cluster/controller_utils.h"
-#include "fakekube/cluster/deployment_util.h"
-#include "fakekube/cluster/pod_template_hash.h"
+#include "fakekube/cluster/internal/controller_utils.h"
+#include "fakekube/cluster/internal/deployment_util.h"
+#include "fakekube/cluster/internal/pod_template_hash.h"
 #include "fakekube/cluster/replicaset_controller.h"
 #include "fakekube/cluster/workload_fixture.h"
 

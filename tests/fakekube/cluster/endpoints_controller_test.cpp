@@ -10,7 +10,7 @@
 
 #include "fakekube/api/resources.h"
 #include "fakekube/cluster/endpointslice_controller.h"
-#include "fakekube/cluster/service_endpoints.h"
+#include "fakekube/cluster/internal/service_endpoints.h"
 #include "fakekube/cluster/workload_fixture.h"
 
 namespace fakekube::workloadtest {

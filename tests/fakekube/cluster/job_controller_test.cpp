@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "fakekube/api/resources.h"
-#include "fakekube/cluster/controller_utils.h"
+#include "fakekube/cluster/internal/controller_utils.h"
 #include "fakekube/cluster/ttl_after_finished_controller.h"
 #include "fakekube/cluster/workload_fixture.h"
 

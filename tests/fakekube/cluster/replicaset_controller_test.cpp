@@ -6,8 +6,8 @@
 #include <gtest/gtest.h>
 
 #include "fakekube/api/resources.h"
-#include "fakekube/cluster/controller_expectations.h"
-#include "fakekube/cluster/controller_utils.h"
+#include "fakekube/cluster/internal/controller_expectations.h"
+#include "fakekube/cluster/internal/controller_utils.h"
 #include "fakekube/cluster/workload_fixture.h"
 
 namespace fakekube::workloadtest {

@@ -1,6 +1,6 @@
 // The selector of PodTopologySpread's system default constraints (helper.DefaultSelector): the
 // Services that select a pod, merged; a Service without a selector selects nothing.
-#include "fakekube/cluster/scheduler_default_selector.h"
+#include "fakekube/cluster/internal/scheduler_default_selector.h"
 
 #include <gtest/gtest.h>
 

@@ -4,7 +4,7 @@
 // upstream's `name:`), and the scoring rules of scoring.go.
 #include <gtest/gtest.h>
 
-#include "fakekube/cluster/scheduler_plugins.h"
+#include "fakekube/cluster/internal/scheduler_plugins.h"
 #include "scheduler_plugin_fixture.h"
 
 namespace fakekube::scheduling::interpodaffinitytest {

@@ -3,7 +3,7 @@
 // TestNodeAffinityPriority): each case is named after upstream's `name:`.
 #include <gtest/gtest.h>
 
-#include "fakekube/cluster/scheduler_plugins.h"
+#include "fakekube/cluster/internal/scheduler_plugins.h"
 #include "scheduler_plugin_fixture.h"
 
 namespace fakekube::scheduling::nodeaffinitytest {

@@ -6,7 +6,7 @@
 
 #include "fakekube/api/json.h"
 #include "fakekube/api/object.h"
-#include "fakekube/cluster/scheduler_snapshot.h"
+#include "fakekube/cluster/internal/scheduler_snapshot.h"
 
 namespace fakekube::scheduling::testing {
 

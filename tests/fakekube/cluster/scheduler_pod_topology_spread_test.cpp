@@ -6,7 +6,7 @@
 
 #include <map>
 
-#include "fakekube/cluster/scheduler_plugins.h"
+#include "fakekube/cluster/internal/scheduler_plugins.h"
 #include "scheduler_plugin_fixture.h"
 
 namespace fakekube::scheduling::podtopologyspreadtest {

@@ -2,7 +2,7 @@
 // credentials is the cluster's admin (the kubeconfig `fakekube serve` writes carries none), a
 // ServiceAccount token the server issued (POST serviceaccounts/<name>/token) is that
 // ServiceAccount, and anything else is 401 Unauthorized before the request does anything.
-#include "fakekube/api/base64.h"
+#include "fakekube/api/internal/base64.h"
 #include "http_fixture.h"
 
 namespace fakekube::httptest {

@@ -3,7 +3,7 @@
 // request metrics on /metrics.
 #include <algorithm>
 
-#include "fakekube/http/request_metrics.h"
+#include "fakekube/http/internal/request_metrics.h"
 #include "http_fixture.h"
 
 namespace fakekube::httptest {

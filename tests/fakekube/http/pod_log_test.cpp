@@ -1,6 +1,6 @@
 // GET pods/<name>/log over HTTP: the query decoded into PodLogOptions, text/plain answers,
 // Status errors, and a followed log streamed line by line until its container's log closes.
-#include "fakekube/http/pod_log.h"
+#include "fakekube/http/internal/pod_log.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // time: the request (method, path, query, body, Content-Type) reaches the listener behind the
 // Service's Ready pod or the pod itself, its answer comes back unchanged, and what cannot be
 // reached is a Status (404 for a missing object, 503 otherwise).
-#include "fakekube/http/proxy.h"
+#include "fakekube/http/internal/proxy.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -13,7 +13,7 @@
 #include "fakekube/api/pod_status.h"
 #include "fakekube/api/resources.h"
 #include "fakekube/cluster/cluster.h"
-#include "fakekube/http/rest_handler.h"
+#include "fakekube/http/internal/rest_handler.h"
 #include "fakekube/sim/sim_executor.h"
 
 namespace fakekube {

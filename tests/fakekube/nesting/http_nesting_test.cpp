@@ -1,7 +1,7 @@
 // Documents nested to the decoders' limit over HTTP (json_decode.h), on cpp-httplib's threads and
 // their default stacks: at the limit each body is served, one level past it is a 400 or 422
 // Status, and the store is unchanged. Covers create, every patch type, apply, and YAML bodies.
-#include "fakekube/api/json_decode.h"
+#include "fakekube/api/internal/json_decode.h"
 #include "fakekube/http/http_fixture.h"
 
 namespace fakekube::httptest {

@@ -1,7 +1,7 @@
 // The store is etcd's role in fakekube: one global revision over every write (deletes too), an
 // event log that a watch replays, compaction with 410 Expired, etcd's request size limit, and a
 // file that survives a restart with its revision and compaction mark.
-#include "fakekube/store/store.h"
+#include "fakekube/store/internal/store.h"
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>

@@ -1,7 +1,7 @@
 // WriteBehind: every queued operation is applied in order, in batches, before drain() returns and
 // before destruction; a failed batch stops everything after it and is reported to every later
 // drain.
-#include "fakekube/store/write_behind.h"
+#include "fakekube/store/internal/write_behind.h"
 
 #include <gtest/gtest.h>
 

@@ -2,9 +2,9 @@
 // value or a 4xx error value; a decoded document is within the nesting limit and writable.
 #include <nlohmann/json.hpp>
 
-#include "fakekube/api/json_decode.h"
+#include "fakekube/api/internal/json_decode.h"
 #include "fakekube/api/json_writer.h"
-#include "fakekube/api/protobuf.h"
+#include "fakekube/api/internal/protobuf.h"
 #include "fakekube/api/yaml.h"
 #include "fakekube/api/quantity.h"
 #include "tools/fuzzing/targets.h"

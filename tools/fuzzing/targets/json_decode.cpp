@@ -1,6 +1,6 @@
 // JSON bodies: whatever parses (within the nesting limit) writes back to text that parses to an
 // equal document, and the writer never emits invalid UTF-8 or a document the limit would refuse.
-#include "fakekube/api/json_decode.h"
+#include "fakekube/api/internal/json_decode.h"
 
 #include <nlohmann/json.hpp>
 

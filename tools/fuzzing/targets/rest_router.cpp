@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fakekube/apiserver/api_server.h"
-#include "fakekube/http/rest_handler.h"
+#include "fakekube/http/internal/rest_handler.h"
 #include "fakekube/sim/sim_executor.h"
 #include "tools/fuzzing/targets.h"
 
