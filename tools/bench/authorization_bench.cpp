@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "controllers/ray/operator_rbac.h"
+#include "controllers/ray/internal/operator_rbac.h"
 #include "fakekube/apiserver/api_server.h"
 #include "fakekube/auth/authorizer.h"
 #include "fakekube/auth/user_info.h"
