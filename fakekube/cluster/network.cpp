@@ -10,6 +10,7 @@
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/pod_status.h"
 #include "fakekube/api/resources.h"
+#include "fakekube/apiserver/internal/cluster_ip_allocator.h"
 
 namespace fakekube {
 
@@ -39,6 +40,12 @@ bool isIpv4(std::string_view host) {
 bool isLoopback(std::string_view host) {
   if (host.ends_with('.')) host.remove_suffix(1);
   return host == "localhost" || (host.starts_with("127.") && isIpv4(host));
+}
+
+// Whether `ip` is an address of the API server's Service range (ClusterIpAllocator::kRange): a
+// ClusterIP always is, as the allocator refuses any other.
+bool inServiceRange(std::string_view ip) {
+  return ClusterIpAllocator().check(ip) != ClusterIpAllocator::Outcome::NotInRange;
 }
 
 std::vector<std::string> splitToStrings(std::string_view text, char separator) {
@@ -119,6 +126,11 @@ std::optional<Json> Network::serviceFor(std::string_view host, std::string_view 
                                         bool* isName) {
   *isName = !isIpv4(host);
   if (!*isName) {
+    // A ClusterIP is an address of the API server's Service range (--service-cluster-ip-range),
+    // and kube-proxy's rules catch those alone: any other address is a pod's, and reading the
+    // Services would find none with it (a call by pod IP, as KubeRay's to a head's Serve proxy
+    // every round, would otherwise copy every Service of the cluster).
+    if (!inServiceRange(host)) return std::nullopt;
     auto services = reader_.list(kServices, "");
     if (!services) return std::nullopt;
     for (auto& service : (*services)["items"]) {
@@ -214,21 +226,6 @@ NetworkResult<HttpResponse> Network::call(std::string_view callerNamespace, std:
     if (callerPodIp.empty()) return tl::unexpected(refused(shown, port));
     auto handler = handlerAt(std::string(callerPodIp), port);
     if (handler == nullptr) return tl::unexpected(refused(shown, port));
-    return (*handler)(request);
-  }
-  // A pod's address (something listens on it, on any port): straight to the port asked for.
-  // Nothing listens on a ClusterIP and no Service has a pod's IP as its ClusterIP, so this
-  // answers what the lookup below would, without reading every Service (a call by pod IP, as
-  // KubeRay's to a head's Serve proxy each round, would otherwise copy every Service).
-  const bool podAddress = isIpv4(host) && [&] {
-    const std::string prefix = std::string(host) + ":";
-    std::lock_guard lock(mu_);
-    auto it = listeners_.lower_bound(prefix);
-    return it != listeners_.end() && it->first.starts_with(prefix);
-  }();
-  if (podAddress) {
-    auto handler = handlerAt(std::string(host), port);
-    if (handler == nullptr) return tl::unexpected(refused(host, port));
     return (*handler)(request);
   }
   bool isName = false;

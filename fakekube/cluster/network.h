@@ -9,7 +9,8 @@
 // Resolution (what CoreDNS and kube-proxy do), for a caller in namespace `ns`:
 //   <svc>.<ns>.svc.cluster.local, <svc>.<ns>.svc, <svc>.<ns>, <svc>   (a trailing dot allowed)
 //                        the Service; no such Service is "no such host"
-//   a Service's ClusterIP    the Service
+//   a Service's ClusterIP    the Service (only addresses of the API server's Service range,
+//                            10.96.0.0/12, are looked up among the Services)
 //   any other IP             a pod IP: the listener on (ip, port), or "connection refused"
 //   localhost, 127.x.y.z     the caller's own pod (its containers share one network namespace, so
 //                            a sidecar reaches the main container on 127.0.0.1); a caller that

@@ -202,6 +202,55 @@ TEST_F(NetworkTest, LoopbackReachesTheCallersOwnPod) {
   EXPECT_EQ(outside.error().message, "dial tcp 127.0.0.1:8080: connect: connection refused");
 }
 
+// A Reader that counts the Service lists it forwards (the network's ClusterIP lookup).
+class ServiceListCountingReader : public Reader {
+ public:
+  explicit ServiceListCountingReader(Reader& inner) : inner_(inner) {}
+  Result<Json> get(const GroupVersionResource& gvr, std::string_view ns,
+                   std::string_view name) override {
+    return inner_.get(gvr, ns, name);
+  }
+  Result<Json> list(const GroupVersionResource& gvr, std::string_view ns,
+                    const ListOptions& options) override {
+    if (gvr == kServices) ++serviceLists;
+    return inner_.list(gvr, ns, options);
+  }
+  int serviceLists = 0;
+
+ private:
+  Reader& inner_;
+};
+
+// kube-proxy catches the ClusterIPs, all of the Service range (10.96.0.0/12): an address outside
+// it is a pod's, called (or refused) without looking among the Services; one inside it is looked
+// up there.
+TEST_F(NetworkTest, OnlyAddressesOfTheServiceRangeAreLookedUpAmongServices) {
+  webPod("web-silent", "nginx:1.27");
+  Json service = webService();
+  run(seconds(2));
+  const std::string clusterIp = service["spec"]["clusterIP"];
+  ASSERT_EQ(clusterIp.rfind("10.96.", 0), 0u) << clusterIp;
+  const std::string podIp = getPod("web-silent")["status"]["podIP"];
+  ServiceListCountingReader reader(manager->client());
+  Network counted(reader);
+  ASSERT_TRUE(counted.listen(podIp, 9000, [](const HttpRequest&) { return HttpResponse{200}; })
+                  .has_value());
+  // The answer's status, or the error's message.
+  auto outcome = [&](const std::string& host, int port) {
+    auto answer = counted.call("default", host, port, HttpRequest{});
+    return answer ? std::to_string(answer->status) : answer.error().message;
+  };
+  EXPECT_EQ(outcome(podIp, 9000), "200");
+  EXPECT_EQ(outcome(podIp, 8080), "dial tcp " + podIp + ":8080: connect: connection refused");
+  EXPECT_EQ(outcome("10.244.9.9", 80), "dial tcp 10.244.9.9:80: connect: connection refused");
+  EXPECT_EQ(*counted.resolve(podIp, "default"), podIp);
+  EXPECT_EQ(reader.serviceLists, 0);
+  // The ClusterIP: found among the Services, its endpoint listening on nothing.
+  EXPECT_EQ(*counted.resolve(clusterIp, "default"), clusterIp);
+  EXPECT_EQ(outcome(clusterIp, 80), "dial tcp " + clusterIp + ":80: connect: connection refused");
+  EXPECT_EQ(reader.serviceLists, 2);
+}
+
 TEST_F(NetworkTest, AddressesAreTakenOnce) {
   ASSERT_TRUE(network->listen("10.0.0.1", 80, [](const HttpRequest&) { return HttpResponse{}; })
                   .has_value());
