@@ -51,8 +51,8 @@ CLI::App* addServeCommand(CLI::App& app, ServeOptions& serve) {
                       "Comma-separated parts to run: gc, namespace, node-lifecycle, scheduler, "
                       "kubelet, job, ttl-after-finished, replicaset, deployment, endpoints, "
                       "endpointslice, serviceaccount, statefulset, daemonset, cronjob, "
-                      "disruption, and the KubeRay operator's raycluster, rayjob, rayservice "
-                      "(default: all)");
+                      "disruption, the KubeRay operator's raycluster, rayjob, rayservice, and "
+                      "gateway (the Gateway API and a simulated implementation) (default: all)");
   command->add_option("--batch-scheduler", serve.batchScheduler,
                       "Gang scheduler: volcano (runs the simulated Volcano scheduler and hands "
                       "KubeRay's pods to it) or scheduler-plugins (runs scheduler-plugins' "

@@ -16,12 +16,15 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "controllers/coscheduling/internal/coscheduling.h"
 #include "controllers/ray/custom_resource_definitions.h"
+#include "controllers/ray/internal/gateway_api.h"
 #include "controllers/ray/internal/operator_rbac.h"
 #include "controllers/ray/ray_operator.h"
+#include "controllers/ray/sim/internal/gateway_controller.h"
 #include "controllers/ray/sim/ray_simulation.h"
 #include "controllers/volcano/internal/volcano_scheduler.h"
 #include "fakekube/apiserver/api_server.h"
@@ -61,10 +64,15 @@ bool parseListen(const std::string& listen, std::string& host, int& port) {
   return port <= 65535;
 }
 
-// --controllers: the cluster's parts and the KubeRay operator's controllers in one list.
+// The simulated Gateway API implementation's name in --controllers.
+constexpr std::string_view kGatewayControllerName = "gateway";
+
+// --controllers: the cluster's parts, the KubeRay operator's controllers and the simulated
+// Gateway API implementation in one list.
 struct Controllers {
   std::set<std::string> cluster;
   std::set<std::string> ray;
+  bool gateway = false;
 };
 
 Result<Controllers> splitControllers(const std::string& list) {
@@ -74,6 +82,7 @@ Result<Controllers> splitControllers(const std::string& list) {
     if (!cluster) return tl::unexpected(cluster.error());
     controllers.cluster = *cluster;
     controllers.ray = {ray::rayControllerNames().begin(), ray::rayControllerNames().end()};
+    controllers.gateway = true;
     return controllers;
   }
   const auto& clusterNames = clusterComponentNames();
@@ -82,12 +91,14 @@ Result<Controllers> splitControllers(const std::string& list) {
     if (name.empty()) continue;
     if (ray::isRayControllerName(name)) {
       controllers.ray.insert(name);
+    } else if (name == kGatewayControllerName) {
+      controllers.gateway = true;
     } else if (std::find(clusterNames.begin(), clusterNames.end(), name) != clusterNames.end()) {
       controllers.cluster.insert(name);
     } else {
-      return tl::unexpected(Status::badRequest(
-          fmt::format("unknown controller \"{}\" (known: {}, {})", name,
-                      fmt::join(clusterNames, ", "), fmt::join(ray::rayControllerNames(), ", "))));
+      return tl::unexpected(Status::badRequest(fmt::format(
+          "unknown controller \"{}\" (known: {}, {}, {})", name, fmt::join(clusterNames, ", "),
+          fmt::join(ray::rayControllerNames(), ", "), kGatewayControllerName)));
     }
   }
   return controllers;
@@ -170,6 +181,16 @@ void addRaySimulation(Cluster& cluster, Client& autoscalerClient) {
   ray::RaySimulationOptions simulation;
   simulation.autoscaler.client = &autoscalerClient;
   ray::addRayBehaviors(cluster.behaviors(), simulation);
+}
+
+// --controllers gateway: the Gateway API's Gateway and HTTPRoute definitions (kept when the Gateway
+// API's own CRD files were applied first) and the simulated implementation reporting their status
+// (Accepted, Programmed, ResolvedRefs), on a manager of its own as Istio's controller runs in its
+// own pod: what KubeRay's incremental upgrade waits for.
+Result<void> addGatewayImplementation(ApiServer& server, Manager& gateways) {
+  InProcessClient admin(server);
+  if (auto installed = ray::installGatewayApi(admin); !installed) return installed;
+  return ray::addGatewayControllers(gateways);
 }
 
 // Watches that allow bookmarks get one a minute, as from a real API server: it lets a client
@@ -298,6 +319,15 @@ int runServe(const ServeOptions& options) {
     return serveError(started.error().message);
   }
 
+  Manager gateways(executor, *server);
+  if (controllers->gateway) {
+    if (auto added = addGatewayImplementation(*server, gateways); !added) {
+      return serveError(
+          fmt::format("cannot start the gateway controller: {}", added.error().message));
+    }
+    gateways.start();
+  }
+
   // The KubeRay operator runs beside the cluster on a manager of its own (its own cache and
   // queues), as it would in its own pod; with --operator-service-account, as that identity.
   auto operatorClient = operatorClientFor(options, *server);
@@ -308,9 +338,9 @@ int runServe(const ServeOptions& options) {
   }
   rayOperator.start();
 
-  auto httpOptions =
-      httpServerOptions(options, host, port, cluster,
-                        {&cluster.manager(), &rayOperator, &volcanoScheduler, &schedulerPlugins});
+  auto httpOptions = httpServerOptions(
+      options, host, port, cluster,
+      {&cluster.manager(), &rayOperator, &volcanoScheduler, &schedulerPlugins, &gateways});
   if (!httpOptions) return serveError(httpOptions.error().message);
   HttpServer http(*server, *httpOptions);
   if (auto started = http.start(); !started) return serveError(started.error().message);
@@ -328,6 +358,7 @@ int runServe(const ServeOptions& options) {
   rayOperator.stop();
   if (options.batchScheduler == "volcano") volcanoScheduler.stop();
   if (options.batchScheduler == "scheduler-plugins") schedulerPlugins.stop();
+  if (controllers->gateway) gateways.stop();
   cluster.stop();
   executor.shutdown();
   bookmarks.reset();
