@@ -3,15 +3,18 @@
 // with the operator inside serve (dashboards and Serve proxies through the cluster's network) and
 // as `fakekube operator` out of process (through the API server's service and pods proxies). The
 // sample reaches Ready; an edit of its rayVersion prepares a pending cluster, switches both
-// Services to it and deletes the old cluster 60 s (virtual) later. Every wait is a `kubectl wait`
-// or a watch, bounded; nothing sleeps.
+// Services to it and deletes the old cluster 60 s (virtual) later, as `kubectl get rayservice -w`,
+// `kubectl get raycluster -w` and `kubectl get svc -w` show it. Every wait is a `kubectl wait` or
+// a watch, bounded; nothing sleeps.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "controllers/ray/custom_resource_definitions.h"
 #include "fakekube/api/json.h"
@@ -22,6 +25,7 @@
 namespace fakekube::e2e {
 namespace rayservice_e2e {
 
+using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 using ::testing::MatchesRegex;
 
@@ -36,6 +40,27 @@ class RayServiceServeTest : public RayOperatorServeTest {
   void waitFor(const std::string& condition, const std::string& object,
                const std::string& timeout) {
     ok({"wait", "--for=" + condition, object, "--timeout=" + timeout});
+  }
+
+  // Stops a `kubectl get -w`: the lines it printed, each with single spaces between columns.
+  static std::string stopAndRead(ChildProcess& watch) {
+    watch.signal(SIGTERM);
+    std::string lines;
+    while (auto line = watch.readLine()) {
+      std::istringstream columns(*line);
+      std::string column;
+      std::string joined;
+      while (columns >> column) joined += (joined.empty() ? "" : " ") + column;
+      lines += joined + "\n";
+    }
+    watch.wait();
+    return "\n" + lines;
+  }
+  // A line of stopAndRead's text with these columns.
+  static std::string lineOf(const std::vector<std::string>& columns) {
+    std::string line = "\n";
+    for (const std::string& column : columns) line += (line.size() > 1 ? " " : "") + column;
+    return line + "\n";
   }
 };
 
@@ -67,6 +92,25 @@ TEST_P(RayServiceServeTest, TheRayServiceSampleBecomesReadyAndUpgradesBlueGreen)
                   "fruit"}),
               HasSubstr("fruit_app"));
 
+  // What `kubectl get ... -w` shows of the switch (kubectl watches one resource type at a time:
+  // "you may only specify a single resource type"): the RayService's active and pending cluster,
+  // the RayClusters coming and going, the two Services' selectors.
+  ChildProcess serviceWatch(kubectlArgv(
+      {"get", "rayservice", "-w", "-o",
+       "custom-columns=NAME:.metadata.name,ACTIVE:.status.activeServiceStatus.rayClusterName,"
+       "PENDING:.status.pendingServiceStatus.rayClusterName"}));
+  ChildProcess clusterWatch(kubectlArgv({"get", "raycluster", "-w", "--output-watch-events"}));
+  ChildProcess selectorWatch(
+      kubectlArgv({"get", "svc", "-w", "-o",
+                   "custom-columns=NAME:.metadata.name,CLUSTER:.spec.selector.ray\\.io/cluster"}));
+  // Each watch has printed its list (the first cluster) before the edit.
+  EXPECT_THAT(serviceWatch.readLine().value_or(""), MatchesRegex("NAME +ACTIVE +PENDING"));
+  EXPECT_THAT(serviceWatch.readLine().value_or(""),
+              MatchesRegex("rayservice-sample +" + first + " +<none>"));
+  EXPECT_THAT(clusterWatch.readLine().value_or(""), MatchesRegex("EVENT +NAME .*"));
+  EXPECT_THAT(clusterWatch.readLine().value_or(""), MatchesRegex("ADDED +" + first + " .*"));
+  EXPECT_THAT(selectorWatch.readLine().value_or(""), MatchesRegex("NAME +CLUSTER"));
+
   ok({"patch", "rayservice", "rayservice-sample", "--type=merge", "-p",
       R"({"spec":{"rayClusterConfig":{"rayVersion":"2.53.0"}}})"});
   waitFor("condition=UpgradeInProgress", "rayservice/rayservice-sample", "30s");
@@ -90,6 +134,20 @@ TEST_P(RayServiceServeTest, TheRayServiceSampleBecomesReadyAndUpgradesBlueGreen)
   // The old cluster goes 60 s (6 s of wall time) after the switch.
   ok({"wait", "--for=delete", "raycluster/" + first, "--timeout=60s"});
   waitFor("condition=Ready", "rayservice/rayservice-sample", "30s");
+
+  // The watches saw the blue/green switch: the pending cluster named beside the active one, then
+  // active alone; it added, the first deleted; both Services moved from the first to it.
+  const std::string watched = stopAndRead(serviceWatch);
+  EXPECT_THAT(watched, HasSubstr(lineOf({"rayservice-sample", first, pending})));
+  EXPECT_THAT(watched, HasSubstr(lineOf({"rayservice-sample", pending, "<none>"})));
+  const std::string clusters = stopAndRead(clusterWatch);
+  EXPECT_THAT(clusters, ContainsRegex("\nADDED +" + pending + " "));
+  EXPECT_THAT(clusters, ContainsRegex("\nDELETED +" + first + " "));
+  const std::string selectors = stopAndRead(selectorWatch);
+  for (const char* serviceName : {"rayservice-sample-head-svc", "rayservice-sample-serve-svc"}) {
+    EXPECT_THAT(selectors, HasSubstr(lineOf({serviceName, first})));
+    EXPECT_THAT(selectors, HasSubstr(lineOf({serviceName, pending})));
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(BothPlacements, RayServiceServeTest,
