@@ -9,7 +9,6 @@
 #include "controllers/ray/internal/raycluster_controller.h"
 #include "controllers/ray/internal/rayjob_controller.h"
 #include "controllers/ray/internal/rayservice_controller.h"
-#include "fakekube/client/rest_client.h"
 #include "fakekube/runtime/manager.h"
 
 namespace fakekube::ray {
@@ -58,28 +57,16 @@ Result<void> addRayOperator(Manager& manager, const std::set<std::string>& contr
     if (auto added = addRayClusterController(manager, options); !added)
       return tl::unexpected(added.error());
   }
-  auto* rest = dynamic_cast<RestClient*>(&manager.client().underlyingClient());
-  if (!dashboards) dashboards = options.dashboardClients;
-  if (!dashboards) {
-    dashboards = options.useKubernetesProxy && rest ? kubernetesProxyDashboardClients(*rest)
-                                                    : httpDashboardClients();
-  }
+  // The RayJob and RayService controllers reach Ray the same way (ray_clients.h).
+  OperatorOptions rayOptions = options;
+  if (dashboards) rayOptions.dashboardClients = std::move(dashboards);
   if (controllers.contains("rayjob")) {
-    OperatorOptions rayJobOptions = options;
-    rayJobOptions.dashboardClients = dashboards;
-    if (auto added = addRayJobController(manager, rayJobOptions); !added)
+    if (auto added = addRayJobController(manager, rayOptions); !added)
       return tl::unexpected(added.error());
   }
   if (controllers.contains("rayservice")) {
-    HttpProxyClientFactory proxies = options.httpProxyClients;
-    if (!proxies) {
-      proxies = options.useKubernetesProxy && rest ? kubernetesProxyHttpProxyClients(*rest)
-                                                   : httpHttpProxyClients();
-    }
-    if (auto added = addRayServiceController(manager, options, dashboards, std::move(proxies));
-        !added) {
+    if (auto added = addRayServiceController(manager, rayOptions); !added)
       return tl::unexpected(added.error());
-    }
   }
   return {};
 }

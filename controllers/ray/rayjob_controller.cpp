@@ -12,16 +12,16 @@
 #include "controllers/ray/custom_resource_definitions.h"
 #include "controllers/ray/internal/json_members.h"
 #include "controllers/ray/internal/naming.h"
+#include "controllers/ray/internal/ray_clients.h"
 #include "controllers/ray/internal/raycluster_status.h"
-#include "controllers/ray/raycluster_types.h"
 #include "controllers/ray/internal/rayjob_submitter.h"
-#include "controllers/ray/rayjob_types.h"
 #include "controllers/ray/internal/rayjob_validation.h"
 #include "controllers/ray/internal/service_builder.h"
+#include "controllers/ray/raycluster_types.h"
+#include "controllers/ray/rayjob_types.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/resources.h"
-#include "fakekube/client/rest_client.h"
 #include "fakekube/runtime/builder.h"
 
 namespace fakekube::ray {
@@ -1072,13 +1072,8 @@ Result<void> RayJobReconciler::updateRayJobStatus(const Json& original, Json& ra
 }  // namespace
 
 Result<Controller*> addRayJobController(Manager& manager, const OperatorOptions& options) {
-  DashboardClientFactory dashboards = options.dashboardClients;
-  if (!dashboards) {
-    auto* rest = dynamic_cast<RestClient*>(&manager.client().underlyingClient());
-    dashboards = options.useKubernetesProxy && rest ? kubernetesProxyDashboardClients(*rest)
-                                                    : httpDashboardClients();
-  }
-  auto reconciler = std::make_shared<RayJobReconciler>(manager, options, std::move(dashboards));
+  auto reconciler =
+      std::make_shared<RayJobReconciler>(manager, options, dashboardClientsFor(manager, options));
   ControllerOptions controllerOptions;
   controllerOptions.maxConcurrentReconciles = std::max(1, options.reconcileConcurrency);
   return ControllerBuilder(manager)

@@ -8,12 +8,13 @@
 #include "controllers/ray/custom_resource_definitions.h"
 #include "controllers/ray/internal/naming.h"
 #include "controllers/ray/internal/pod_builder.h"
-#include "controllers/ray/raycluster_types.h"
+#include "controllers/ray/internal/ray_clients.h"
 #include "controllers/ray/internal/rayservice_cluster.h"
 #include "controllers/ray/internal/rayservice_incremental_upgrade.h"
 #include "controllers/ray/internal/rayservice_reconciler.h"
 #include "controllers/ray/internal/rayservice_types.h"
 #include "controllers/ray/internal/rayservice_validation.h"
+#include "controllers/ray/raycluster_types.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/resources.h"
@@ -504,15 +505,10 @@ Result<Json> RayServiceReconciler::createRayClusterInstance(const Json& rayServi
   return std::move(*created);
 }
 
-Result<Controller*> addRayServiceController(Manager& manager, const OperatorOptions& options,
-                                            DashboardClientFactory dashboards,
-                                            HttpProxyClientFactory proxies) {
-  if (!dashboards || !proxies) {
-    return tl::unexpected(Status::badRequest(
-        "the RayService controller needs a client for Ray dashboards and Serve proxies"));
-  }
-  auto reconciler = std::make_shared<RayServiceReconciler>(manager, options, std::move(dashboards),
-                                                           std::move(proxies));
+Result<Controller*> addRayServiceController(Manager& manager, const OperatorOptions& options) {
+  auto reconciler = std::make_shared<RayServiceReconciler>(manager, options,
+                                                           dashboardClientsFor(manager, options),
+                                                           httpProxyClientsFor(manager, options));
   ControllerOptions controllerOptions;
   controllerOptions.maxConcurrentReconciles = std::max(1, options.reconcileConcurrency);
   return ControllerBuilder(manager)

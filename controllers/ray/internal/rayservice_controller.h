@@ -81,8 +81,7 @@
 namespace fakekube::ray {
 
 // Registers the controller on `manager` (it starts with the manager). Install the CRDs first.
-Result<Controller*> addRayServiceController(Manager& manager, const OperatorOptions& options,
-                                            DashboardClientFactory dashboards,
-                                            HttpProxyClientFactory proxies);
+// Ray is reached through `options`' dashboard and Serve proxy clients (ray_clients.h).
+Result<Controller*> addRayServiceController(Manager& manager, const OperatorOptions& options = {});
 
 }  // namespace fakekube::ray
