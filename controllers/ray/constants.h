@@ -18,16 +18,18 @@ inline constexpr std::string_view kRayJobKind = "RayJob";
 inline constexpr std::string_view kRayServiceKind = "RayService";
 
 // --- Labels ---
-inline constexpr std::string_view kRayClusterLabelKey = "ray.io/cluster";                // RayClusterLabelKey
-inline constexpr std::string_view kRayNodeTypeLabelKey = "ray.io/node-type";             // RayNodeTypeLabelKey
-inline constexpr std::string_view kRayNodeGroupLabelKey = "ray.io/group";                // RayNodeGroupLabelKey
-inline constexpr std::string_view kRayNodeLabelKey = "ray.io/is-ray-node";               // RayNodeLabelKey ("yes")
-inline constexpr std::string_view kRayIdLabelKey = "ray.io/identifier";                  // RayIDLabelKey
+inline constexpr std::string_view kRayClusterLabelKey = "ray.io/cluster";     // RayClusterLabelKey
+inline constexpr std::string_view kRayNodeTypeLabelKey = "ray.io/node-type";  // RayNodeTypeLabelKey
+inline constexpr std::string_view kRayNodeGroupLabelKey = "ray.io/group";  // RayNodeGroupLabelKey
+inline constexpr std::string_view kRayNodeLabelKey =
+    "ray.io/is-ray-node";                                                // RayNodeLabelKey ("yes")
+inline constexpr std::string_view kRayIdLabelKey = "ray.io/identifier";  // RayIDLabelKey
 inline constexpr std::string_view kKubernetesApplicationNameLabelKey = "app.kubernetes.io/name";
 inline constexpr std::string_view kKubernetesCreatedByLabelKey = "app.kubernetes.io/created-by";
-inline constexpr std::string_view kApplicationName = "kuberay";                          // ApplicationName
-inline constexpr std::string_view kComponentName = "kuberay-operator";                   // ComponentName
-inline constexpr std::string_view kRayOriginatedFromCRNameLabelKey = "ray.io/originated-from-cr-name";
+inline constexpr std::string_view kApplicationName = "kuberay";         // ApplicationName
+inline constexpr std::string_view kComponentName = "kuberay-operator";  // ComponentName
+inline constexpr std::string_view kRayOriginatedFromCRNameLabelKey =
+    "ray.io/originated-from-cr-name";
 inline constexpr std::string_view kRayOriginatedFromCRDLabelKey = "ray.io/originated-from-crd";
 inline constexpr std::string_view kRayJobSubmissionModeLabelKey = "ray.io/job-submission-mode";
 inline constexpr std::string_view kRayClusterServingServiceLabelKey = "ray.io/serve";
@@ -48,18 +50,23 @@ inline constexpr std::string_view kSubmitterGroupName = "submittergroup";
 
 // --- Annotations ---
 inline constexpr std::string_view kRayFTEnabledAnnotationKey = "ray.io/ft-enabled";
-inline constexpr std::string_view kRayExternalStorageNSAnnotationKey = "ray.io/external-storage-namespace";
-inline constexpr std::string_view kRayOverwriteContainerCmdAnnotationKey = "ray.io/overwrite-container-cmd";
+inline constexpr std::string_view kRayExternalStorageNSAnnotationKey =
+    "ray.io/external-storage-namespace";
+inline constexpr std::string_view kRayOverwriteContainerCmdAnnotationKey =
+    "ray.io/overwrite-container-cmd";
 inline constexpr std::string_view kEnableServeServiceKey = "ray.io/enable-serve-service";
 inline constexpr std::string_view kDisableProvisionedHeadRestartAnnotationKey =
     "ray.io/disable-provisioned-head-restart";
-inline constexpr std::string_view kUpgradeStrategyRecreateHashKey = "ray.io/upgrade-strategy-recreate-hash";
+inline constexpr std::string_view kUpgradeStrategyRecreateHashKey =
+    "ray.io/upgrade-strategy-recreate-hash";
 inline constexpr std::string_view kKubeRayVersion = "ray.io/kuberay-version";
 inline constexpr std::string_view kHashWithoutReplicasAndWorkersToDeleteKey =
     "ray.io/hash-without-replicas-and-workers-to-delete";
 inline constexpr std::string_view kNumWorkerGroupsKey = "ray.io/num-worker-groups";
-inline constexpr std::string_view kRayClusterInitializingTimeoutAnnotation = "ray.io/initializing-timeout";
-inline constexpr std::string_view kGCSFaultToleranceDeletionTimeoutAnnotation = "ray.io/gcs-ft-deletion-timeout";
+inline constexpr std::string_view kRayClusterInitializingTimeoutAnnotation =
+    "ray.io/initializing-timeout";
+inline constexpr std::string_view kGCSFaultToleranceDeletionTimeoutAnnotation =
+    "ray.io/gcs-ft-deletion-timeout";
 
 // --- Finalizers ---
 inline constexpr std::string_view kRayJobStopJobFinalizer = "ray.io/rayjob-finalizer";

@@ -58,15 +58,15 @@ OperatorOptions OperatorOptions::fromEnvironment(
     options.enableZeroDowntime = !isFalse(value);
   if (const char* value = read("CLUSTER_DOMAIN"); value != nullptr && *value != '\0')
     options.clusterDomain = value;
-  options.rayClusterDefaultRequeue =
-      positiveSeconds(read("RAYCLUSTER_DEFAULT_REQUEUE_SECONDS_ENV"), options.rayClusterDefaultRequeue);
-  options.rayJobStatusCheckTimeout =
-      positiveSeconds(read("RAYJOB_STATUS_CHECK_TIMEOUT_SECONDS"), options.rayJobStatusCheckTimeout);
+  options.rayClusterDefaultRequeue = positiveSeconds(read("RAYCLUSTER_DEFAULT_REQUEUE_SECONDS_ENV"),
+                                                     options.rayClusterDefaultRequeue);
+  options.rayJobStatusCheckTimeout = positiveSeconds(read("RAYJOB_STATUS_CHECK_TIMEOUT_SECONDS"),
+                                                     options.rayJobStatusCheckTimeout);
   options.rayJobDeploymentStatusTransitionGracePeriod =
       positiveSeconds(read("RAYJOB_DEPLOYMENT_STATUS_TRANSITION_GRACE_PERIOD_SECONDS"),
                       options.rayJobDeploymentStatusTransitionGracePeriod);
-  options.gcsFtDeletionTimeout =
-      positiveSeconds(read("RAYCLUSTER_GCS_FT_DELETION_TIMEOUT_DEFAULT"), options.gcsFtDeletionTimeout);
+  options.gcsFtDeletionTimeout = positiveSeconds(read("RAYCLUSTER_GCS_FT_DELETION_TIMEOUT_DEFAULT"),
+                                                 options.gcsFtDeletionTimeout);
   return options;
 }
 

@@ -8,8 +8,8 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "controllers/ray/internal/autoscaler_container.h"
 #include "controllers/ray/constants.h"
+#include "controllers/ray/internal/autoscaler_container.h"
 #include "controllers/ray/internal/naming.h"
 #include "controllers/ray/raycluster_types.h"
 #include "fakekube/api/internal/json_build.h"

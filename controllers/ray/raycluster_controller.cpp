@@ -7,18 +7,18 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "controllers/ray/internal/autoscaler_rbac.h"
 #include "controllers/ray/constants.h"
 #include "controllers/ray/custom_resource_definitions.h"
+#include "controllers/ray/internal/autoscaler_rbac.h"
 #include "controllers/ray/internal/naming.h"
 #include "controllers/ray/internal/pod_builder.h"
 #include "controllers/ray/internal/raycluster_reconciler.h"
 #include "controllers/ray/internal/raycluster_status.h"
-#include "controllers/ray/raycluster_types.h"
 #include "controllers/ray/internal/raycluster_validation.h"
 #include "controllers/ray/internal/redis_cleanup_job.h"
 #include "controllers/ray/internal/scale_expectations.h"
 #include "controllers/ray/internal/service_builder.h"
+#include "controllers/ray/raycluster_types.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/resources.h"

@@ -3,8 +3,8 @@
 #include <nlohmann/json.hpp>
 
 #include "controllers/ray/constants.h"
-#include "controllers/ray/rayjob_types.h"
 #include "controllers/ray/internal/submitter_command.h"
+#include "controllers/ray/rayjob_types.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 

@@ -8,8 +8,8 @@
 
 #include "controllers/ray/constants.h"
 #include "controllers/ray/internal/json_members.h"
-#include "controllers/ray/raycluster_types.h"
 #include "controllers/ray/internal/raycluster_validation.h"
+#include "controllers/ray/raycluster_types.h"
 #include "controllers/ray/rayjob_types.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"

@@ -4,8 +4,8 @@
 
 #include "controllers/ray/constants.h"
 #include "controllers/ray/internal/pod_builder.h"
-#include "controllers/ray/raycluster_types.h"
 #include "controllers/ray/internal/rayservice_types.h"
+#include "controllers/ray/raycluster_types.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 

@@ -7,10 +7,10 @@
 
 #include "controllers/ray/constants.h"
 #include "controllers/ray/internal/gateway_api.h"
-#include "controllers/ray/raycluster_types.h"
 #include "controllers/ray/internal/rayservice_cluster.h"
 #include "controllers/ray/internal/rayservice_serve.h"
 #include "controllers/ray/internal/rayservice_types.h"
+#include "controllers/ray/raycluster_types.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/sim/clock.h"

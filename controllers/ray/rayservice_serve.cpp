@@ -6,10 +6,10 @@
 
 #include "controllers/ray/constants.h"
 #include "controllers/ray/internal/naming.h"
-#include "controllers/ray/raycluster_types.h"
 #include "controllers/ray/internal/rayservice_incremental_upgrade.h"
 #include "controllers/ray/internal/rayservice_reconciler.h"
 #include "controllers/ray/internal/rayservice_types.h"
+#include "controllers/ray/raycluster_types.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/api/resources.h"

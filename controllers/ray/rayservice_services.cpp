@@ -6,9 +6,9 @@
 
 #include "controllers/ray/constants.h"
 #include "controllers/ray/internal/naming.h"
-#include "controllers/ray/raycluster_types.h"
 #include "controllers/ray/internal/rayservice_types.h"
 #include "controllers/ray/internal/service_builder.h"
+#include "controllers/ray/raycluster_types.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 

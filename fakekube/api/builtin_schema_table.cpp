@@ -2331,8 +2331,7 @@ K storage.k8s.io	v1	CSINode	io.k8s.v1.CSINode
 K storage.k8s.io	v1	CSIStorageCapacity	io.k8s.v1.CSIStorageCapacity
 K storage.k8s.io	v1	StorageClass	io.k8s.v1.StorageClass
 K storage.k8s.io	v1	VolumeAttachment	io.k8s.v1.VolumeAttachment
-)schema"
-      ;
+)schema";
   return {kTable, sizeof(kTable) - 1};
 }
 

@@ -9,10 +9,10 @@
 
 #include "fakekube/api/internal/field_set.h"
 #include "fakekube/api/internal/json_decode.h"
+#include "fakekube/api/internal/server_side_apply.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/json_writer.h"
 #include "fakekube/api/object_meta.h"
-#include "fakekube/api/internal/server_side_apply.h"
 #include "fakekube/sim/clock.h"
 
 namespace fakekube::managed_fields {

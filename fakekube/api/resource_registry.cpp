@@ -7,8 +7,8 @@
 #include <unordered_map>
 
 #include "fakekube/api/builtin_resources.h"
-#include "fakekube/api/object_meta.h"
 #include "fakekube/api/internal/structural_schema.h"
+#include "fakekube/api/object_meta.h"
 
 namespace fakekube {
 

@@ -52,8 +52,8 @@ struct SubresourceInfo {
 
 // How a kind served over another kind's storage reaches it: kube-apiserver keeps one object in
 // one place and converts it on every request in and out (events.k8s.io/v1 Event is the core/v1
-// Event; api/internal/event_conversion.h). Reads, lists, watches, deletes and the resourceVersion sequence
-// are the stored kind's; what a request sends and is answered is the served kind's.
+// Event; api/internal/event_conversion.h). Reads, lists, watches, deletes and the resourceVersion
+// sequence are the stored kind's; what a request sends and is answered is the served kind's.
 struct StorageConversion {
   GroupResource storage;           // where the objects are kept: {"", "events"}
   std::string storageVersion;      // the version they are kept in: "v1"

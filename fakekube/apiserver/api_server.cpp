@@ -7,13 +7,13 @@
 #include <nlohmann/json.hpp>
 
 #include "fakekube/api/internal/json_decode.h"
-#include "fakekube/api/json_lookup.h"
-#include "fakekube/api/json_writer.h"
-#include "fakekube/api/object_meta.h"
 #include "fakekube/api/internal/patch_schema.h"
 #include "fakekube/api/internal/server_side_apply.h"
 #include "fakekube/api/internal/structural_schema.h"
 #include "fakekube/api/internal/typed_decoding.h"
+#include "fakekube/api/json_lookup.h"
+#include "fakekube/api/json_writer.h"
+#include "fakekube/api/object_meta.h"
 #include "fakekube/api/validation.h"
 #include "fakekube/apiserver/internal/api_server_impl.h"
 #include "fakekube/apiserver/internal/field_validation.h"

@@ -5,9 +5,9 @@
 // validation with 422 causes, 409 Conflict on a stale resourceVersion, the status subresource
 // split, finalizers and deletionTimestamp, graceful pod deletion, and the same Status errors.
 // Objects are JSON documents, decoded as kube-apiserver decodes them: a field the kind's type does
-// not have is dropped (a built-in kind's Go type, api/internal/builtin_pruning.h; a custom resource's
-// structural schema), and a write's fieldValidation says whether the caller is warned (the
-// default; the warnings go where the options' `warnings` points), refused, or told nothing
+// not have is dropped (a built-in kind's Go type, api/internal/builtin_pruning.h; a custom
+// resource's structural schema), and a write's fieldValidation says whether the caller is warned
+// (the default; the warnings go where the options' `warnings` points), refused, or told nothing
 // (docs/api-strictness.md).
 //
 // The server is thread-safe (one mutex; `fakekube serve` calls it from many threads) and takes its

@@ -5,9 +5,9 @@
 // a kind with a status subresource on the main resource.
 #include <nlohmann/json.hpp>
 
-#include "fakekube/api/json_lookup.h"
 #include "fakekube/api/internal/managed_fields.h"
 #include "fakekube/api/internal/object_fields.h"
+#include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"
 #include "fakekube/apiserver/internal/api_server_impl.h"
 

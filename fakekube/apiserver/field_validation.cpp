@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "fakekube/api/internal/builtin_pruning.h"
 #include "fakekube/api/group_version.h"
+#include "fakekube/api/internal/builtin_pruning.h"
 #include "fakekube/api/internal/json_decode.h"
 #include "fakekube/api/internal/structural_schema.h"
 

@@ -7,8 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fakekube/api/internal/base64.h"
 #include "fakekube/api/field_selector.h"
+#include "fakekube/api/internal/base64.h"
 #include "fakekube/api/internal/json_decode.h"
 #include "fakekube/api/label_selector.h"
 #include "fakekube/api/object_meta.h"

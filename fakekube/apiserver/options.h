@@ -9,8 +9,8 @@
 namespace fakekube {
 
 // What a write does with the fields of a built-in object its Go type does not have
-// (metav1.FieldValidation; api/internal/builtin_pruning.h). They are dropped in every case; the directive
-// says what the caller hears of it. (Server-side apply refuses them whatever it says.)
+// (metav1.FieldValidation; api/internal/builtin_pruning.h). They are dropped in every case; the
+// directive says what the caller hears of it. (Server-side apply refuses them whatever it says.)
 enum class FieldValidation {
   Ignore,  // nothing
   Warn,    // a warning each, `unknown field "spec.foo"` (kube-apiserver's default)

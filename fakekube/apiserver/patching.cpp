@@ -5,9 +5,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "fakekube/api/internal/strategic_merge_patch.h"
 #include "fakekube/api/json_patch.h"
 #include "fakekube/api/merge_patch.h"
-#include "fakekube/api/internal/strategic_merge_patch.h"
 
 namespace fakekube::patching {
 

@@ -182,7 +182,6 @@ void Watch::release(std::unique_lock<std::mutex>& lock, bool notify) {
   if (callback && *callback) (*callback)();
 }
 
-
 std::shared_ptr<Watch> WatchFeed::open(std::int64_t startRevision, std::function<void()> onStop,
                                        std::size_t maxBacklog) {
   std::shared_ptr<Watch> watch(new Watch(maxBacklog, startRevision));
@@ -190,8 +189,7 @@ std::shared_ptr<Watch> WatchFeed::open(std::int64_t startRevision, std::function
   return watch;
 }
 
-bool WatchFeed::push(Watch& watch, WatchEventType type, ObjectPtr object,
-                     std::int64_t revision) {
+bool WatchFeed::push(Watch& watch, WatchEventType type, ObjectPtr object, std::int64_t revision) {
   if (type == WatchEventType::Bookmark) {
     return watch.pushBookmark(std::move(object), revision) == Watch::Push::Queued;
   }

@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "fakekube/api/status.h"
+#include "fakekube/apiserver/pod_logs.h"
 #include "fakekube/cluster/clusterrole_aggregation_controller.h"
 #include "fakekube/cluster/container_behavior.h"
 #include "fakekube/cluster/container_logs.h"
@@ -56,7 +57,6 @@
 #include "fakekube/cluster/network.h"
 #include "fakekube/cluster/node_lifecycle_controller.h"
 #include "fakekube/cluster/nodes.h"
-#include "fakekube/apiserver/pod_logs.h"
 #include "fakekube/cluster/replicaset_controller.h"
 #include "fakekube/cluster/scheduler.h"
 #include "fakekube/cluster/serviceaccount_controller.h"

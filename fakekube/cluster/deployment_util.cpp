@@ -13,7 +13,6 @@ namespace fakekube::workload {
 
 namespace {
 
-
 std::optional<std::int64_t> parseInt(const std::string& text) {
   if (text.empty()) return std::nullopt;
   try {
@@ -304,8 +303,8 @@ bool deploymentTimedOut(const Json& deployment, const Json& newStatus, TimePoint
   if (reason == "ProgressDeadlineExceeded") return true;
   auto from = parseTime(jsonAt(*condition, {"lastUpdateTime"}));
   if (!from) return false;
-  auto deadline =
-      std::chrono::seconds(jsonAt(deployment, {"spec", "progressDeadlineSeconds"}).get<std::int64_t>());
+  auto deadline = std::chrono::seconds(
+      jsonAt(deployment, {"spec", "progressDeadlineSeconds"}).get<std::int64_t>());
   return *from + deadline < now;
 }
 

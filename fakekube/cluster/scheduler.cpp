@@ -17,13 +17,13 @@
 #include "fakekube/api/quantity.h"
 #include "fakekube/api/resources.h"
 #include "fakekube/cluster/internal/controller_utils.h"
-#include "fakekube/cluster/nodes.h"
 #include "fakekube/cluster/internal/scheduler_default_selector.h"
 #include "fakekube/cluster/internal/scheduler_fit_error.h"
-#include "fakekube/cluster/scheduler_framework.h"
 #include "fakekube/cluster/internal/scheduler_plugins.h"
 #include "fakekube/cluster/internal/scheduler_resources.h"
 #include "fakekube/cluster/internal/scheduler_waiting_pods.h"
+#include "fakekube/cluster/nodes.h"
+#include "fakekube/cluster/scheduler_framework.h"
 #include "fakekube/runtime/builder.h"
 
 namespace fakekube {

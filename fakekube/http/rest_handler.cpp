@@ -8,12 +8,12 @@
 #include <vector>
 
 #include "fakekube/api/internal/json_decode.h"
+#include "fakekube/api/internal/protobuf.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/json_patch.h"
 #include "fakekube/api/json_writer.h"
 #include "fakekube/api/merge_patch.h"
 #include "fakekube/api/object_meta.h"
-#include "fakekube/api/internal/protobuf.h"
 #include "fakekube/api/yaml.h"
 #include "fakekube/http/internal/discovery.h"
 #include "fakekube/http/internal/media_type.h"
@@ -664,9 +664,8 @@ RestResponse Call::patch(std::string_view subresource) {
   static_cast<WriteWarnings&>(options) = writeWarnings(request_, warnings);
   options.dryRun = *dryRun;
   // Apply names its manager itself (required); the other patches default to the User-Agent's.
-  options.fieldManager = *type == PatchType::Apply
-                             ? request_.param("fieldManager").value_or("")
-                             : fieldManagerParam(request_);
+  options.fieldManager = *type == PatchType::Apply ? request_.param("fieldManager").value_or("")
+                                                   : fieldManagerParam(request_);
   options.force = force->value_or(false);
 
   // Apply bodies are YAML or JSON; the API server reads them (parseAppliedConfiguration).

@@ -6,10 +6,10 @@
 
 #include "fakekube/api/internal/base64.h"
 #include "fakekube/api/internal/json_decode.h"
+#include "fakekube/api/internal/protobuf.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/json_writer.h"
 #include "fakekube/api/object_meta.h"
-#include "fakekube/api/internal/protobuf.h"
 #include "fakekube/api/yaml.h"
 #include "fakekube/http/internal/media_type.h"
 #include "fakekube/http/internal/rest_handler.h"

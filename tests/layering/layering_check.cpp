@@ -54,8 +54,8 @@ std::string shortName(const std::string& folder) {
 }
 
 struct Table {
-  std::vector<std::string> folders;                             // in the table's order
-  std::map<std::string, std::set<std::string>> dependsOn;       // folder -> folders
+  std::vector<std::string> folders;                        // in the table's order
+  std::map<std::string, std::set<std::string>> dependsOn;  // folder -> folders
 };
 
 bool isWordChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }

@@ -95,9 +95,10 @@ void BM_ApiCreate(benchmark::State& state, Mode mode) {
 BENCHMARK_CAPTURE(BM_ApiCreate, memory, Mode::Memory)->Iterations(kCreateIterations);
 BENCHMARK_CAPTURE(BM_ApiCreate, wal, Mode::Wal)->Iterations(kCreateIterations);
 
-// The pruning of unknown fields every write of a built-in object does (api/internal/builtin_pruning.h),
-// alone, on the Pod BM_ApiCreate creates: its share of a create. The Pod has no unknown field, so
-// each iteration is the walk beside the Pod's type, which is what a well-formed write costs.
+// The pruning of unknown fields every write of a built-in object does
+// (api/internal/builtin_pruning.h), alone, on the Pod BM_ApiCreate creates: its share of a create.
+// The Pod has no unknown field, so each iteration is the walk beside the Pod's type, which is what
+// a well-formed write costs.
 void BM_PruneUnknownFields(benchmark::State& state) {
   Json pod = samplePod("template");
   for (auto _ : state) {

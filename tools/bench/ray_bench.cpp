@@ -53,8 +53,8 @@
 
 #include "controllers/ray/custom_resource_definitions.h"
 #include "controllers/ray/httpproxy_client.h"
-#include "controllers/ray/ray_operator.h"
 #include "controllers/ray/internal/rayservice_types.h"
+#include "controllers/ray/ray_operator.h"
 #include "controllers/ray/sim/ray_simulation.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"

@@ -7,8 +7,8 @@
 
 #include "controllers/ray/constants.h"
 #include "controllers/ray/custom_resource_definitions.h"
-#include "controllers/ray/raycluster_types.h"
 #include "controllers/ray/internal/rayjob_submitter.h"
+#include "controllers/ray/raycluster_types.h"
 #include "controllers/ray/rayjob_types.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"

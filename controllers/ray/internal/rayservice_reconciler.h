@@ -23,8 +23,8 @@
 
 #include "controllers/ray/dashboard_client.h"
 #include "controllers/ray/httpproxy_client.h"
-#include "controllers/ray/operator_options.h"
 #include "controllers/ray/internal/rayservice_types.h"
+#include "controllers/ray/operator_options.h"
 #include "fakekube/api/json.h"
 #include "fakekube/api/status.h"
 #include "fakekube/runtime/manager.h"

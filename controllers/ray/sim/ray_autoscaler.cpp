@@ -8,9 +8,9 @@
 #include <set>
 #include <vector>
 
-#include "controllers/ray/internal/autoscaler_rbac.h"
 #include "controllers/ray/constants.h"
 #include "controllers/ray/custom_resource_definitions.h"
+#include "controllers/ray/internal/autoscaler_rbac.h"
 #include "controllers/ray/raycluster_types.h"
 #include "fakekube/api/json_lookup.h"
 #include "fakekube/api/object_meta.h"

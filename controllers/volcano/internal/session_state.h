@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "controllers/volcano/internal/session.h"
-#include "fakekube/cluster/scheduler.h"
 #include "fakekube/cluster/internal/scheduler_resources.h"
 #include "fakekube/cluster/internal/scheduler_snapshot.h"
+#include "fakekube/cluster/scheduler.h"
 
 namespace fakekube::volcano {
 

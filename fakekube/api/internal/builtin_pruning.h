@@ -24,9 +24,9 @@
 #include <string_view>
 #include <vector>
 
-#include "fakekube/api/json.h"
 #include "fakekube/api/internal/patch_schema.h"
 #include "fakekube/api/internal/structural_schema.h"
+#include "fakekube/api/json.h"
 
 namespace fakekube {
 

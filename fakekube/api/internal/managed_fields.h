@@ -36,9 +36,9 @@
 #include <string>
 #include <string_view>
 
-#include "fakekube/api/json.h"
 #include "fakekube/api/internal/object_fields.h"
 #include "fakekube/api/internal/patch_schema.h"
+#include "fakekube/api/json.h"
 #include "fakekube/api/status.h"
 
 namespace fakekube::managed_fields {

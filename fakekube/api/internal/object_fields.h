@@ -25,8 +25,8 @@
 
 #include <string_view>
 
-#include "fakekube/api/json.h"
 #include "fakekube/api/internal/patch_schema.h"
+#include "fakekube/api/json.h"
 
 namespace fakekube::object_fields {
 

@@ -30,8 +30,8 @@
 
 #include <string_view>
 
-#include "fakekube/api/json.h"
 #include "fakekube/api/internal/patch_schema.h"
+#include "fakekube/api/json.h"
 #include "fakekube/api/status.h"
 
 namespace fakekube {

@@ -15,14 +15,15 @@
 //       failed to create typed patch object (default/c1; /v1, Kind=ConfigMap): .bogus: field not
 //       declared in schema
 // Ignore drops them silently. Custom resources answer the same, for what their definition's
-// structural schema prunes (api/internal/structural_schema.h), as the apiextensions decoder reports it.
+// structural schema prunes (api/internal/structural_schema.h), as the apiextensions decoder reports
+// it.
 #pragma once
 
 #include <optional>
 #include <string_view>
 
-#include "fakekube/api/json.h"
 #include "fakekube/api/internal/patch_schema.h"
+#include "fakekube/api/json.h"
 #include "fakekube/api/resource_registry.h"
 #include "fakekube/api/status.h"
 #include "fakekube/apiserver/options.h"

@@ -8,8 +8,8 @@
 #include <string_view>
 
 #include "fakekube/api/group_version.h"
-#include "fakekube/api/json.h"
 #include "fakekube/api/internal/patch_schema.h"
+#include "fakekube/api/json.h"
 #include "fakekube/api/resource_registry.h"
 #include "fakekube/api/status.h"
 #include "fakekube/apiserver/options.h"

@@ -81,10 +81,10 @@ class WatchHub {
   void closeAll();
 
   // Ends every open watch of `info`'s objects (of every view of their storage: closing the
-  // events.k8s.io/v1 Event watches closes the core/v1 ones too), as a dropped connection or a restarted API server
-  // would: without `error` the stream just ends (what was queued stays to be taken); with one
-  // (410 Expired) the queue is replaced by that ERROR event. A test hook for watch faults: an
-  // informer lists again either way. Answers how many watches it ended.
+  // events.k8s.io/v1 Event watches closes the core/v1 ones too), as a dropped connection or a
+  // restarted API server would: without `error` the stream just ends (what was queued stays to be
+  // taken); with one (410 Expired) the queue is replaced by that ERROR event. A test hook for watch
+  // faults: an informer lists again either way. Answers how many watches it ended.
   std::size_t closeWatches(const ResourceInfo& info, const Status* error);
 
   // Open watchers (those whose consumer called Watch::stop() are not counted).

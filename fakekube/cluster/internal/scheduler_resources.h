@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "fakekube/api/object.h"
-#include "fakekube/cluster/scheduler.h"
 #include "fakekube/cluster/internal/scheduler_plugins.h"
+#include "fakekube/cluster/scheduler.h"
 
 namespace fakekube::scheduling {
 

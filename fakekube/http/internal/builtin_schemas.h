@@ -1,6 +1,6 @@
 // BuiltinSchemas: the OpenAPI schemas of the built-in kinds, for the documents `kubectl explain`
-// reads (openapi.h), built from the table of their fields (api/internal/builtin_schema_table.h). Each form
-// of the schemas (OpenAPI v3 components, OpenAPI v2 definitions) is built on first use.
+// reads (openapi.h), built from the table of their fields (api/internal/builtin_schema_table.h).
+// Each form of the schemas (OpenAPI v3 components, OpenAPI v2 definitions) is built on first use.
 //
 // Definition names end in the type's name (io.k8s.v1.Container), which is what explain prints as
 // a field's type (<[]Container>).

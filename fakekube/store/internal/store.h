@@ -33,8 +33,8 @@
 #include "fakekube/api/json.h"
 #include "fakekube/api/object.h"
 #include "fakekube/api/status.h"
-#include "fakekube/store/options.h"
 #include "fakekube/store/internal/write_behind.h"
+#include "fakekube/store/options.h"
 
 namespace fakekube {
 

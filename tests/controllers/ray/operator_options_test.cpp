@@ -28,15 +28,15 @@ TEST(OperatorOptionsTest, UnsetVariablesKeepKubeRaysDefaults) {
 }
 
 TEST(OperatorOptionsTest, ReadsSwitchesCaseInsensitivelyAndSecondsOnlyWhenPositive) {
-  OperatorOptions options = fromMap({{"ENABLE_RANDOM_POD_DELETE", "TRUE"},
-                                     {"ENABLE_GCS_FT_REDIS_CLEANUP", "False"},
-                                     {"DELETE_RAYJOB_CR_AFTER_JOB_FINISHES", "true"},
-                                     {"ENABLE_RAY_HEAD_CLUSTER_IP_SERVICE", "yes"},
-                                     {"CLUSTER_DOMAIN", "example.org"},
-                                     {"RAYCLUSTER_DEFAULT_REQUEUE_SECONDS_ENV", "45"},
-                                     {"RAYJOB_STATUS_CHECK_TIMEOUT_SECONDS", "-3"},
-                                     {"RAYJOB_DEPLOYMENT_STATUS_TRANSITION_GRACE_PERIOD_SECONDS",
-                                      "ten"}});
+  OperatorOptions options =
+      fromMap({{"ENABLE_RANDOM_POD_DELETE", "TRUE"},
+               {"ENABLE_GCS_FT_REDIS_CLEANUP", "False"},
+               {"DELETE_RAYJOB_CR_AFTER_JOB_FINISHES", "true"},
+               {"ENABLE_RAY_HEAD_CLUSTER_IP_SERVICE", "yes"},
+               {"CLUSTER_DOMAIN", "example.org"},
+               {"RAYCLUSTER_DEFAULT_REQUEUE_SECONDS_ENV", "45"},
+               {"RAYJOB_STATUS_CHECK_TIMEOUT_SECONDS", "-3"},
+               {"RAYJOB_DEPLOYMENT_STATUS_TRANSITION_GRACE_PERIOD_SECONDS", "ten"}});
   EXPECT_TRUE(options.enableRandomPodDelete);
   EXPECT_FALSE(options.enableGcsFtRedisCleanup);
   EXPECT_TRUE(options.deleteRayJobAfterJobFinishes);

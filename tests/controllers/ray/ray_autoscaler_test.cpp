@@ -67,7 +67,8 @@ TEST_F(RayAutoscalerTest, DemandScalesWorkersUpThenIdleWorkersGoThroughWorkersTo
   EXPECT_TRUE(workerPods("rc").empty());
 
   demand->set("default", "rc", "workergroup", 3);
-  ASSERT_TRUE(runUntil([&] { return runningWorkers("rc") == 3; }, seconds(60))) << autoscalerLog("rc");
+  ASSERT_TRUE(runUntil([&] { return runningWorkers("rc") == 3; }, seconds(60)))
+      << autoscalerLog("rc");
   EXPECT_EQ(groupSpec(getCluster("rc"))["replicas"], 3);
   EXPECT_NE(autoscalerLog("rc").find("Autoscaler is submitting the following patch to RayCluster "
                                      "rc in namespace default."),

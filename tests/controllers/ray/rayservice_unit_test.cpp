@@ -10,11 +10,11 @@
 
 #include "controllers/ray/constants.h"
 #include "controllers/ray/internal/pod_builder.h"
-#include "controllers/ray/raycluster_types.h"
 #include "controllers/ray/internal/rayservice_cluster.h"
 #include "controllers/ray/internal/rayservice_serve.h"
 #include "controllers/ray/internal/rayservice_types.h"
 #include "controllers/ray/internal/rayservice_validation.h"
+#include "controllers/ray/raycluster_types.h"
 #include "fakekube/api/object_meta.h"
 
 namespace fakekube::ray {

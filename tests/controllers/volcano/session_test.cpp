@@ -1,5 +1,5 @@
-// One Volcano session over documents (controllers/volcano/internal/session.h): Volcano's enqueue_test.go
-// and gang_test.go cases by name, and the gang's all-or-nothing allocation.
+// One Volcano session over documents (controllers/volcano/internal/session.h): Volcano's
+// enqueue_test.go and gang_test.go cases by name, and the gang's all-or-nothing allocation.
 #include "controllers/volcano/internal/session.h"
 
 #include <gmock/gmock.h>

@@ -1,5 +1,5 @@
-// The simulated Volcano scheduler on a cluster (controllers/volcano/internal/volcano_scheduler.h): the
-// PodGroup and Queue API, sessions on virtual time, gang all-or-nothing, priority order and a
+// The simulated Volcano scheduler on a cluster (controllers/volcano/internal/volcano_scheduler.h):
+// the PodGroup and Queue API, sessions on virtual time, gang all-or-nothing, priority order and a
 // Queue's capability.
 #include "controllers/volcano/internal/volcano_scheduler.h"
 

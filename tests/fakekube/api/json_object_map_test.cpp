@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "fakekube/api/json.h"
 #include "fakekube/api/internal/json_decode.h"
+#include "fakekube/api/json.h"
 
 namespace fakekube {
 namespace {

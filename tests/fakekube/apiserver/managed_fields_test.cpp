@@ -2,6 +2,8 @@
 // an update leave, the 409 of an apply that changes another manager's field, force, the removal
 // of what a manager no longer applies, the status subresource's own entry, and managedFields
 // sent by a client (accepted when valid, ignored when not, reset by [] and [{}]).
+#include "fakekube/api/internal/managed_fields.h"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -9,7 +11,6 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "fakekube/api/internal/managed_fields.h"
 #include "fakekube/api/resources.h"
 #include "fixture.h"
 

@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "fakekube/api/resources.h"
 #include "fakekube/api/internal/structural_schema.h"
+#include "fakekube/api/resources.h"
 #include "fakekube/api/yaml.h"
 #include "fixture.h"
 

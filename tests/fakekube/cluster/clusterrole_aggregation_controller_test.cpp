@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cluster_fixture.h"
-#include "fakekube/cluster/cluster.h"
 #include "fakekube/auth/rbac_rules.h"
+#include "fakekube/cluster/cluster.h"
 
 namespace fakekube::clustertest {
 namespace {

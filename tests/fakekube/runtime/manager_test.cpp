@@ -178,8 +178,8 @@ TEST_F(ManagerTest, CrashDropsAnAsyncReconcileInFlight) {
   ex.runUntilIdle();
   ASSERT_EQ(rounds, 1);
   mergePatch(kConfigMaps, "default", "cm", {{"data", {{"k", "v"}}}});  // queued behind the lock
-  manager.reset();                                          // destroying is a crash
-  pending(reconcileError(Status::internal("too late")));    // nothing left to act on it
+  manager.reset();                                                     // destroying is a crash
+  pending(reconcileError(Status::internal("too late")));               // nothing left to act on it
   ex.advance(seconds(10));
   EXPECT_EQ(rounds, 1);
 }

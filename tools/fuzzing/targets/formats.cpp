@@ -3,10 +3,10 @@
 #include <nlohmann/json.hpp>
 
 #include "fakekube/api/internal/json_decode.h"
-#include "fakekube/api/json_writer.h"
 #include "fakekube/api/internal/protobuf.h"
-#include "fakekube/api/yaml.h"
+#include "fakekube/api/json_writer.h"
 #include "fakekube/api/quantity.h"
+#include "fakekube/api/yaml.h"
 #include "tools/fuzzing/targets.h"
 
 namespace fakekube::fuzz {

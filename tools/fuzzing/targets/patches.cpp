@@ -5,12 +5,12 @@
 #include <nlohmann/json.hpp>
 
 #include "fakekube/api/internal/json_decode.h"
-#include "fakekube/api/json_patch.h"
-#include "fakekube/api/json_writer.h"
-#include "fakekube/api/merge_patch.h"
 #include "fakekube/api/internal/patch_schema.h"
 #include "fakekube/api/internal/server_side_apply.h"
 #include "fakekube/api/internal/strategic_merge_patch.h"
+#include "fakekube/api/json_patch.h"
+#include "fakekube/api/json_writer.h"
+#include "fakekube/api/merge_patch.h"
 #include "tools/fuzzing/targets.h"
 
 namespace fakekube::fuzz {
