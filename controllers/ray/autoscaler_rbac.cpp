@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "controllers/ray/constants.h"
+#include "controllers/ray/internal/event_action.h"
 #include "controllers/ray/internal/naming.h"
 #include "controllers/ray/raycluster_types.h"
 #include "fakekube/api/internal/json_build.h"
@@ -55,11 +56,11 @@ Result<void> createIfAbsent(Client& client, EventRecorder& recorder, const Json&
   if (!created) {
     if (isAlreadyExists(created.error())) return {};
     (void)recorder.event(
-        instance, "Warning", kind.failedReason,
+        instance, "Warning", kind.failedReason, eventActionOf(kind.failedReason),
         fmt::format("Failed creating {} {}/{}, {}", kind.noun, ns, name, created.error().message));
     return tl::unexpected(created.error());
   }
-  (void)recorder.event(instance, "Normal", kind.createdReason,
+  (void)recorder.event(instance, "Normal", kind.createdReason, eventActionOf(kind.createdReason),
                        fmt::format("Created {} {}/{}", kind.noun, ns, name));
   return {};
 }
@@ -107,7 +108,7 @@ Result<void> reconcileAutoscalerServiceAccount(Client& client, EventRecorder& re
         "See the PR description of https://github.com/ray-project/kuberay/pull/1128 for more "
         "details.",
         name);
-    (void)recorder.event(instance, "Warning", "AutoscalerServiceAccountNotFound",
+    (void)recorder.event(instance, "Warning", "AutoscalerServiceAccountNotFound", "Validate",
                          fmt::format("Failed to reconcile RayCluster {}/{}. {}", ns,
                                      meta::name(instance), actionable));
     return tl::unexpected(existing.error());

@@ -10,6 +10,7 @@
 #include "controllers/ray/batchscheduler/internal/batch_scheduler.h"
 #include "controllers/ray/constants.h"
 #include "controllers/ray/custom_resource_definitions.h"
+#include "controllers/ray/internal/event_action.h"
 #include "controllers/ray/internal/json_members.h"
 #include "controllers/ray/internal/naming.h"
 #include "controllers/ray/internal/ray_clients.h"
@@ -118,7 +119,7 @@ class RayJobReconciler {
       : manager_(manager),
         options_(std::move(options)),
         dashboards_(std::move(dashboards)),
-        recorder_(manager.eventRecorder("rayjob-controller")),
+        recorder_(manager.eventsV1Recorder("rayjob-controller")),
         random_(options_.randomSeed ? *options_.randomSeed : std::random_device{}()) {}
 
   ReconcileOutcome reconcile(const ReconcileRequest& request);
@@ -128,7 +129,7 @@ class RayJobReconciler {
   TimePoint now() { return manager_.executor().clock().now(); }
   void event(const Json& rayJob, std::string_view type, std::string_view reason,
              const std::string& message) {
-    (void)recorder_.event(rayJob, type, reason, message);
+    (void)recorder_.event(rayJob, type, reason, eventActionOf(reason), message);
   }
   // GenerateRayJobId / GenerateRayClusterName: <name>-<rand5>.
   std::string generateName(const std::string& prefix) {

@@ -68,7 +68,7 @@ RayServiceReconciler::RayServiceReconciler(Manager& manager, OperatorOptions opt
       options_(std::move(options)),
       dashboards_(std::move(dashboards)),
       proxies_(std::move(proxies)),
-      recorder_(manager.eventRecorder("rayservice-controller")),
+      recorder_(manager.eventsV1Recorder("rayservice-controller")),
       random_(options_.randomSeed ? *options_.randomSeed ^ 0x9e3779b97f4a7c15ULL
                                   : std::random_device{}()) {}
 

@@ -8,6 +8,8 @@
 
 #include "fakekube/api/resource_registry.h"
 #include "fakekube/client/in_process_client.h"
+#include "fakekube/runtime/internal/core_event_recorder.h"
+#include "fakekube/runtime/internal/events_v1_recorder.h"
 #include "fakekube/runtime/workqueue_metrics.h"
 
 namespace fakekube {
@@ -81,6 +83,8 @@ struct Manager::Runtime {
   // as a killed process would not.
   std::unique_ptr<LeaderElector> elector;
   std::map<std::string, std::unique_ptr<EventRecorder>> recorders;
+  std::map<std::string, std::unique_ptr<EventRecorder>> eventsV1Recorders;
+  std::string hostname;
   MetricsRegistry metrics;
 
   mutable std::mutex mu;
@@ -98,6 +102,7 @@ Manager::Manager(Executor& executor, ApiServer& server, ManagerOptions options)
   Client& client = *own;
   runtime_ = std::make_shared<Runtime>(executor, std::move(own), client, std::move(options.cache));
   runtime_->reconcileObserver = std::move(options.reconcileObserver);
+  runtime_->hostname = std::move(options.hostname);
   setUpLeaderElection(std::move(options.leaderElection));
 }
 
@@ -105,6 +110,7 @@ Manager::Manager(Executor& executor, Client& client, ManagerOptions options) : e
   if (auto* inProcess = dynamic_cast<InProcessClient*>(&client)) server_ = &inProcess->server();
   runtime_ = std::make_shared<Runtime>(executor, nullptr, client, std::move(options.cache));
   runtime_->reconcileObserver = std::move(options.reconcileObserver);
+  runtime_->hostname = std::move(options.hostname);
   setUpLeaderElection(std::move(options.leaderElection));
 }
 
@@ -292,7 +298,18 @@ EventRecorder& Manager::eventRecorder(const std::string& component) {
   std::lock_guard lock(runtime_->mu);
   auto& recorder = runtime_->recorders[component];
   if (!recorder) {
-    recorder = std::make_unique<EventRecorder>(runtime_->client, executor_.clock(), component);
+    recorder = std::make_unique<CoreEventRecorder>(runtime_->client, executor_.clock(), component);
+  }
+  return *recorder;
+}
+
+EventRecorder& Manager::eventsV1Recorder(const std::string& component) {
+  if (!runtime_) deadManager();
+  std::lock_guard lock(runtime_->mu);
+  auto& recorder = runtime_->eventsV1Recorders[component];
+  if (!recorder) {
+    recorder = std::make_unique<EventsV1Recorder>(runtime_->client, executor_.clock(), component,
+                                                  runtime_->hostname);
   }
   return *recorder;
 }

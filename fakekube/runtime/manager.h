@@ -58,6 +58,9 @@ struct ManagerOptions {
   // Installed on every controller added to the manager (see ReconcileObserver): how a test
   // fixture attributes requests to reconciles.
   ReconcileObserver reconcileObserver;
+  // The host the manager runs on (os.Hostname() in a real process, the pod's name in a
+  // cluster), which the events.k8s.io/v1 recorders name their reportingInstance after.
+  std::string hostname = "fakekube";
 };
 
 class Manager {
@@ -108,6 +111,10 @@ class Manager {
   // A recorder of core/v1 Events for `component` (controller-runtime's GetEventRecorderFor),
   // writing through the uncached client. Valid until crash().
   EventRecorder& eventRecorder(const std::string& component);
+  // A recorder of events.k8s.io/v1 Events for `component` (controller-runtime's
+  // GetEventRecorder), its reportingInstance "<component>-<options.hostname>", writing through
+  // the uncached client. Valid until crash().
+  EventRecorder& eventsV1Recorder(const std::string& component);
   // Every controller's queue and reconcile metrics, refreshed now, in Prometheus text format.
   std::string renderMetrics();
   void stop();

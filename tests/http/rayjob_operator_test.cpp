@@ -144,8 +144,9 @@ TEST_P(RayJobServeTest, TheShutdownSampleDeletesTheClusterAfterTheTtl) {
   })) << "the RayCluster was not deleted";
   EXPECT_TRUE(added);
   // When: the controller records the Event right after its delete call. endTime has whole
-  // seconds (the real end is in [endTime, endTime + 1 s)) and so has the Event's timestamp, so a
-  // deletion at or after the real end + TTL stamps no earlier than endTime + TTL.
+  // seconds (the real end is in [endTime, endTime + 1 s)) and the Event's eventTime
+  // microseconds, so a deletion at or after the real end + TTL stamps no earlier than
+  // endTime + TTL.
   std::string deletedAt;
   ASSERT_TRUE(awaitWatchEvent(kEvents,
                               "involvedObject.name=rayjob-sample-shutdown,reason=DeletedRayCluster",
@@ -153,7 +154,8 @@ TEST_P(RayJobServeTest, TheShutdownSampleDeletesTheClusterAfterTheTtl) {
                               [&](const WatchEvent& event) {
                                 if (event.type != WatchEventType::Added || !event.object)
                                   return false;
-                                deletedAt = event.object->value("firstTimestamp", "");
+                                // KubeRay records events.k8s.io/v1 Events.
+                                deletedAt = event.object->value("eventTime", "");
                                 return true;
                               }))
       << "no DeletedRayCluster Event";

@@ -18,6 +18,7 @@
 
 #include "controllers/ray/batchscheduler/internal/batch_scheduler.h"
 #include "controllers/ray/constants.h"
+#include "controllers/ray/internal/event_action.h"
 #include "controllers/ray/internal/json_members.h"
 #include "controllers/ray/internal/naming.h"
 #include "controllers/ray/internal/raycluster_status.h"
@@ -77,7 +78,7 @@ class RayClusterReconciler : public std::enable_shared_from_this<RayClusterRecon
       : manager_(manager),
         options_(std::move(options)),
         expectations_(manager.client(), manager.executor().clock(), kExpectationsTimeout),
-        recorder_(manager.eventRecorder("raycluster-controller")),
+        recorder_(manager.eventsV1Recorder("raycluster-controller")),
         random_(options_.randomSeed ? *options_.randomSeed : std::random_device{}()) {}
 
   ReconcileOutcome reconcile(const ReconcileRequest& request);
@@ -87,7 +88,7 @@ class RayClusterReconciler : public std::enable_shared_from_this<RayClusterRecon
   TimePoint now() { return manager_.executor().clock().now(); }
   void event(const Json& instance, std::string_view type, std::string_view reason,
              const std::string& message) {
-    (void)recorder_.event(instance, type, reason, message);
+    (void)recorder_.event(instance, type, reason, eventActionOf(reason), message);
   }
 
   // The round on the cached RayCluster, shared rather than copied (a cached object is const):

@@ -23,6 +23,7 @@
 
 #include "controllers/ray/dashboard_client.h"
 #include "controllers/ray/httpproxy_client.h"
+#include "controllers/ray/internal/event_action.h"
 #include "controllers/ray/internal/rayservice_types.h"
 #include "controllers/ray/operator_options.h"
 #include "fakekube/api/json.h"
@@ -54,7 +55,7 @@ class RayServiceReconciler {
   TimePoint now() { return manager_.executor().clock().now(); }
   void event(const Json& rayService, std::string_view type, std::string_view reason,
              const std::string& message) {
-    (void)recorder_.event(rayService, type, reason, message);
+    (void)recorder_.event(rayService, type, reason, eventActionOf(reason), message);
   }
 
   // rayservice_controller.cpp

@@ -451,6 +451,17 @@ class RayClusterTest : public RayTest {
     }
     return out;
   }
+  // How often Events of `reason` were recorded, as the server holds them: KubeRay records
+  // events.k8s.io/v1 Events, whose repeats (same object version, action and reason) are one
+  // Event with a series; a series shows its first repeat's count (2) until client-go's refresh.
+  std::int64_t timesRecorded(const std::string& reason, const std::string& ns = "default") {
+    std::int64_t times = 0;
+    for (const Json& e : events(reason, ns)) {
+      const Json& count = jsonAt(e, {"series", "count"});
+      times += count.is_number_integer() ? count.get<std::int64_t>() : 1;
+    }
+    return times;
+  }
 
   static std::string state(const Json& rayCluster) {
     if (!rayCluster.contains("status")) return "";

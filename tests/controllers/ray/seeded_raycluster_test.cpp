@@ -48,15 +48,13 @@ TEST_P(SeededRayClusterTest, TenClustersWithInformerLagEndReadyWithoutDuplicates
   EXPECT_EQ(readyCount(), 10) << "seed " << GetParam();
   const Json all = client.list(kPods, "default").value()["items"];
   EXPECT_EQ(all.size(), 30u) << "seed " << GetParam();
-  // Every created pod is still there: none was created and then found surplus.
-  int created = 0;
+  // Every created pod is still there: none was created and then found surplus (and deleted,
+  // which the controller records). The Events cannot count the creates: KubeRay records them
+  // through events.k8s.io/v1, where the creates of one round make one Event series.
   const Json events = client.list(kEvents, "default").value();
   for (const Json& e : events["items"]) {
-    const std::string reason = e.value("reason", "");
-    if (reason == "CreatedWorkerPod" || reason == "CreatedHeadPod") created += e.value("count", 1);
-    EXPECT_NE(reason, "DeletedWorkerPod") << "seed " << GetParam();
+    EXPECT_NE(e.value("reason", ""), "DeletedWorkerPod") << "seed " << GetParam();
   }
-  EXPECT_EQ(created, 30) << "seed " << GetParam();
   const ReconcileMetrics metrics = (*controller)->metrics();
   EXPECT_LE(metrics.peakActiveWorkers, 2);
   EXPECT_EQ(metrics.overlappingReconciles, 0u);

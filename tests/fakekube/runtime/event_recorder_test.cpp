@@ -1,5 +1,3 @@
-#include "fakekube/runtime/event_recorder.h"
-
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -12,6 +10,7 @@
 #include "fakekube/api/resources.h"
 #include "fakekube/apiserver/fixture.h"
 #include "fakekube/client/in_process_client.h"
+#include "fakekube/runtime/internal/core_event_recorder.h"
 
 namespace fakekube {
 namespace {
@@ -26,7 +25,7 @@ class EventRecorderTest : public apitest::ApiServerTest {
   void SetUp() override {
     ApiServerTest::SetUp();
     client = std::make_unique<InProcessClient>(*server);
-    recorder = std::make_unique<EventRecorder>(*client, ex.clock(), "widget-controller");
+    recorder = std::make_unique<CoreEventRecorder>(*client, ex.clock(), "widget-controller");
     cm = must(client->create(kConfigMaps, configMap("cm1")), "create");
   }
 
@@ -40,7 +39,7 @@ class EventRecorderTest : public apitest::ApiServerTest {
   }
 
   std::unique_ptr<InProcessClient> client;
-  std::unique_ptr<EventRecorder> recorder;
+  std::unique_ptr<CoreEventRecorder> recorder;
   Json cm;
 };
 
