@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -109,6 +110,91 @@ TEST(CrashtestTest, TheRayServiceSampleConvergesAtEveryCrashPoint) {
   EXPECT_EQ(out.back(), summaryLine(3 * writes));
 }
 
+// The RayService sample with its rayVersion changed: applied after the sample, a NewCluster
+// upgrade (a pending cluster, the Services switched to it, the old one deleted 60 s later).
+std::string upgradedRayServiceManifest() {
+  std::ifstream in(manifestPath("ray-service.sample.yaml"));
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string yaml = text.str();
+  const std::string from = "rayVersion: \"2.52.0\"";
+  const auto at = yaml.find(from);
+  EXPECT_NE(at, std::string::npos) << "the sample's rayVersion changed";
+  if (at != std::string::npos) yaml.replace(at, from.size(), "rayVersion: \"2.53.0\"");
+  return writeFile("ray-service.upgrade.yaml", yaml);
+}
+
+// The names of the RayClusters the rows create, in order of first appearance.
+std::vector<std::string> createdRayClusters(const std::vector<std::string>& rows) {
+  std::vector<std::string> names;
+  const std::regex create(R"(k=\d+ create rayclusters default/(\S+) )");
+  for (const auto& row : rows) {
+    std::smatch m;
+    if (!std::regex_search(row, m, create)) continue;
+    if (std::find(names.begin(), names.end(), m[1].str()) == names.end()) names.push_back(m[1]);
+  }
+  return names;
+}
+
+// The sample, then its upgrade once it runs: every operator write of both phases (the first
+// cluster's, the pending cluster's create, the Services' selector switch, the old cluster's
+// deletion after rayClusterDeletionDelaySeconds) crashed before or after it commits converges to
+// one cluster on the new rayVersion, the Services never selecting a cluster that is neither
+// active nor pending. The lost answers are the next test's.
+TEST(CrashtestTest, TheRayServiceUpgradeConvergesAtEveryCrashPoint) {
+  const std::string sample = manifestPath("ray-service.sample.yaml");
+  ProcessResult ran =
+      crashtest({"-f", sample, "--then", upgradedRayServiceManifest(), "--faults", "before,after"});
+  ASSERT_EQ(ran.exitCode, 0) << ran.out << ran.err;
+  const auto out = lines(ran.out);
+  const std::size_t writes = cleanRunWrites(out.front());
+  ASSERT_GT(writes, 0u) << out.front();
+  ASSERT_EQ(out.size(), 1 + 2 * writes + 1) << ran.out;
+  for (std::size_t i = 1; i + 1 < out.size(); ++i) {
+    EXPECT_THAT(out[i], MatchesRegex(".* (before|after): converged in [0-9]+\\.[0-9]{3}s"))
+        << out[i];
+  }
+  // The first cluster, then the pending one.
+  const auto clusters = createdRayClusters(out);
+  ASSERT_EQ(clusters.size(), 2u) << ran.out;
+  EXPECT_THAT(ran.out, HasSubstr(" create pods default/" + clusters[1] + "-head-* after: "));
+  EXPECT_THAT(ran.out, HasSubstr(" update services default/rayservice-sample-head-svc after: "));
+  EXPECT_THAT(ran.out, HasSubstr(" update services default/rayservice-sample-serve-svc before: "));
+  EXPECT_THAT(ran.out, HasSubstr(" delete rayclusters default/" + clusters[0] + " before: "));
+  EXPECT_EQ(out.back(), summaryLine(2 * writes));
+}
+
+// The same enumeration with lost answers: the one row that fails is the pending cluster's head
+// pod create. KubeRay records its head pod expectation only from the create's answer (as
+// upstream), so when the answer is lost and the next reconcile comes before the cache has seen the
+// pod, it creates a second head pod, and then waits for someone to delete one: the upgrade never
+// ends. The row says so, with the command that replays it, and the exit code is 1.
+TEST(CrashtestTest, ALostAnswerToThePendingClustersHeadPodCreateIsReported) {
+  const std::string sample = manifestPath("ray-service.sample.yaml");
+  const std::string upgrade = upgradedRayServiceManifest();
+  ProcessResult ran = crashtest({"-f", sample, "--then", upgrade, "--faults", "lost"});
+  ASSERT_EQ(ran.exitCode, 1) << ran.out << ran.err;
+  const auto out = lines(ran.out);
+  const std::size_t writes = cleanRunWrites(out.front());
+  ASSERT_GT(writes, 0u) << out.front();
+  const auto clusters = createdRayClusters(out);
+  ASSERT_EQ(clusters.size(), 2u) << ran.out;
+  std::vector<std::string> violated;
+  for (const auto& row : out) {
+    if (row.find(" lost: VIOLATED ") != std::string::npos) violated.push_back(row);
+  }
+  ASSERT_EQ(violated.size(), 1u) << ran.out;
+  EXPECT_THAT(violated[0], MatchesRegex("k=[0-9]+ create pods default/" + clusters[1] +
+                                        "-head-\\* lost: VIOLATED goal: then apply .*"));
+  EXPECT_THAT(ran.out, HasSubstr("invariant \"RayCluster pods\": RayCluster " + clusters[1] +
+                                 " has 2 head pods, expected at most 1"));
+  const std::string k = violated[0].substr(2, violated[0].find(' ') - 2);
+  EXPECT_THAT(ran.out, HasSubstr("    replay: fakekube crashtest -f " + sample + " --then " +
+                                 upgrade + " --seed 1 --point " + k + " --fault lost\n"));
+  EXPECT_EQ(out.back(), std::to_string(writes) + " crash points, " + std::to_string(writes - 1) +
+                            " converged, 1 violations");
+}
+
 // KubeRay's RayJob sample, from apply to Complete: every operator write of the lifecycle (the
 // finalizer, Initializing, the RayCluster and its pods, the submitter Job, Running, Complete),
 // under each of the three faults, converges with one RayCluster, one submitter Job and one Ray
@@ -163,6 +249,8 @@ struct BadInput {
 TEST(CrashtestTest, BadInputIsExitTwoWithOneLine) {
   const std::string badYaml = writeFile("crashtest-bad.yaml", "kind: [RayCluster\n");
   const std::string empty = writeFile("crashtest-empty.yaml", "# nothing\n");
+  const std::string configMap = writeFile("crashtest-configmap.yaml",
+                                          "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n");
   const std::string sample = sampleManifest();
   const std::vector<BadInput> cases = {
       {"missing file", {"-f", "/nonexistent/ray.yaml"}, "/nonexistent/ray.yaml"},
@@ -179,6 +267,22 @@ TEST(CrashtestTest, BadInputIsExitTwoWithOneLine) {
       {"point without fault", {"-f", sample, "--point", "1"}, "go together"},
       {"bad seed", {"-f", sample, "--seed", "many"}, "--seed"},
       {"no file", {}, "-f"},
+      {"then-until alone", {"-f", sample, "--then-until", "raycluster/x=ready"}, "needs --then"},
+      {"then with replay",
+       {"--replay", empty, "--then", sample},
+       "--then does not combine with --replay"},
+      {"then with merge",
+       {"--merge", empty, "--then", sample},
+       "--then does not combine with --merge"},
+      {"then with explore", {"-f", sample, "--then", sample, "--explore", "stale"}, "--explore"},
+      {"then missing file",
+       {"-f", sample, "--then", "/nonexistent/up.yaml"},
+       "/nonexistent/up.yaml"},
+      {"then no objects", {"-f", sample, "--then", empty}, "--then: the manifests hold no objects"},
+      {"then bad goal",
+       {"-f", sample, "--then", sample, "--then-until", "widget/w=1"},
+       "--then-until \"widget/w=1\": unknown kind"},
+      {"then nothing to wait for", {"-f", sample, "--then", configMap}, "with --then-until"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);

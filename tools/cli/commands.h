@@ -67,6 +67,10 @@ int runOperator(const OperatorCommandOptions& options);
 struct CrashtestOptions {
   std::vector<std::string> files;  // -f, in order
   std::vector<std::string> until;  // --until conditions (all must hold); none: the default goal
+  // --then FILE...: applied as `kubectl apply` would once the goal holds (an upgrade), awaited
+  // by --then-until's conditions, or by the default goal of its objects.
+  std::vector<std::string> then;
+  std::vector<std::string> thenUntil;
   std::uint64_t seed = 1;
   std::string timeout = "5m";  // the goal's bound of virtual time, a Go duration
   std::string faults = "before,after,lost";

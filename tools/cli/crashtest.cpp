@@ -27,6 +27,10 @@
 // --rbac FILE...: the operator runs as system:serviceaccount:ray-system:kuberay-operator bound to
 // the files' roles in every run, and the access report across all of them follows the rows
 // (crashtest_rbac.h).
+//
+// --then FILE...: once the goal holds, the files are applied (kubectl apply's merge patch) and the
+// run goes on to --then-until's goal, or a RayService's upgrade (crashtest_rayservice.h); the
+// crash points are the operator's writes of both phases.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -58,6 +62,7 @@
 #include "tools/cli/commands.h"
 #include "tools/cli/crashtest_batch_scheduler.h"
 #include "tools/cli/crashtest_invariants.h"
+#include "tools/cli/crashtest_rayservice.h"
 #include "tools/cli/crashtest_rbac.h"
 #include "tools/cli/explore.h"
 #include "tools/cli/go_duration.h"
@@ -130,9 +135,9 @@ std::string shortcutField(const std::string& kind) {
 }
 
 Result<Condition> parseCondition(const std::string& text, const ResourceRegistry& registry,
-                                 const std::vector<Json>& objects) {
+                                 const std::vector<Json>& objects, const std::string& flag) {
   auto bad = [&](const std::string& why) {
-    return tl::unexpected(Status::badRequest(fmt::format("--until \"{}\": {}", text, why)));
+    return tl::unexpected(Status::badRequest(fmt::format("{} \"{}\": {}", flag, text, why)));
   };
   Condition c;
   c.text = text;
@@ -401,6 +406,8 @@ std::string replayCommand(const CrashtestOptions& options, std::uint64_t k, Cras
   std::string command = "fakekube crashtest";
   for (const auto& f : options.files) command += " -f " + quoted(f);
   for (const auto& u : options.until) command += " --until " + quoted(u);
+  for (const auto& f : options.then) command += " --then " + quoted(f);
+  for (const auto& u : options.thenUntil) command += " --then-until " + quoted(u);
   if (options.timeout != CrashtestOptions{}.timeout)
     command += " --timeout " + quoted(options.timeout);
   if (options.nodes != CrashtestOptions{}.nodes)
@@ -414,7 +421,8 @@ std::string replayCommand(const CrashtestOptions& options, std::uint64_t k, Cras
 }
 
 // The objects of the manifest files: each with apiVersion, kind and metadata.name, at least one.
-Result<std::vector<Json>> readCrashtestManifests(const std::vector<std::string>& files) {
+Result<std::vector<Json>> readCrashtestManifests(const std::vector<std::string>& files,
+                                                 const std::string& flag = "-f") {
   if (files.empty()) {
     return tl::unexpected(Status::badRequest("no manifests: -f FILE.yaml is required"));
   }
@@ -430,7 +438,11 @@ Result<std::vector<Json>> readCrashtestManifests(const std::vector<std::string>&
       objects.push_back(std::move(o));
     }
   }
-  if (objects.empty()) return tl::unexpected(Status::badRequest("the manifests hold no objects"));
+  if (objects.empty()) {
+    return tl::unexpected(
+        Status::badRequest(flag == "-f" ? std::string("the manifests hold no objects")
+                                        : fmt::format("{}: the manifests hold no objects", flag)));
+  }
   return objects;
 }
 
@@ -494,6 +506,20 @@ Result<std::vector<Json>> crashtestStartingObjects(const std::vector<Json>& obje
   return startingObjects;
 }
 
+// The conditions of --until (`flag`) or --then-until, for the objects of their manifests.
+Result<std::vector<Condition>> parseConditions(const std::vector<std::string>& texts,
+                                               const std::string& flag,
+                                               const ResourceRegistry& registry,
+                                               const std::vector<Json>& objects) {
+  std::vector<Condition> conditions;
+  for (const auto& text : texts) {
+    auto condition = parseCondition(text, registry, objects, flag);
+    if (!condition) return tl::unexpected(condition.error());
+    conditions.push_back(std::move(*condition));
+  }
+  return conditions;
+}
+
 // --until's conditions, else the default goal of the files' Ray objects.
 Result<std::vector<Condition>> crashtestGoal(const CrashtestOptions& options,
                                              const ResourceRegistry& registry,
@@ -508,12 +534,75 @@ Result<std::vector<Condition>> crashtestGoal(const CrashtestOptions& options,
     }
     return goal;
   }
-  for (const auto& text : options.until) {
-    auto condition = parseCondition(text, registry, objects);
-    if (!condition) return tl::unexpected(condition.error());
-    goal.push_back(std::move(*condition));
+  return parseConditions(options.until, "--until", registry, objects);
+}
+
+// --then's objects, applied as `kubectl apply` applies objects it did not create (no
+// last-applied annotation): one that exists gets its manifest as a JSON merge patch (what kubectl
+// sends for a custom resource: the operator's finalizers and the status stay), one that does not
+// is created. Through the test's client: never one of the operator's writes.
+Result<void> applyThenObjects(TestCluster& cluster, const std::vector<Json>& objects) {
+  for (Json object : objects) {
+    auto gvr = cluster.server().resourceFor(meta::apiVersion(object), meta::kind(object));
+    if (!gvr) return tl::unexpected(gvr.error());
+    const auto info = cluster.server().registry().find(*gvr);
+    if (info && info->namespaced && meta::namespace_(object).empty()) {
+      meta::setNamespace(object, "default");
+    }
+    const std::string ns = meta::namespace_(object);
+    const std::string name = meta::name(object);
+    auto existing = cluster.client().get(*gvr, ns, name);
+    if (!existing && !isNotFound(existing.error())) return tl::unexpected(existing.error());
+    auto applied = existing
+                       ? cluster.client().patch(*gvr, ns, name, PatchType::Merge, object.dump())
+                       : cluster.client().create(*gvr, std::move(object));
+    if (!applied) return tl::unexpected(applied.error());
   }
-  return goal;
+  return {};
+}
+
+// --then-until's conditions, else the default goal of --then's objects: a RayService's upgrade
+// (rayServicesUpgraded: on the new rayVersion, one cluster, the Services switched), every other
+// Ray object's as for -f. `registry` learns --then's definitions.
+Result<Expectation> crashtestThenGoal(const CrashtestOptions& options, ResourceRegistry& registry,
+                                      const std::vector<Json>& thenObjects) {
+  for (const auto& o : thenObjects) {
+    if (meta::kind(o) != "CustomResourceDefinition") continue;
+    auto info = ResourceRegistry::fromCustomResourceDefinition(o);
+    if (!info) return tl::unexpected(info.error());
+    registry.add(std::move(*info));
+  }
+  if (!options.thenUntil.empty()) {
+    auto goal = parseConditions(options.thenUntil, "--then-until", registry, thenObjects);
+    if (!goal) return tl::unexpected(goal.error());
+    return allHold(*goal, goalDescription(*goal));
+  }
+  std::vector<Condition> goal = defaultGoal(thenObjects);
+  std::erase_if(goal, [](const Condition& c) { return c.kind == "RayService"; });
+  const auto rayServices = rayServiceTargets(thenObjects);
+  if (goal.empty() && rayServices.empty()) {
+    return tl::unexpected(Status::badRequest(
+        "the --then manifests hold no RayCluster, RayJob or RayService: say what to wait for "
+        "with --then-until"));
+  }
+  if (rayServices.empty()) return allHold(goal, goalDescription(goal));
+  if (goal.empty()) return rayServicesUpgraded(rayServices);
+  return allHold(goal, goalDescription(goal)) && rayServicesUpgraded(rayServices);
+}
+
+// The objects of -f and --then, each once (by kind, namespace and name), for the teardown.
+std::vector<Json> objectsOfBothPhases(const std::vector<Json>& objects,
+                                      const std::vector<Json>& thenObjects) {
+  std::vector<Json> all = objects;
+  std::set<std::string> seen;
+  auto key = [](const Json& o) {
+    return meta::kind(o) + "/" + objectNamespace(o) + "/" + meta::name(o);
+  };
+  for (const auto& o : objects) seen.insert(key(o));
+  for (const auto& o : thenObjects) {
+    if (seen.insert(key(o)).second) all.push_back(o);
+  }
+  return all;
 }
 
 // The KubeRay operator as every run starts it: the RayCluster and RayJob controllers, and the
@@ -538,8 +627,12 @@ OperatorFactory kubeRayOperatorFactory(bool rayServices, std::string batchSchedu
     }
     if (context.cluster == nullptr)
       return tl::unexpected(Status::badRequest("the cluster has no network"));
+    // With RayServices, the Serve config PUTs each cluster receives are counted
+    // (atMostOneServeConfigPutPerClusterAndRestart).
     return ray::addRayOperator(manager, names, operatorOptions,
-                               ray::inProcessDashboardClients(context.cluster->network()));
+                               names.contains("rayservice")
+                                   ? countingServeConfigDashboards(context)
+                                   : ray::inProcessDashboardClients(context.cluster->network()));
   };
 }
 
@@ -561,8 +654,28 @@ void addCrashtestTeardown(const std::vector<Json>& objects, CrashScenario& scena
                             noOrphans(kPods, ray::kRayClusters),
                             noOrphans(kServices, ray::kRayClusters),
                             noOrphans(ray::kRayClusters, ray::kRayJobs),
+                            noOrphans(ray::kRayClusters, ray::kRayServices),
+                            noOrphans(kServices, ray::kRayServices),
                             noOrphans(kJobs, ray::kRayJobs),
                             noOrphans(kPods, kJobs)};
+}
+
+// --then and --then-until combine with a run of crash points (or one of them, --point), not with
+// what reads its plan from elsewhere (--replay, --merge) nor with --explore's plans.
+Result<void> checkThenCombination(const CrashtestOptions& options) {
+  if (options.then.empty()) {
+    if (options.thenUntil.empty()) return {};
+    return tl::unexpected(Status::badRequest("--then-until needs --then FILE"));
+  }
+  for (const auto& [flag, set] : {std::pair<const char*, bool>{"--replay", !options.replay.empty()},
+                                  {"--merge", !options.merge.empty()},
+                                  {"--explore", !options.explore.empty()}}) {
+    if (set) {
+      return tl::unexpected(
+          Status::badRequest(fmt::format("--then does not combine with {}", flag)));
+    }
+  }
+  return {};
 }
 
 // One line, whatever the message holds (a YAML error may span several).
@@ -643,6 +756,8 @@ int runCrashtest(const CrashtestOptions& options) {
     return 2;
   };
 
+  if (auto combination = checkThenCombination(options); !combination)
+    return badInput(combination.error().message);
   if (!options.merge.empty()) return runMerge(options, out, err);
   if (!options.replay.empty()) return runReplay(options, out, err);
   auto objects = readCrashtestManifests(options.files);
@@ -663,13 +778,25 @@ int runCrashtest(const CrashtestOptions& options) {
     return badInput(valid.error().message);
   auto rbac = crashtestRbac(options);
   if (!rbac) return badInput(rbac.error().message);
-  const bool rayServices = std::any_of(objects->begin(), objects->end(),
-                                       [](const Json& o) { return meta::kind(o) == "RayService"; });
+  std::vector<Json> thenObjects;
+  if (!options.then.empty()) {
+    auto read = readCrashtestManifests(options.then, "--then");
+    if (!read) return badInput(read.error().message);
+    thenObjects = std::move(*read);
+  }
+  const bool rayServices =
+      !rayServiceTargets(*objects).empty() || !rayServiceTargets(thenObjects).empty();
   ResourceRegistry registry;
   auto startingObjects = crashtestStartingObjects(*objects, rayServices, registry);
   if (!startingObjects) return badInput(startingObjects.error().message);
   auto goal = crashtestGoal(options, registry, *objects);
   if (!goal) return badInput(goal.error().message);
+  std::optional<Expectation> thenGoal;
+  if (!thenObjects.empty()) {
+    auto parsed = crashtestThenGoal(options, registry, thenObjects);
+    if (!parsed) return badInput(parsed.error().message);
+    thenGoal = std::move(*parsed);
+  }
 
   CrashScenario scenario;
   scenario.name = "crashtest";
@@ -694,7 +821,18 @@ int runCrashtest(const CrashtestOptions& options) {
   }
   scenario.invariants = {rayClusterPods(), noDuplicateControlled(ray::kRayClusters, "RayJob"),
                          noDuplicateControlled(kJobs, "RayJob"), rayJobCounters()};
-  if (options.teardown) addCrashtestTeardown(*objects, scenario);
+  if (rayServices) {
+    scenario.invariants.push_back(rayServiceServicesSelectOneCluster());
+    scenario.invariants.push_back(atMostOneServeConfigPutPerClusterAndRestart());
+    scenario.atEveryCommit.push_back(rayServiceServicesSelectActiveOrPending());
+  }
+  if (thenGoal) {
+    scenario.then.push_back(
+        {fmt::format("apply {}", fmt::join(options.then, ", ")),
+         [thenObjects](TestCluster& c) { return applyThenObjects(c, thenObjects); },
+         std::move(*thenGoal)});
+  }
+  if (options.teardown) addCrashtestTeardown(objectsOfBothPhases(*objects, thenObjects), scenario);
   addCrashtestBatchScheduler(options.batchScheduler, scenario);
 
   // With --rbac, the access report of every run so far follows whatever ended the command.

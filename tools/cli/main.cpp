@@ -126,6 +126,20 @@ status.jobDeploymentStatus Complete or Failed and every RayCluster status.state 
   KIND/NAME:{.PATH}=VALUE   any field                e.g. rayjob/demo:{.status.succeeded}=1
   KIND/NAMESPACE/NAME...    an explicit namespace (else the object's in the files, else default)
 
+Two phases (--then FILE, repeatable: the files make one manifest). Once the goal holds, the
+files are applied as `kubectl apply` applies objects it did not create (an existing object gets
+its manifest as a JSON merge patch, a missing one is created), and the run goes on to the second
+goal: --then-until (repeatable, as --until), else every RayCluster and RayJob of the files as
+above and, for a RayService, its upgrade: Ready, the active cluster on the files' rayVersion and
+the only RayCluster it owns (the old one deleted after rayClusterDeletionDelaySeconds), nothing
+pending, both Services selecting it. --timeout bounds each goal from its apply. The crash points
+are the operator's writes of the whole run (both phases). Not with --replay, --merge, --explore.
+  crashtest -f ray-service.sample.yaml --then ray-service.new-version.yaml
+With a RayService (either phase) every run also keeps, after every committed write: its head
+and serve Services each select the active or the pending cluster; at the goal and after it:
+both select the same one (KubeRay switches them in two writes), and no cluster received the
+Serve config more than once plus once per restart of the operator.
+
 Output: one line per crash point (k, verb, object, fault, outcome), a violation's details and its
 replay command, then `N crash points, N converged, N violations`. Exit 0 when nothing was
 violated, 1 otherwise, 2 on bad input.
@@ -166,6 +180,14 @@ void addCrashtestCommand(CLI::App& app, ParsedCrashtest& parsed) {
   command->add_option("-f,--filename", parsed.options.files, "Manifest (YAML, multi-document)")
       ->allow_extra_args(false);
   command->add_option("--until", parsed.options.until, "Goal condition (see below)")
+      ->allow_extra_args(false);
+  command
+      ->add_option("--then", parsed.options.then,
+                   "Manifest applied (as kubectl apply) once the goal holds, e.g. an upgrade")
+      ->allow_extra_args(false);
+  command
+      ->add_option("--then-until", parsed.options.thenUntil,
+                   "Goal condition after --then (as --until; default: see below)")
       ->allow_extra_args(false);
   command->add_option("--seed", parsed.options.seed, "Seed of every run")->capture_default_str();
   command
