@@ -13,24 +13,15 @@
 //   - after deleting the files' objects (unless --no-teardown): they are gone and nothing they
 //     owned is left (pods, services, Jobs, RayClusters).
 //
-// Conditions (--until, all must hold; without one: every RayJob of the files has
-// status.jobDeploymentStatus Complete or Failed, every RayCluster of the files status.state
-// ready and every RayService of the files status.serviceStatus Running):
-//   KIND/NAME=VALUE              raycluster: status.state; rayjob: status.jobDeploymentStatus;
-//                                rayservice: status.serviceStatus; pod: status.phase
-//   KIND/NAME:{.a.b}=VALUE       any kind and field path (kubectl's JSONPath spelling, or a.b)
-//   KIND/NAMESPACE/NAME...       an explicit namespace (else the object's in the files, else
-//                                "default")
-// KIND is what kubectl takes (raycluster, rayclusters, RayCluster, pod, ...). A value compares
-// with the field's text (a string as is, anything else as JSON).
+// The goal: --until's conditions or the files' default (crashtest_goal.h).
 //
 // --rbac FILE...: the operator runs as system:serviceaccount:ray-system:kuberay-operator bound to
 // the files' roles in every run, and the access report across all of them follows the rows
 // (crashtest_rbac.h).
 //
 // --then FILE...: once the goal holds, the files are applied (kubectl apply's merge patch) and the
-// run goes on to --then-until's goal, or a RayService's upgrade (crashtest_rayservice.h); the
-// crash points are the operator's writes of both phases.
+// run goes on to --then-until's goal, or a RayService's upgrade (crashtest_goal.h,
+// crashtest_rayservice.h); the crash points are the operator's writes of both phases.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -57,10 +48,10 @@
 #include "fakekube/apiserver/api_server.h"
 #include "fakekube/cluster/network.h"
 #include "fixtures/crash_point_runner.h"
-#include "fixtures/json_path.h"
 #include "fixtures/manifests.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/crashtest_batch_scheduler.h"
+#include "tools/cli/crashtest_goal.h"
 #include "tools/cli/crashtest_invariants.h"
 #include "tools/cli/crashtest_rayservice.h"
 #include "tools/cli/crashtest_rbac.h"
@@ -68,171 +59,7 @@
 #include "tools/cli/go_duration.h"
 
 namespace fakekube::cli {
-namespace {
-
-// One --until term, or one object of the default goal.
-struct Condition {
-  std::string text;      // as written, for messages
-  std::string resource;  // as written (resolved on the running server)
-  std::string kind;      // the resolved kind
-  std::string namespace_;
-  std::string name;
-  std::string path;                 // "status.state"
-  std::vector<std::string> values;  // any of them
-};
-
-std::string fieldText(const Json& value) {
-  return value.is_string() ? value.get<std::string>() : value.dump();
-}
-
-// Does the condition hold on the server; `seen` says what it found otherwise. `resolved` keeps
-// what the condition's resource named once it was served (the goal is checked after every task
-// of every run, and the files' definitions are the same in every run).
-bool holds(ApiServer& server, const Condition& c, std::optional<GroupVersionResource>& resolved,
-           std::string* seen) {
-  if (!resolved) {
-    const auto info = server.registry().resolve(c.resource);
-    if (!info) {
-      *seen = fmt::format("{}: the kind is not served", c.text);
-      return false;
-    }
-    resolved = info->gvr();
-  }
-  auto object = server.get(*resolved, c.namespace_, c.name);
-  if (!object) {
-    *seen = fmt::format("{} {}/{}: not found", resolved->resource, c.namespace_, c.name);
-    return false;
-  }
-  const Json* value = findField(**object, c.path);
-  const std::string text = value == nullptr ? std::string("<none>") : fieldText(*value);
-  for (const auto& v : c.values) {
-    if (value != nullptr && text == v) return true;
-  }
-  *seen =
-      fmt::format("{} {}/{}: {} is \"{}\"", resolved->resource, c.namespace_, c.name, c.path, text);
-  return false;
-}
-
-Expectation allHold(std::vector<Condition> conditions, std::string description) {
-  auto resolved =
-      std::make_shared<std::vector<std::optional<GroupVersionResource>>>(conditions.size());
-  return Expectation(std::move(description), [conditions = std::move(conditions), resolved](
-                                                 ApiServer& server, std::string* seen) {
-    for (std::size_t i = 0; i < conditions.size(); ++i) {
-      if (!holds(server, conditions[i], (*resolved)[i], seen)) return false;
-    }
-    return true;
-  });
-}
-
-// The field a KIND/NAME=VALUE condition reads for a kind, "" when the kind has none.
-std::string shortcutField(const std::string& kind) {
-  if (kind == "RayCluster") return "status.state";
-  if (kind == "RayJob") return "status.jobDeploymentStatus";
-  if (kind == "RayService") return "status.serviceStatus";
-  if (kind == "Pod") return "status.phase";
-  return "";
-}
-
-Result<Condition> parseCondition(const std::string& text, const ResourceRegistry& registry,
-                                 const std::vector<Json>& objects, const std::string& flag) {
-  auto bad = [&](const std::string& why) {
-    return tl::unexpected(Status::badRequest(fmt::format("{} \"{}\": {}", flag, text, why)));
-  };
-  Condition c;
-  c.text = text;
-  // KIND/[NAMESPACE/]NAME[:PATH]=VALUE; the value may hold any character.
-  const auto equals = text.find('=');
-  if (equals == std::string::npos)
-    return bad("expected KIND/NAME=VALUE or KIND/NAME:{.path}=VALUE");
-  std::string target = text.substr(0, equals);
-  c.values = {text.substr(equals + 1)};
-  if (const auto colon = target.find(':'); colon != std::string::npos) {
-    c.path = target.substr(colon + 1);
-    target = target.substr(0, colon);
-    if (c.path.empty()) return bad("an empty field path");
-    if (auto parsed = parseFieldPath(c.path); !parsed) return bad(parsed.error().message);
-  }
-  std::vector<std::string> parts;
-  std::stringstream in(target);
-  for (std::string part; std::getline(in, part, '/');) parts.push_back(part);
-  if (!target.empty() && target.back() == '/') parts.push_back("");
-  if (parts.size() < 2 || parts.size() > 3) return bad("expected KIND/NAME or KIND/NAMESPACE/NAME");
-  for (const auto& p : parts) {
-    if (p.empty()) return bad("an empty kind, namespace or name");
-  }
-  c.resource = parts.front();
-  c.name = parts.back();
-  const auto info = registry.resolve(c.resource);
-  if (!info) return bad(fmt::format("unknown kind \"{}\"", c.resource));
-  c.kind = info->kind;
-  if (c.path.empty()) {
-    c.path = shortcutField(c.kind);
-    if (c.path.empty()) {
-      return bad(fmt::format("{} has no default field; name one: {}/{}:{{.status.phase}}=VALUE",
-                             c.kind, parts.front(), c.name));
-    }
-  }
-  if (parts.size() == 3) {
-    c.namespace_ = parts[1];
-  } else if (info->namespaced) {
-    c.namespace_ = "default";
-    for (const auto& o : objects) {
-      if (meta::kind(o) == c.kind && meta::name(o) == c.name && !meta::namespace_(o).empty()) {
-        c.namespace_ = meta::namespace_(o);
-      }
-    }
-  }
-  if (!info->namespaced) c.namespace_.clear();
-  return c;
-}
-
-std::string objectNamespace(const Json& o) {
-  const std::string ns = meta::namespace_(o);
-  return ns.empty() ? "default" : ns;
-}
-
-// Every RayJob of the files terminal, every RayCluster of the files ready, every RayService of
-// the files Running.
-std::vector<Condition> defaultGoal(const std::vector<Json>& objects) {
-  std::vector<Condition> goal;
-  for (const auto& o : objects) {
-    if (meta::apiVersion(o) != "ray.io/v1") continue;
-    Condition c;
-    c.kind = meta::kind(o);
-    c.name = meta::name(o);
-    c.namespace_ = objectNamespace(o);
-    if (c.kind == "RayCluster") {
-      c.resource = "rayclusters.ray.io";
-      c.path = "status.state";
-      c.values = {"ready"};
-    } else if (c.kind == "RayJob") {
-      c.resource = "rayjobs.ray.io";
-      c.path = "status.jobDeploymentStatus";
-      c.values = {"Complete", "Failed"};
-    } else if (c.kind == "RayService") {
-      c.resource = "rayservices.ray.io";
-      c.path = "status.serviceStatus";
-      c.values = {"Running"};
-    } else {
-      continue;
-    }
-    c.text = fmt::format("{}/{}", c.kind, c.name);
-    goal.push_back(std::move(c));
-  }
-  return goal;
-}
-
-std::string goalDescription(const std::vector<Condition>& conditions) {
-  std::vector<std::string> parts;
-  for (const auto& c : conditions) {
-    parts.push_back(
-        fmt::format("{}/{} {} in {{{}}}", c.kind, c.name, c.path, fmt::join(c.values, ",")));
-  }
-  return fmt::format("{}", fmt::join(parts, " and "));
-}
-
-}  // namespace
+namespace {}  // namespace
 
 // --- invariants (crashtest_invariants.h) ---
 
@@ -326,7 +153,7 @@ Invariant oneRaySubmissionPerRayJob() {
               const std::string rayCluster = status.value("rayClusterName", "");
               const std::string jobId = status.value("jobId", "");
               if (rayCluster.empty()) continue;
-              const std::string ns = objectNamespace(job);
+              const std::string ns = namespaceOrDefault(job);
               for (const auto& pod : cluster.list(kPods, ns)) {
                 const Json& labels = meta::labels(pod);
                 if (!labels.is_object() || labels.value("ray.io/cluster", "") != rayCluster ||
@@ -370,9 +197,9 @@ Invariant deletedObjectsGone(std::vector<Json> objects) {
             for (const auto& o : objects) {
               auto gvr = cluster.server().resourceFor(meta::apiVersion(o), meta::kind(o));
               if (!gvr) continue;
-              if (cluster.server().get(*gvr, objectNamespace(o), meta::name(o))) {
+              if (cluster.server().get(*gvr, namespaceOrDefault(o), meta::name(o))) {
                 left.push_back(
-                    fmt::format("{} {}/{}", meta::kind(o), objectNamespace(o), meta::name(o)));
+                    fmt::format("{} {}/{}", meta::kind(o), namespaceOrDefault(o), meta::name(o)));
               }
             }
             if (left.empty()) return std::nullopt;
@@ -506,37 +333,6 @@ Result<std::vector<Json>> crashtestStartingObjects(const std::vector<Json>& obje
   return startingObjects;
 }
 
-// The conditions of --until (`flag`) or --then-until, for the objects of their manifests.
-Result<std::vector<Condition>> parseConditions(const std::vector<std::string>& texts,
-                                               const std::string& flag,
-                                               const ResourceRegistry& registry,
-                                               const std::vector<Json>& objects) {
-  std::vector<Condition> conditions;
-  for (const auto& text : texts) {
-    auto condition = parseCondition(text, registry, objects, flag);
-    if (!condition) return tl::unexpected(condition.error());
-    conditions.push_back(std::move(*condition));
-  }
-  return conditions;
-}
-
-// --until's conditions, else the default goal of the files' Ray objects.
-Result<std::vector<Condition>> crashtestGoal(const CrashtestOptions& options,
-                                             const ResourceRegistry& registry,
-                                             const std::vector<Json>& objects) {
-  std::vector<Condition> goal;
-  if (options.until.empty()) {
-    goal = defaultGoal(objects);
-    if (goal.empty()) {
-      return tl::unexpected(Status::badRequest(
-          "the manifests hold no RayCluster, RayJob or RayService: say what to wait for with "
-          "--until"));
-    }
-    return goal;
-  }
-  return parseConditions(options.until, "--until", registry, objects);
-}
-
 // --then's objects, applied as `kubectl apply` applies objects it did not create (no
 // last-applied annotation): one that exists gets its manifest as a JSON merge patch (what kubectl
 // sends for a custom resource: the operator's finalizers and the status stay), one that does not
@@ -561,42 +357,13 @@ Result<void> applyThenObjects(TestCluster& cluster, const std::vector<Json>& obj
   return {};
 }
 
-// --then-until's conditions, else the default goal of --then's objects: a RayService's upgrade
-// (rayServicesUpgraded: on the new rayVersion, one cluster, the Services switched), every other
-// Ray object's as for -f. `registry` learns --then's definitions.
-Result<Expectation> crashtestThenGoal(const CrashtestOptions& options, ResourceRegistry& registry,
-                                      const std::vector<Json>& thenObjects) {
-  for (const auto& o : thenObjects) {
-    if (meta::kind(o) != "CustomResourceDefinition") continue;
-    auto info = ResourceRegistry::fromCustomResourceDefinition(o);
-    if (!info) return tl::unexpected(info.error());
-    registry.add(std::move(*info));
-  }
-  if (!options.thenUntil.empty()) {
-    auto goal = parseConditions(options.thenUntil, "--then-until", registry, thenObjects);
-    if (!goal) return tl::unexpected(goal.error());
-    return allHold(*goal, goalDescription(*goal));
-  }
-  std::vector<Condition> goal = defaultGoal(thenObjects);
-  std::erase_if(goal, [](const Condition& c) { return c.kind == "RayService"; });
-  const auto rayServices = rayServiceTargets(thenObjects);
-  if (goal.empty() && rayServices.empty()) {
-    return tl::unexpected(Status::badRequest(
-        "the --then manifests hold no RayCluster, RayJob or RayService: say what to wait for "
-        "with --then-until"));
-  }
-  if (rayServices.empty()) return allHold(goal, goalDescription(goal));
-  if (goal.empty()) return rayServicesUpgraded(rayServices);
-  return allHold(goal, goalDescription(goal)) && rayServicesUpgraded(rayServices);
-}
-
 // The objects of -f and --then, each once (by kind, namespace and name), for the teardown.
 std::vector<Json> objectsOfBothPhases(const std::vector<Json>& objects,
                                       const std::vector<Json>& thenObjects) {
   std::vector<Json> all = objects;
   std::set<std::string> seen;
   auto key = [](const Json& o) {
-    return meta::kind(o) + "/" + objectNamespace(o) + "/" + meta::name(o);
+    return meta::kind(o) + "/" + namespaceOrDefault(o) + "/" + meta::name(o);
   };
   for (const auto& o : objects) seen.insert(key(o));
   for (const auto& o : thenObjects) {
@@ -644,7 +411,7 @@ void addCrashtestTeardown(const std::vector<Json>& objects, CrashScenario& scena
     for (const auto& o : deleted) {
       auto gvr = c.server().resourceFor(meta::apiVersion(o), meta::kind(o));
       if (!gvr) return tl::unexpected(gvr.error());
-      auto gone = c.client().deleteObject(*gvr, objectNamespace(o), meta::name(o));
+      auto gone = c.client().deleteObject(*gvr, namespaceOrDefault(o), meta::name(o));
       if (!gone && !isNotFound(gone.error())) return tl::unexpected(gone.error());
     }
     return {};
@@ -802,7 +569,7 @@ int runCrashtest(const CrashtestOptions& options) {
   scenario.name = "crashtest";
   scenario.timeout = *timeout;
   scenario.faults = *faults;
-  scenario.goal = allHold(*goal, goalDescription(*goal));
+  scenario.goal = std::move(*goal);
   TestClusterOptions& cluster = scenario.cluster;
   cluster.seed = options.seed;
   cluster.nodes = options.nodes;
