@@ -656,6 +656,9 @@ void ApiServer::Impl::onCustomResourceDefinition(const Json& crd, bool removed) 
     }
     registry_.add(std::move(*info));
   }
+  // A request's remembered authorization assumed the scope the resource had.
+  std::unique_lock policyLock(policyMu_);
+  policyGeneration_.fetch_add(1, std::memory_order_release);
 }
 
 std::optional<Status> ApiServer::Impl::checkNamespaceForCreate(const ResourceInfo& info,

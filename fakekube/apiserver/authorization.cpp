@@ -126,14 +126,43 @@ std::optional<Json> reconciledBootstrapObject(const Json& existing, const Json& 
 
 std::optional<Status> ApiServer::Impl::authorizeRequest(const Request& request) const {
   if (request.user->inGroup(users::kSystemMasters)) return std::nullopt;
-  AuthorizationAttributes attributes =
-      attributesOfRequest(request, registry_.find(request.resource).get());
-  std::string reason;
-  {
-    std::shared_lock lock(policyMu_);
-    if (policy_.allows(attributes, &reason)) return std::nullopt;
+  // The request's own key, read without copying: its namespace as sent (or its body's), its name
+  // as sent. The attributes are built only when the answer is not remembered, and the refusal's
+  // message only for a refusal.
+  AuthorizationQuery query;
+  query.user = request.user;
+  query.requestForm = true;
+  query.verb = verbName(request.verb);
+  query.ns = request.ns;
+  if (query.ns.empty() && request.body != nullptr && request.body->is_object()) {
+    query.ns = meta::namespace_(*request.body);
   }
-  return forbidden(attributes, reason);
+  query.apiGroup = request.resource.group;
+  query.resource = request.resource.resource;
+  query.subresource = request.subresource;
+  query.name = request.name;
+  AuthorizationMemo& memo = AuthorizationMemo::ofThisThread();
+  const std::uint64_t generation = policyGeneration_.load(std::memory_order_acquire);
+  const AuthorizationResult* answer = memo.find(serverId_, generation, query);
+  std::optional<AuthorizationAttributes> attributes;
+  AuthorizationResult computed;
+  if (answer == nullptr) {
+    // The resource's scope is read before the lock: the answer is remembered only if neither
+    // the policy nor a scope changed since the generation was read.
+    attributes = attributesOfRequest(request, registry_.find(request.resource).get());
+    std::shared_lock lock(policyMu_);
+    computed.decision = policy_.allows(*attributes, &computed.reason)
+                            ? AuthorizationDecision::Allow
+                            : AuthorizationDecision::NoOpinion;
+    if (policyGeneration_.load(std::memory_order_relaxed) == generation) {
+      memo.remember(serverId_, generation, query, computed);
+    }
+    answer = &computed;
+  }
+  if (answer->allowed()) return std::nullopt;
+  if (!attributes)
+    attributes = attributesOfRequest(request, registry_.find(request.resource).get());
+  return forbidden(*attributes, answer->reason);
 }
 
 AuthorizationResult ApiServer::Impl::authorize(const AuthorizationAttributes& attributes) const {
@@ -141,8 +170,17 @@ AuthorizationResult ApiServer::Impl::authorize(const AuthorizationAttributes& at
       attributes.user->inGroup(users::kSystemMasters)) {
     return {AuthorizationDecision::Allow, ""};
   }
+  const AuthorizationQuery query = authorizationQueryOf(attributes);
+  AuthorizationMemo& memo = AuthorizationMemo::ofThisThread();
+  if (const AuthorizationResult* remembered =
+          memo.find(serverId_, policyGeneration_.load(std::memory_order_acquire), query)) {
+    return *remembered;
+  }
   std::shared_lock lock(policyMu_);
-  return policy_.authorize(attributes);
+  AuthorizationResult result = policy_.authorize(attributes);
+  // Under policyMu_ the generation cannot move: the answer is that generation's.
+  memo.remember(serverId_, policyGeneration_.load(std::memory_order_relaxed), query, result);
+  return result;
 }
 
 bool ApiServer::Impl::observeRbacEvent(const StoredEvent& event) {
@@ -156,6 +194,7 @@ bool ApiServer::Impl::observeRbacEvent(const StoredEvent& event) {
   } else {
     policy_.apply(*kind, event.object);
   }
+  policyGeneration_.fetch_add(1, std::memory_order_release);
   return true;
 }
 
@@ -209,6 +248,7 @@ void ApiServer::Impl::loadRbacPolicy() {
                    return true;
                  });
   }
+  policyGeneration_.fetch_add(1, std::memory_order_release);
 }
 
 }  // namespace fakekube

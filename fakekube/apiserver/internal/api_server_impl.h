@@ -6,6 +6,7 @@
 // a request runs.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -21,6 +22,7 @@
 #include "fakekube/api/internal/patch_schema.h"
 #include "fakekube/api/resource_registry.h"
 #include "fakekube/apiserver/api_server.h"
+#include "fakekube/apiserver/internal/authorization_memo.h"
 #include "fakekube/apiserver/internal/cluster_ip_allocator.h"
 #include "fakekube/apiserver/internal/watch_hub.h"
 #include "fakekube/auth/rbac_policy.h"
@@ -228,6 +230,11 @@ class ApiServer::Impl {
   // then policyMu_); read under policyMu_ alone, so authorizing a request never waits for mu_.
   mutable std::shared_mutex policyMu_;
   RbacPolicy policy_;
+  // What the answers of the AuthorizationMemo (authorization_memo.h) are remembered against:
+  // this server, and the generation of its policy, moved on (under policyMu_) by every change
+  // of policy_ and of a resource's scope.
+  const std::uint64_t serverId_ = AuthorizationMemo::newServerId();
+  std::atomic<std::uint64_t> policyGeneration_{1};
   std::vector<std::shared_ptr<Interceptor>> interceptors_;
   mutable std::mutex interceptorsMu_;
 };
