@@ -141,28 +141,36 @@ std::optional<Status> ApiServer::Impl::authorizeRequest(const Request& request) 
   query.resource = request.resource.resource;
   query.subresource = request.subresource;
   query.name = request.name;
-  AuthorizationMemo& memo = AuthorizationMemo::ofThisThread();
   const std::uint64_t generation = policyGeneration_.load(std::memory_order_acquire);
-  const AuthorizationResult* answer = memo.find(serverId_, generation, query);
-  std::optional<AuthorizationAttributes> attributes;
-  AuthorizationResult computed;
-  if (answer == nullptr) {
-    // The resource's scope is read before the lock: the answer is remembered only if neither
-    // the policy nor a scope changed since the generation was read.
-    attributes = attributesOfRequest(request, registry_.find(request.resource).get());
-    std::shared_lock lock(policyMu_);
-    computed.decision = policy_.allows(*attributes, &computed.reason)
-                            ? AuthorizationDecision::Allow
-                            : AuthorizationDecision::NoOpinion;
-    if (policyGeneration_.load(std::memory_order_relaxed) == generation) {
-      memo.remember(serverId_, generation, query, computed);
-    }
-    answer = &computed;
+  if (const AuthorizationResult* answer =
+          AuthorizationMemo::ofThisThread().find(serverId_, generation, query)) {
+    if (answer->allowed()) return std::nullopt;
+    return forbidden(attributesOfRequest(request, registry_.find(request.resource).get()),
+                     answer->reason);
   }
-  if (answer->allowed()) return std::nullopt;
-  if (!attributes)
-    attributes = attributesOfRequest(request, registry_.find(request.resource).get());
-  return forbidden(*attributes, answer->reason);
+  return answerRequest(request, query, generation);
+}
+
+std::optional<Status> ApiServer::Impl::answerRequest(const Request& request,
+                                                     const AuthorizationQuery& query,
+                                                     std::uint64_t generation) const {
+  // The resource's scope is read before the lock: the answer is remembered only if neither the
+  // policy nor a scope changed since the generation was read.
+  AuthorizationAttributes attributes =
+      attributesOfRequest(request, registry_.find(request.resource).get());
+  AuthorizationResult answer;
+  bool nameMatters = false;
+  {
+    std::shared_lock lock(policyMu_);
+    answer.decision = policy_.allows(attributes, &answer.reason, &nameMatters)
+                          ? AuthorizationDecision::Allow
+                          : AuthorizationDecision::NoOpinion;
+    if (policyGeneration_.load(std::memory_order_relaxed) == generation) {
+      AuthorizationMemo::ofThisThread().remember(serverId_, generation, query, nameMatters, answer);
+    }
+  }
+  if (answer.allowed()) return std::nullopt;
+  return forbidden(attributes, answer.reason);
 }
 
 AuthorizationResult ApiServer::Impl::authorize(const AuthorizationAttributes& attributes) const {
@@ -177,9 +185,11 @@ AuthorizationResult ApiServer::Impl::authorize(const AuthorizationAttributes& at
     return *remembered;
   }
   std::shared_lock lock(policyMu_);
-  AuthorizationResult result = policy_.authorize(attributes);
+  bool nameMatters = false;
+  AuthorizationResult result = policy_.authorize(attributes, &nameMatters);
   // Under policyMu_ the generation cannot move: the answer is that generation's.
-  memo.remember(serverId_, policyGeneration_.load(std::memory_order_relaxed), query, result);
+  memo.remember(serverId_, policyGeneration_.load(std::memory_order_relaxed), query, nameMatters,
+                result);
   return result;
 }
 

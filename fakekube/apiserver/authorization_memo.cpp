@@ -6,9 +6,14 @@
 namespace fakekube {
 namespace {
 
-std::array<std::string_view, 7> memoKeyAttributes(const AuthorizationQuery& query) {
-  return {query.verb,        query.ns,   query.apiGroup, query.resource,
-          query.subresource, query.name, query.path};
+// Calls visit(i, attribute) for each attribute of the key, the name left out of an answer for any
+// name. The fields are read one by one where they are: copying them into an array first made
+// every read wait on the copy's stores.
+template <class Visitor>
+bool memoForEachKeyAttribute(const AuthorizationQuery& query, bool anyName, Visitor&& visit) {
+  return visit(0, query.verb) && visit(1, query.ns) && visit(2, query.apiGroup) &&
+         visit(3, query.resource) && visit(4, query.subresource) &&
+         visit(5, anyName ? std::string_view() : query.name) && visit(6, query.path);
 }
 
 std::uint64_t memoWordAt(const char* bytes) {
@@ -17,21 +22,48 @@ std::uint64_t memoWordAt(const char* bytes) {
   return word;
 }
 
-// The length and the first and last eight bytes of `text`: names that differ usually differ in
-// length or at an end (generated suffixes, numbered objects), and the full comparison catches
-// the rest.
-std::uint64_t memoSample(std::string_view text) {
-  std::uint64_t sample = text.size();
-  if (text.size() >= sizeof(std::uint64_t)) {
-    sample ^=
-        memoWordAt(text.data()) ^
-        (memoWordAt(text.data() + text.size() - sizeof(std::uint64_t)) * 0x9e3779b97f4a7c15ULL);
-  } else if (!text.empty()) {
-    std::uint64_t word = 0;
-    std::memcpy(&word, text.data(), text.size());
-    sample ^= word << 8;
+std::uint64_t memoHalfWordAt(const char* bytes) {
+  std::uint32_t word = 0;
+  std::memcpy(&word, bytes, sizeof word);
+  return word;
+}
+
+// The length and a few bytes at each end of `text`, read with fixed-size loads: names that differ
+// usually differ in length or at an end (generated suffixes, numbered objects), and the full
+// comparison catches the rest.
+[[gnu::always_inline]] inline std::uint64_t memoSample(std::string_view text) {
+  const std::size_t size = text.size();
+  const char* bytes = text.data();
+  if (size >= 8) {
+    return size ^ memoWordAt(bytes) ^ (memoWordAt(bytes + size - 8) * 0x9e3779b97f4a7c15ULL);
   }
-  return sample;
+  if (size >= 4)
+    return size ^ (memoHalfWordAt(bytes) << 8) ^ (memoHalfWordAt(bytes + size - 4) << 32);
+  if (size == 0) return 0;
+  const auto byteAt = [&](std::size_t i) {
+    return std::uint64_t{static_cast<unsigned char>(bytes[i])};
+  };
+  return size ^ (byteAt(0) << 8) ^ (byteAt(size / 2) << 16) ^ (byteAt(size - 1) << 24);
+}
+
+// Whether two texts are equal, compared inline a word at a time: the texts of a key are short,
+// and a call to memcmp for each of them cost more than the comparisons themselves.
+[[gnu::always_inline]] inline bool memoSameText(std::string_view a, std::string_view b) {
+  const std::size_t size = a.size();
+  if (size != b.size()) return false;
+  const char* x = a.data();
+  const char* y = b.data();
+  if (size >= 8) {
+    for (std::size_t i = 0; i + 8 <= size; i += 8) {
+      if (memoWordAt(x + i) != memoWordAt(y + i)) return false;
+    }
+    return memoWordAt(x + size - 8) == memoWordAt(y + size - 8);
+  }
+  if (size >= 4) {
+    return memoHalfWordAt(x) == memoHalfWordAt(y) &&
+           memoHalfWordAt(x + size - 4) == memoHalfWordAt(y + size - 4);
+  }
+  return size == 0 || (x[0] == y[0] && x[size / 2] == y[size / 2] && x[size - 1] == y[size - 1]);
 }
 
 }  // namespace
@@ -60,34 +92,61 @@ std::uint64_t AuthorizationMemo::newServerId() {
   return next.fetch_add(1, std::memory_order_relaxed);
 }
 
-std::size_t AuthorizationMemo::slotOf(const AuthorizationQuery& query) {
+std::size_t AuthorizationMemo::slotOf(const AuthorizationQuery& query, bool anyName) {
+  // Independent products, summed: the attributes' samples are mixed without a chain of
+  // multiplications waiting on each other.
+  static constexpr std::array<std::uint64_t, kAttributes> kMultipliers = {
+      0xff51afd7ed558ccdULL, 0xc4ceb9fe1a85ec53ULL, 0x9e3779b97f4a7c15ULL, 0xbf58476d1ce4e5b9ULL,
+      0x94d049bb133111ebULL, 0xd6e8feb86659fd93ULL, 0xa0761d6478bd642fULL};
   std::uint64_t hash = reinterpret_cast<std::uintptr_t>(query.user) ^
-                       (query.resourceRequest ? 1 : 0) ^ (query.requestForm ? 2 : 0);
-  for (std::string_view attribute : memoKeyAttributes(query)) {
-    hash = (hash ^ memoSample(attribute)) * 0xff51afd7ed558ccdULL;
-  }
+                       (query.resourceRequest ? 1 : 0) ^ (query.requestForm ? 2 : 0) ^
+                       (anyName ? 4 : 0);
+  memoForEachKeyAttribute(query, anyName, [&](std::size_t i, std::string_view attribute) {
+    hash += memoSample(attribute) * kMultipliers[i];
+    return true;
+  });
+  hash = (hash ^ (hash >> 29)) * 0xbf58476d1ce4e5b9ULL;
   return static_cast<std::size_t>(hash >> 40) & (kSlots - 1);
 }
 
-bool AuthorizationMemo::matches(const Entry& entry, const AuthorizationQuery& query) {
+bool AuthorizationMemo::matches(const Entry& entry, const AuthorizationQuery& query, bool anyName) {
   if (entry.user != query.user || entry.resourceRequest != query.resourceRequest ||
-      entry.requestForm != query.requestForm) {
+      entry.requestForm != query.requestForm || entry.anyName != anyName) {
     return false;
   }
-  const auto attributes = memoKeyAttributes(query);
-  for (std::size_t i = 0; i < kAttributes; ++i) {
-    if (entry.attributes[i] != attributes[i]) return false;
+  if (!memoForEachKeyAttribute(query, anyName, [&](std::size_t i, std::string_view attribute) {
+        return memoSameText(entry.attributes[i], attribute);
+      })) {
+    return false;
   }
   // The same address may hold another user than the one remembered.
-  return entry.userName == query.user->name && entry.groups == query.user->groups;
+  const UserInfo& user = *query.user;
+  if (!memoSameText(entry.userName, user.name) || entry.groups.size() != user.groups.size()) {
+    return false;
+  }
+  for (std::size_t i = 0; i < user.groups.size(); ++i) {
+    if (!memoSameText(entry.groups[i], user.groups[i])) return false;
+  }
+  return true;
 }
 
 const AuthorizationResult* AuthorizationMemo::find(std::uint64_t serverId, std::uint64_t generation,
                                                    const AuthorizationQuery& query) const {
-  const std::size_t slot = slotOf(query);
+  if (const AuthorizationResult* answer = findExactly(serverId, generation, query, true)) {
+    return answer;
+  }
+  return findExactly(serverId, generation, query, false);
+}
+
+const AuthorizationResult* AuthorizationMemo::findExactly(std::uint64_t serverId,
+                                                          std::uint64_t generation,
+                                                          const AuthorizationQuery& query,
+                                                          bool anyName) const {
+  const std::size_t slot = slotOf(query, anyName);
   for (std::size_t candidate : {slot, slot ^ 1}) {
     const Entry& entry = entries_[candidate];
-    if (entry.serverId == serverId && entry.generation == generation && matches(entry, query)) {
+    if (entry.serverId == serverId && entry.generation == generation &&
+        matches(entry, query, anyName)) {
       return &entry.result;
     }
   }
@@ -95,10 +154,11 @@ const AuthorizationResult* AuthorizationMemo::find(std::uint64_t serverId, std::
 }
 
 void AuthorizationMemo::remember(std::uint64_t serverId, std::uint64_t generation,
-                                 const AuthorizationQuery& query,
+                                 const AuthorizationQuery& query, bool nameMatters,
                                  const AuthorizationResult& result) {
+  const bool anyName = !nameMatters;
   // Two slots per hash: the first that holds nothing current is taken, else the first.
-  const std::size_t slot = slotOf(query);
+  const std::size_t slot = slotOf(query, anyName);
   auto current = [&](const Entry& entry) {
     return entry.serverId == serverId && entry.generation == generation;
   };
@@ -111,8 +171,11 @@ void AuthorizationMemo::remember(std::uint64_t serverId, std::uint64_t generatio
   entry.groups = query.user->groups;
   entry.resourceRequest = query.resourceRequest;
   entry.requestForm = query.requestForm;
-  const auto attributes = memoKeyAttributes(query);
-  for (std::size_t i = 0; i < kAttributes; ++i) entry.attributes[i].assign(attributes[i]);
+  entry.anyName = anyName;
+  memoForEachKeyAttribute(query, anyName, [&](std::size_t i, std::string_view attribute) {
+    entry.attributes[i].assign(attribute);
+    return true;
+  });
   entry.result = result;
 }
 

@@ -323,12 +323,17 @@ void RbacPolicy::visitRulesFor(const UserInfo& user, std::string_view ns,
             });
 }
 
-bool RbacPolicy::allows(const AuthorizationAttributes& attributes, std::string* reason) const {
+bool RbacPolicy::allows(const AuthorizationAttributes& attributes, std::string* reason,
+                        bool* nameMatters) const {
+  if (nameMatters != nullptr) *nameMatters = false;
   if (attributes.user == nullptr) return false;
   bool allowed = false;
   std::vector<std::string> errors;
   walkRules(*attributes.user, attributes.ns,
             [&](const Binding&, std::size_t, const PolicyRule* rule, const std::string* error) {
+              if (nameMatters != nullptr && rule != nullptr && !rule->resourceNames.empty()) {
+                *nameMatters = true;
+              }
               if (rule != nullptr && ruleAllows(*rule, attributes)) {
                 allowed = true;
                 return false;
@@ -342,13 +347,18 @@ bool RbacPolicy::allows(const AuthorizationAttributes& attributes, std::string* 
   return allowed;
 }
 
-AuthorizationResult RbacPolicy::authorize(const AuthorizationAttributes& attributes) const {
+AuthorizationResult RbacPolicy::authorize(const AuthorizationAttributes& attributes,
+                                          bool* nameMatters) const {
+  if (nameMatters != nullptr) *nameMatters = false;
   AuthorizationResult result;
   if (attributes.user == nullptr) return result;
   std::vector<std::string> errors;
   walkRules(*attributes.user, attributes.ns,
             [&](const Binding& binding, std::size_t subject, const PolicyRule* rule,
                 const std::string* error) {
+              if (nameMatters != nullptr && rule != nullptr && !rule->resourceNames.empty()) {
+                *nameMatters = true;
+              }
               if (rule != nullptr && ruleAllows(*rule, attributes)) {
                 result.decision = AuthorizationDecision::Allow;
                 result.reason = binding.subjects[subject].allowedReason;

@@ -60,11 +60,14 @@ class RbacPolicy {
   void visitRulesFor(const UserInfo& user, std::string_view ns, const RuleVisitor& visit) const;
 
   // RBACAuthorizer.Authorize: Allow with "RBAC: allowed by <source>", or NoOpinion with the
-  // resolution errors as the reason.
-  AuthorizationResult authorize(const AuthorizationAttributes& attributes) const;
+  // resolution errors as the reason. `nameMatters`, when given, receives whether any rule looked
+  // at names objects (resourceNames): when none does, the same answer holds for every name.
+  AuthorizationResult authorize(const AuthorizationAttributes& attributes,
+                                bool* nameMatters = nullptr) const;
   // The same answer without the allowed reason (a request's check builds no string when it is
   // allowed). `reason` receives the refusal's reason.
-  bool allows(const AuthorizationAttributes& attributes, std::string* reason = nullptr) const;
+  bool allows(const AuthorizationAttributes& attributes, std::string* reason = nullptr,
+              bool* nameMatters = nullptr) const;
 
   // RulesFor: every rule that applies to `user` in `ns`, and the errors met resolving them.
   struct ResolvedRules {

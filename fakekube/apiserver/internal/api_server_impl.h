@@ -189,6 +189,9 @@ class ApiServer::Impl {
   // Authorization (authorization.cpp). The request's refusal (403), or nullopt when its user may
   // make it; the caller has ruled out the server's own requests.
   std::optional<Status> authorizeRequest(const Request& request) const;
+  // The same for a request whose answer the thread does not remember: RBAC's walk, remembered.
+  std::optional<Status> answerRequest(const Request& request, const AuthorizationQuery& query,
+                                      std::uint64_t generation) const;
   // Keeps policy_ current with a committed write (the store's observer, under mu_); false when
   // the event is not one of RBAC's kinds.
   bool observeRbacEvent(const StoredEvent& event);

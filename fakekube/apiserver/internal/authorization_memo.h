@@ -45,13 +45,14 @@ class AuthorizationMemo {
   // The memo of the calling thread.
   static AuthorizationMemo& ofThisThread();
 
-  // The answer remembered for `query` from generation `generation` of server `serverId`'s policy,
-  // or nullptr.
+  // The answer remembered for `query` from generation `generation` of server `serverId`'s policy:
+  // the one for every name, else the one for the query's name; nullptr when there is none.
   const AuthorizationResult* find(std::uint64_t serverId, std::uint64_t generation,
                                   const AuthorizationQuery& query) const;
-  // Remembers `result` as the answer to `query` at that generation.
+  // Remembers `result` as the answer to `query` at that generation, for every name unless
+  // `nameMatters`.
   void remember(std::uint64_t serverId, std::uint64_t generation, const AuthorizationQuery& query,
-                const AuthorizationResult& result);
+                bool nameMatters, const AuthorizationResult& result);
 
   // A number no other ApiServer of the process has (a server's address may be reused).
   static std::uint64_t newServerId();
@@ -68,12 +69,17 @@ class AuthorizationMemo {
     std::vector<std::string> groups;
     bool resourceRequest = true;
     bool requestForm = false;
+    bool anyName = false;
     std::array<std::string, kAttributes> attributes;  // in AuthorizationQuery's order
     AuthorizationResult result;
   };
 
-  static std::size_t slotOf(const AuthorizationQuery& query);
-  static bool matches(const Entry& entry, const AuthorizationQuery& query);
+  // An answer that holds for every object name (no rule looked at names one) is remembered under
+  // the query without its name, marked `anyName`.
+  static std::size_t slotOf(const AuthorizationQuery& query, bool anyName);
+  const AuthorizationResult* findExactly(std::uint64_t serverId, std::uint64_t generation,
+                                         const AuthorizationQuery& query, bool anyName) const;
+  static bool matches(const Entry& entry, const AuthorizationQuery& query, bool anyName);
 
   std::vector<Entry> entries_ = std::vector<Entry>(kSlots);
 };

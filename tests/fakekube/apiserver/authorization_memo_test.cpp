@@ -98,6 +98,29 @@ TEST_F(AuthorizationMemoTest, AnAnswerIsForgottenWhenARoleOrBindingChanges) {
   EXPECT_FALSE(server->authorize(question).allowed());
 }
 
+// An answer no rule with resourceNames took part in holds for every name and is found for names
+// never asked about; one that a rule naming objects took part in holds for its name only.
+TEST_F(AuthorizationMemoTest, AnAnswerHoldsForEveryNameOnlyWhenNoRuleNamesObjects) {
+  create(kMemoRoles, memoRole("reader", configMapRules({"get"})));
+  create(kMemoRoleBindings, memoRoleBinding("alice-reads", "reader", "alice"));
+  EXPECT_TRUE(server->authorize(getConfigMap(alice, "first")).allowed());
+  EXPECT_TRUE(server->authorize(getConfigMap(alice, "second")).allowed());
+
+  UserInfo bob = authenticatedUser("bob");
+  create(kMemoRoles, memoRole("settings-only", Json::array({{{"apiGroups", {""}},
+                                                             {"resources", {"configmaps"}},
+                                                             {"resourceNames", {"settings"}},
+                                                             {"verbs", {"get"}}}})));
+  create(kMemoRoleBindings, memoRoleBinding("bob-settings", "settings-only", "bob"));
+  EXPECT_TRUE(server->authorize(getConfigMap(bob, "settings")).allowed());
+  EXPECT_FALSE(server->authorize(getConfigMap(bob, "secrets")).allowed());
+  EXPECT_TRUE(server->authorize(getConfigMap(bob, "settings")).allowed());
+  InProcessClient client(*server, bob);
+  EXPECT_TRUE(refused(client.get(kConfigMaps, "default", "secrets")));
+  EXPECT_TRUE(isNotFound(client.get(kConfigMaps, "default", "settings")));
+  EXPECT_TRUE(refused(client.get(kConfigMaps, "default", "secrets")));
+}
+
 TEST_F(AuthorizationMemoTest, AnotherUserAtTheSameAddressIsAnsweredForItself) {
   create(kMemoRoles, memoRole("reader", configMapRules({"get"})));
   create(kMemoRoleBindings, memoRoleBinding("alice-reads", "reader", "alice"));
