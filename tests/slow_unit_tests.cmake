@@ -27,13 +27,3 @@ set_tests_properties(RayServiceCrashPoints.EveryCrashPointOverAnUpgradeConverges
                      PROPERTIES COST 200)
 set_tests_properties(CrashtestBatchSchedulerTest.VolcanoRayJobSampleKeepsOneGangAtEveryCrashPoint
                      PROPERTIES COST 40)
-
-# `fakekube crashtest`'s enumerations (tests/http/crashtest_test.cpp) run in virtual time: nothing
-# in them waits on the real clock that the end-to-end tests' TIMEOUT 180 bounds
-# (tests/CMakeLists.txt). Their time is CPU alone, several times more under a sanitizer (the
-# RayJob sample's two enumerations take minutes of ThreadSanitizer on 2 cores), so they get the
-# unit tests' bound, ctest's 1500 s.
-foreach(sample RayCluster RayService RayJob)
-  set_tests_properties(CrashtestTest.The${sample}SampleConvergesAtEveryCrashPoint
-                       PROPERTIES TIMEOUT 1500)
-endforeach()
