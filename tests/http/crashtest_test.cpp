@@ -195,6 +195,26 @@ TEST(CrashtestTest, ALostAnswerToThePendingClustersHeadPodCreateIsReported) {
                             " converged, 1 violations");
 }
 
+// KubeRay's remedy for that row: with ENABLE_DETERMINISTIC_HEAD_POD_NAME=true in the operator's
+// environment (crashtest reads the operator's variables as `fakekube operator` does), the head
+// pod is "<cluster>-head", a second create of it is refused AlreadyExists, and every crash point
+// of the upgrade converges under each of the three faults.
+TEST(CrashtestTest, WithDeterministicHeadPodNamesEveryCrashPointOfTheUpgradeConverges) {
+  const std::string sample = manifestPath("ray-service.sample.yaml");
+  ProcessResult ran =
+      runProcess({"/usr/bin/env", "ENABLE_DETERMINISTIC_HEAD_POD_NAME=true", FAKEKUBE_CLI,
+                  "crashtest", "-f", sample, "--then", upgradedRayServiceManifest()});
+  ASSERT_EQ(ran.exitCode, 0) << ran.out << ran.err;
+  const auto out = lines(ran.out);
+  const std::size_t writes = cleanRunWrites(out.front());
+  ASSERT_GT(writes, 0u) << out.front();
+  ASSERT_EQ(out.size(), 1 + 3 * writes + 1) << ran.out;
+  const auto clusters = createdRayClusters(out);
+  ASSERT_EQ(clusters.size(), 2u) << ran.out;
+  EXPECT_THAT(ran.out, HasSubstr(" create pods default/" + clusters[1] + "-head lost: converged"));
+  EXPECT_EQ(out.back(), summaryLine(3 * writes));
+}
+
 // KubeRay's RayJob sample, from apply to Complete: every operator write of the lifecycle (the
 // finalizer, Initializing, the RayCluster and its pods, the submitter Job, Running, Complete),
 // under each of the three faults, converges with one RayCluster, one submitter Job and one Ray

@@ -383,9 +383,12 @@ OperatorFactory kubeRayOperatorFactory(bool rayServices, std::string batchSchedu
                                        bool installDefinitions) {
   std::set<std::string> names = {"raycluster", "rayjob"};
   if (rayServices) names.insert("rayservice");
-  return [names, batchScheduler = std::move(batchScheduler), installDefinitions](
+  // The operator's environment variables (ENABLE_DETERMINISTIC_HEAD_POD_NAME, ...), read as
+  // `fakekube operator` reads them from its Deployment's env.
+  const ray::OperatorOptions fromEnvironment = ray::OperatorOptions::fromEnvironment();
+  return [names, batchScheduler = std::move(batchScheduler), installDefinitions, fromEnvironment](
              Manager& manager, const OperatorContext& context) -> Result<void> {
-    ray::OperatorOptions operatorOptions;
+    ray::OperatorOptions operatorOptions = fromEnvironment;
     operatorOptions.randomSeed = context.seed * 1000003 + context.start;
     operatorOptions.batchScheduler = batchScheduler;
     operatorOptions.installCustomResourceDefinitions = installDefinitions;

@@ -140,6 +140,9 @@ and serve Services each select the active or the pending cluster; at the goal an
 both select the same one (KubeRay switches them in two writes), and no cluster received the
 Serve config more than once plus once per restart of the operator.
 
+The operator reads KubeRay's environment variables as `fakekube operator` does, e.g.
+  ENABLE_DETERMINISTIC_HEAD_POD_NAME=true crashtest -f ray-service.sample.yaml --then ...
+
 Output: one line per crash point (k, verb, object, fault, outcome), a violation's details and its
 replay command, then `N crash points, N converged, N violations`. Exit 0 when nothing was
 violated, 1 otherwise, 2 on bad input.
