@@ -7,8 +7,6 @@
 
 namespace fakekube::ray {
 
-namespace {}
-
 ScaleExpectations::ScaleExpectations(Reader& reader, Clock& clock, Duration timeout)
     : reader_(reader), clock_(clock), timeout_(timeout) {}
 

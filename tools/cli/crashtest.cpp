@@ -59,7 +59,6 @@
 #include "tools/cli/go_duration.h"
 
 namespace fakekube::cli {
-namespace {}  // namespace
 
 // --- invariants (crashtest_invariants.h) ---
 

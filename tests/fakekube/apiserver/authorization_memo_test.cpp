@@ -175,12 +175,9 @@ TEST_F(AuthorizationMemoTest, ARequestAndAttributesOfTheSameStringsAreAnsweredAp
     RequestUserScope asAlice(&alice);
     EXPECT_TRUE(server->get(kNamespaces, "", "team").has_value());
   }
-  AuthorizationAttributes atClusterScope;
-  atClusterScope.user = &alice;
-  atClusterScope.verb = "get";
-  atClusterScope.apiVersion = "v1";
+  AuthorizationAttributes atClusterScope = getConfigMap(alice, "team");
   atClusterScope.resource = "namespaces";
-  atClusterScope.name = "team";
+  atClusterScope.ns.clear();
   EXPECT_FALSE(server->authorize(atClusterScope).allowed());
   atClusterScope.ns = "team";
   EXPECT_TRUE(server->authorize(atClusterScope).allowed());
